@@ -1,0 +1,58 @@
+package schema
+
+import (
+	"time"
+
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+	"entgo.io/ent/schema/mixin"
+
+	"github.com/ledgerbase/ledgerbase/ent/ids"
+)
+
+// record gives every table its prefixed id and timestamps; scoped ones also
+// belong to one workspace and list newest first through one index.
+type record struct {
+	mixin.Schema
+	prefix string
+	scoped bool
+}
+
+func (r record) Fields() []ent.Field {
+	p := r.prefix
+	f := []ent.Field{
+		field.String("id").Immutable().NotEmpty().DefaultFunc(func() string { return ids.New(p) }),
+	}
+	if r.scoped {
+		f = append(f, field.String("workspace_id").Immutable().NotEmpty())
+	}
+	return append(f,
+		field.Time("created_at").Immutable().Default(time.Now),
+		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),
+	)
+}
+
+func (r record) Indexes() []ent.Index {
+	if !r.scoped {
+		return nil
+	}
+	// Serves every list's default order and its total.
+	return []ent.Index{index.Fields("workspace_id", "created_at", "id")}
+}
+
+func scoped(prefix string) record { return record{prefix: prefix, scoped: true} }
+
+// money and amounts are int64 minor units; never floats.
+func cents(name string) ent.Field { return field.Int64(name).Default(0) }
+
+func currency() ent.Field { return field.String("currency_code").Default("EUR").MaxLen(3) }
+
+func language() ent.Field {
+	return field.Enum("preferred_language").Values("en", "fr", "ar", "bilingual").Optional().Nillable()
+}
+
+// totals are the three amounts every document carries.
+func totals() []ent.Field {
+	return []ent.Field{cents("amount_excl_vat_cents"), cents("vat_amount_cents"), cents("amount_incl_vat_cents")}
+}
