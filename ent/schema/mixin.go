@@ -28,8 +28,8 @@ func (r record) Fields() []ent.Field {
 		f = append(f, field.String("workspace_id").Immutable().NotEmpty())
 	}
 	return append(f,
-		field.Time("created_at").Immutable().Default(time.Now),
-		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),
+		field.Time("created_at").Immutable().Default(now),
+		field.Time("updated_at").Default(now).UpdateDefault(now),
 	)
 }
 
@@ -56,3 +56,6 @@ func language() ent.Field {
 func totals() []ent.Field {
 	return []ent.Field{cents("amount_excl_vat_cents"), cents("vat_amount_cents"), cents("amount_incl_vat_cents")}
 }
+
+// now is UTC so stored times compare and print the same on every database.
+func now() time.Time { return time.Now().UTC() }

@@ -1,0 +1,125 @@
+package access
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/apikey"
+	"github.com/ledgerbase/ledgerbase/ent/role"
+	"github.com/ledgerbase/ledgerbase/ent/workspace"
+)
+
+// NewWorkspace creates a workspace.
+func NewWorkspace(ctx context.Context, db *ent.Client, name, plan string, commerceMode, commerceModule bool) (*ent.Workspace, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, fmt.Errorf("a workspace needs a name")
+	}
+	if _, ok := resource.ParsePlan(plan); !ok {
+		return nil, fmt.Errorf("unknown plan %q: use starter, growth or business", plan)
+	}
+	return db.Workspace.Create().SetName(name).SetPlan(workspace.Plan(plan)).
+		SetCommerceMode(commerceMode).SetCommerceModule(commerceModule).Save(ctx)
+}
+
+// KeySpec describes a key to create.
+type KeySpec struct {
+	WorkspaceID string
+	Name        string
+	Role        string        // admin, viewer or a custom role's name
+	ExpiresIn   time.Duration // 0 = never
+	RateLimit   *int          // per minute; nil = the plan's; 0 = unlimited
+}
+
+// NewKey creates a key and returns its secret, which is never stored.
+func NewKey(ctx context.Context, db *ent.Client, s KeySpec) (string, *ent.APIKey, error) {
+	if _, err := db.Workspace.Get(ctx, s.WorkspaceID); err != nil {
+		return "", nil, fmt.Errorf("workspace %s: %w", s.WorkspaceID, err)
+	}
+	if s.Role == "" {
+		s.Role = RoleAdmin
+	}
+	if s.Role != RoleAdmin && s.Role != RoleViewer {
+		ok, err := db.Role.Query().Where(role.WorkspaceID(s.WorkspaceID), role.Name(s.Role)).Exist(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		if !ok {
+			return "", nil, fmt.Errorf("no role %q in workspace %s: use admin, viewer or a custom role", s.Role, s.WorkspaceID)
+		}
+	}
+	if s.RateLimit != nil && *s.RateLimit < 0 {
+		return "", nil, fmt.Errorf("rate limit must be 0 (unlimited) or more")
+	}
+	secret, display, hash := NewSecret()
+	c := db.APIKey.Create().SetWorkspaceID(s.WorkspaceID).SetName(s.Name).SetRole(s.Role).
+		SetSecretHash(hash).SetPrefix(display).SetNillableRateLimit(s.RateLimit)
+	if s.ExpiresIn > 0 {
+		c.SetExpiresAt(time.Now().Add(s.ExpiresIn).UTC())
+	}
+	k, err := c.Save(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return secret, k, nil
+}
+
+// RevokeKey revokes a key; revoking twice keeps the first time.
+func RevokeKey(ctx context.Context, db *ent.Client, keyID string) error {
+	n, err := db.APIKey.Update().Where(apikey.ID(keyID), apikey.RevokedAtIsNil()).SetRevokedAt(time.Now().UTC()).Save(ctx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if ok, _ := db.APIKey.Query().Where(apikey.ID(keyID)).Exist(ctx); !ok {
+			return fmt.Errorf("no key %s", keyID)
+		}
+	}
+	return nil
+}
+
+// ParseGrantList reads "clients:write,invoices:read" into a role matrix.
+func ParseGrantList(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, acc, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("grant %q: want resource:none|read|write", part)
+		}
+		if !contains(resource.Grantable(), name) {
+			return nil, fmt.Errorf("grant %q: unknown resource %q (one of %s)", part, name, strings.Join(resource.Grantable(), ", "))
+		}
+		if _, ok := resource.ParseAccess(acc); !ok {
+			return nil, fmt.Errorf("grant %q: access must be none, read or write", part)
+		}
+		out[name] = acc
+	}
+	return out, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRole creates a custom role.
+func NewRole(ctx context.Context, db *ent.Client, workspaceID, name string, grants map[string]string) (*ent.Role, error) {
+	if name == RoleAdmin || name == RoleViewer {
+		return nil, fmt.Errorf("%q is a built-in role", name)
+	}
+	if strings.TrimSpace(name) == "" {
+		return nil, fmt.Errorf("a role needs a name")
+	}
+	return db.Role.Create().SetWorkspaceID(workspaceID).SetName(name).SetGrants(grants).Save(ctx)
+}

@@ -1,0 +1,103 @@
+// Package apierr holds the errors /v1 answers with: values carrying a code,
+// a message and optionally the offending parameter. The api package maps
+// them to HTTP in one place; anything else becomes a 500 with no detail.
+package apierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error is an error a client can act on.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+	Param   string
+	// Allow lists the methods of a 405; RetryAfter the seconds of a 429.
+	Allow      string
+	RetryAfter int
+	// Cause is logged, never shown.
+	Cause error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Code + ": " + e.Message + ": " + e.Cause.Error()
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// As returns err as an *Error when it is one.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// IsCode reports whether err is an *Error with the given code.
+func IsCode(err error, code string) bool {
+	e, ok := As(err)
+	return ok && e.Code == code
+}
+
+func New(status int, code, format string, a ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// Invalid is a 400 naming the parameter at fault.
+func Invalid(param, format string, a ...any) *Error {
+	e := New(http.StatusBadRequest, "invalid_request", format, a...)
+	e.Param = param
+	return e
+}
+
+func InvalidJSON(format string, a ...any) *Error {
+	return New(http.StatusBadRequest, "invalid_json", format, a...)
+}
+
+func NotFound(what string) *Error {
+	return New(http.StatusNotFound, "not_found", "no such %s", what)
+}
+
+func RouteNotFound(method, path string) *Error {
+	return New(http.StatusNotFound, "route_not_found", "no route %s %s; see /v1/openapi.json", method, path)
+}
+
+func MethodNotAllowed(allow string) *Error {
+	e := New(http.StatusMethodNotAllowed, "method_not_allowed", "this route allows %s", allow)
+	e.Allow = allow
+	return e
+}
+
+// Conflict is a 409 of one of DESIGN.md's kinds.
+func Conflict(code, format string, a ...any) *Error {
+	return New(http.StatusConflict, code, format, a...)
+}
+
+func Unauthorized(code, msg string) *Error { return New(http.StatusUnauthorized, code, "%s", msg) }
+
+func Forbidden(code, format string, a ...any) *Error {
+	return New(http.StatusForbidden, code, format, a...)
+}
+
+func RateLimited(retryAfter int) *Error {
+	e := New(http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after %d seconds", retryAfter)
+	e.RetryAfter = retryAfter
+	return e
+}
+
+func Internal(cause error) *Error {
+	e := New(http.StatusInternalServerError, "internal_error", "something went wrong on our side; quote the request id if you contact support")
+	e.Cause = cause
+	return e
+}
+
+func Unavailable(cause error) *Error {
+	e := New(http.StatusServiceUnavailable, "unavailable", "the service is temporarily unavailable; retry with backoff")
+	e.Cause = cause
+	return e
+}

@@ -1,0 +1,277 @@
+// Package body validates JSON request bodies against a resource's declared
+// fields: one clear 400 naming the first field at fault, in declaration order.
+package body
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// DefaultMaxLen bounds strings and arrays that declare no bound.
+const DefaultMaxLen = 10_000
+
+// Values is a validated body (or one element of an array of objects).
+type Values struct {
+	m      map[string]any
+	fields []resource.Field
+}
+
+// Decode reads raw as one JSON object (numbers kept exact).
+func Decode(raw []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, apierr.InvalidJSON("the request body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, apierr.InvalidJSON("the body is not valid JSON: %s", jsonMsg(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, apierr.InvalidJSON("the body has data after its JSON value")
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, apierr.InvalidJSON("the body must be a JSON object")
+	}
+	return m, nil
+}
+
+func jsonMsg(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+// Parse decodes and validates raw against fields.
+func Parse(raw []byte, fields []resource.Field) (Values, error) {
+	m, err := Decode(raw)
+	if err != nil {
+		return Values{}, err
+	}
+	return Check(m, fields, "")
+}
+
+// Check validates a decoded object; path prefixes params ("lines[0].").
+func Check(m map[string]any, fields []resource.Field, path string) (Values, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if field(fields, k) == nil {
+			return Values{}, apierr.Invalid(path+k, "unknown field %q", path+k)
+		}
+	}
+	for i := range fields {
+		f := &fields[i]
+		v, present := m[f.Name]
+		p := path + f.Name
+		if !present {
+			if f.Required {
+				return Values{}, apierr.Invalid(p, "%s is required", p)
+			}
+			continue
+		}
+		nv, err := checkValue(f, v, p)
+		if err != nil {
+			return Values{}, err
+		}
+		m[f.Name] = nv
+	}
+	return Values{m: m, fields: fields}, nil
+}
+
+func field(fs []resource.Field, name string) *resource.Field {
+	for i := range fs {
+		if fs[i].Name == name {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func maxLen(f *resource.Field) int {
+	if f.MaxLen > 0 {
+		return f.MaxLen
+	}
+	return DefaultMaxLen
+}
+
+// checkValue validates v and returns it in its Go form: string, int64, bool,
+// map[string]any, []any, []Values (arrays of objects) or nil.
+func checkValue(f *resource.Field, v any, p string) (any, error) {
+	if v == nil {
+		if f.Nullable {
+			return nil, nil
+		}
+		return nil, apierr.Invalid(p, "%s must not be null", p)
+	}
+	switch f.Type {
+	case resource.String, resource.Enum, resource.Date, resource.Time:
+		s, ok := v.(string)
+		if !ok {
+			return nil, apierr.Invalid(p, "%s must be a string", p)
+		}
+		if len(s) > maxLen(f) {
+			return nil, apierr.Invalid(p, "%s is longer than %d characters", p, maxLen(f))
+		}
+		switch f.Type {
+		case resource.Enum:
+			for _, x := range f.Values {
+				if x == s {
+					return s, nil
+				}
+			}
+			return nil, apierr.Invalid(p, "%s must be one of %v", p, f.Values)
+		case resource.Date:
+			if _, err := time.Parse("2006-01-02", s); err != nil {
+				return nil, apierr.Invalid(p, "%s must be a date YYYY-MM-DD", p)
+			}
+		case resource.Time:
+			if _, err := time.Parse(time.RFC3339, s); err != nil {
+				return nil, apierr.Invalid(p, "%s must be an RFC 3339 time, e.g. 2026-01-31T14:00:00Z", p)
+			}
+		}
+		return s, nil
+	case resource.Integer:
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil, apierr.Invalid(p, "%s must be an integer", p)
+		}
+		i, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			return nil, apierr.Invalid(p, "%s must be a whole number that fits in 64 bits (amounts are in minor units)", p)
+		}
+		if f.Min != nil && i < *f.Min {
+			return nil, apierr.Invalid(p, "%s must be at least %d", p, *f.Min)
+		}
+		if f.Max != nil && i > *f.Max {
+			return nil, apierr.Invalid(p, "%s must be at most %d", p, *f.Max)
+		}
+		return i, nil
+	case resource.Boolean:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, apierr.Invalid(p, "%s must be true or false", p)
+		}
+		return b, nil
+	case resource.Object:
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil, apierr.Invalid(p, "%s must be an object", p)
+		}
+		if f.Open {
+			return o, nil
+		}
+		vals, err := Check(o, f.Items, p+".")
+		return vals, err
+	case resource.Array:
+		a, ok := v.([]any)
+		if !ok {
+			return nil, apierr.Invalid(p, "%s must be an array", p)
+		}
+		if len(a) > maxLen(f) {
+			return nil, apierr.Invalid(p, "%s has more than %d elements", p, maxLen(f))
+		}
+		if len(f.Items) == 1 && f.Items[0].Name == "" { // array of scalars
+			out := make([]any, len(a))
+			for i, x := range a {
+				nv, err := checkValue(&f.Items[0], x, fmt.Sprintf("%s[%d]", p, i))
+				if err != nil {
+					return nil, err
+				}
+				out[i] = nv
+			}
+			return out, nil
+		}
+		out := make([]Values, len(a))
+		for i, x := range a {
+			o, ok := x.(map[string]any)
+			ep := fmt.Sprintf("%s[%d]", p, i)
+			if !ok {
+				return nil, apierr.Invalid(ep, "%s must be an object", ep)
+			}
+			vals, err := Check(o, f.Items, ep+".")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = vals
+		}
+		return out, nil
+	case resource.Ref:
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		case map[string]any:
+			return Check(x, refFields, p+".")
+		}
+		return nil, apierr.Invalid(p, "%s must be a string \"system:connection:id\" or an object", p)
+	case resource.Any:
+		return v, nil
+	}
+	return nil, apierr.Invalid(p, "%s has an unsupported type", p)
+}
+
+var refFields = []resource.Field{
+	{Name: "system", Type: resource.String, Required: true},
+	{Name: "connection_id", Type: resource.String, Nullable: true},
+	{Name: "external_id", Type: resource.String, Required: true},
+}
+
+// Has reports whether the field was sent (even as null).
+func (v Values) Has(name string) bool { _, ok := v.m[name]; return ok }
+
+// IsNull reports whether the field was sent as null.
+func (v Values) IsNull(name string) bool { x, ok := v.m[name]; return ok && x == nil }
+
+// String returns a sent, non-null string field.
+func (v Values) String(name string) (string, bool) { s, ok := v.m[name].(string); return s, ok }
+
+// Int returns a sent integer field.
+func (v Values) Int(name string) (int64, bool) { i, ok := v.m[name].(int64); return i, ok }
+
+// Bool returns a sent boolean field.
+func (v Values) Bool(name string) (bool, bool) { b, ok := v.m[name].(bool); return b, ok }
+
+// Object returns a sent open object field.
+func (v Values) Object(name string) (map[string]any, bool) { o, ok := v.m[name].(map[string]any); return o, ok }
+
+// Nested returns a sent object field with declared fields.
+func (v Values) Nested(name string) (Values, bool) { o, ok := v.m[name].(Values); return o, ok }
+
+// Objects returns a sent array-of-objects field.
+func (v Values) Objects(name string) ([]Values, bool) { a, ok := v.m[name].([]Values); return a, ok }
+
+// Strings returns a sent array-of-strings field.
+func (v Values) Strings(name string) ([]string, bool) {
+	a, ok := v.m[name].([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(a))
+	for _, x := range a {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
+
+// Raw returns the field's Go value as validated.
+func (v Values) Raw(name string) any { return v.m[name] }
+
+// Map returns the underlying validated object.
+func (v Values) Map() map[string]any { return v.m }

@@ -1,0 +1,73 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/jsonout"
+)
+
+// toAPIError maps any error to what the client sees. This is the one place
+// errors become HTTP.
+func toAPIError(err error) *apierr.Error {
+	if e, ok := apierr.As(err); ok {
+		return e
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case http.StatusRequestEntityTooLarge:
+			return apierr.New(fe.Code, "payload_too_large", "the request body is larger than 1 MiB")
+		case http.StatusNotFound:
+			return apierr.New(fe.Code, "route_not_found", "no such route; see /v1/openapi.json")
+		case http.StatusMethodNotAllowed:
+			return apierr.New(fe.Code, "method_not_allowed", "method not allowed")
+		case http.StatusUnsupportedMediaType:
+			return apierr.New(fe.Code, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
+		case http.StatusRequestTimeout:
+			return apierr.New(fe.Code, "request_timeout", "the request took too long to arrive")
+		case http.StatusServiceUnavailable:
+			return apierr.Unavailable(err)
+		}
+		if fe.Code >= 400 && fe.Code < 500 {
+			return apierr.New(fe.Code, "invalid_request", "the request could not be read")
+		}
+	}
+	return apierr.Internal(err)
+}
+
+// errorHandler writes every error response of the app.
+func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
+	e := toAPIError(err)
+	rid := requestID(c)
+	if e.Status >= 500 {
+		s.log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", e.Status, "err", err)
+	} else if e.Cause != nil {
+		s.log.Debug("request refused", "request_id", rid, "code", e.Code, "err", e.Cause)
+	}
+	if e.Allow != "" {
+		c.Set(fiber.HeaderAllow, e.Allow)
+	}
+	if e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+	}
+	b := make([]byte, 0, 160)
+	b = append(b, `{"error":{"code":`...)
+	b = jsonout.String(b, e.Code)
+	b = append(b, `,"message":`...)
+	b = jsonout.String(b, e.Message)
+	b = append(b, `,"request_id":`...)
+	b = jsonout.String(b, rid)
+	if e.Param != "" {
+		b = append(b, `,"param":`...)
+		b = jsonout.String(b, e.Param)
+	}
+	b = append(b, "}}"...)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Status(e.Status).Send(b)
+}
+

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// List bounds (DESIGN.md "Lists").
+const (
+	DefaultLimit = 25
+	MaxLimit     = 100
+	maxQLen      = 200
+)
+
+// parsePage reads limit, offset, q and the resource's named filters; any
+// other query parameter is refused so a typo never silently lists everything.
+func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
+	pg := records.Page{Limit: DefaultLimit}
+	var err error
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if err != nil {
+			return
+		}
+		key, val := string(k), string(v)
+		switch key {
+		case "limit":
+			n, e := strconv.Atoi(val)
+			if e != nil || n < 1 || n > MaxLimit {
+				err = apierr.Invalid("limit", "limit must be an integer from 1 to %d", MaxLimit)
+			}
+			pg.Limit = n
+		case "offset":
+			n, e := strconv.Atoi(val)
+			if e != nil || n < 0 {
+				err = apierr.Invalid("offset", "offset must be an integer of 0 or more")
+			}
+			pg.Offset = n
+		case "q":
+			if len(val) > maxQLen {
+				err = apierr.Invalid("q", "q is at most %d characters", maxQLen)
+			}
+			pg.Q = val
+		default:
+			f, ok := filterOf(r, key)
+			if !ok {
+				err = apierr.Invalid(key, "unknown query parameter %q", key)
+				return
+			}
+			var fv any = val
+			switch f.Type {
+			case resource.Bool:
+				b, e := strconv.ParseBool(val)
+				if e != nil || (val != "true" && val != "false") {
+					err = apierr.Invalid(key, "%s must be true or false", key)
+				}
+				fv = b
+			case resource.Enum:
+				if !oneOf(val, f.Values) {
+					err = apierr.Invalid(key, "%s must be one of %v", key, f.Values)
+				}
+			default:
+				if val == "" {
+					err = apierr.Invalid(key, "%s must not be empty", key)
+				}
+			}
+			pg.Filters = append(pg.Filters, records.FilterValue{Column: f.Column, Value: fv})
+		}
+	})
+	return pg, err
+}
+
+func filterOf(r *resource.Resource, param string) (resource.Filter, bool) {
+	for _, f := range r.Filters {
+		if f.Param == param {
+			return f, true
+		}
+	}
+	return resource.Filter{}, false
+}
+
+func oneOf(v string, vs []string) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

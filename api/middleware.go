@@ -1,0 +1,73 @@
+package api
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+)
+
+const principalKey = "principal"
+
+// recoverPanics turns a panic into a 500 that reveals nothing; the stack goes to the log.
+func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = apierr.Internal(fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	return c.Next()
+}
+
+func (s *Server) assignRequestID(c *fiber.Ctx) error {
+	requestID(c)
+	return c.Next()
+}
+
+// authenticate resolves the bearer key, then spends a rate-limit token.
+func (s *Server) authenticate(c *fiber.Ctx) error {
+	p, err := s.Auth.Authenticate(c.UserContext(), c.Get(fiber.HeaderAuthorization))
+	if err != nil {
+		if e, ok := apierr.As(err); ok && e.Status == 401 {
+			c.Locals("auth_failure", e.Code)
+		}
+		return err
+	}
+	c.Locals(principalKey, p)
+	limit := s.cfg.RateLimits[p.Workspace.Plan]
+	if p.Key.RateLimit != nil {
+		limit = *p.Key.RateLimit
+	}
+	r := s.Limiter.Take(p.Key.ID, limit, time.Now())
+	if r.Limit > 0 {
+		h := &c.Response().Header
+		h.Set("RateLimit-Limit", strconv.Itoa(r.Limit))
+		h.Set("RateLimit-Remaining", strconv.Itoa(r.Remaining))
+		h.Set("RateLimit-Reset", strconv.Itoa(r.Reset))
+	}
+	if !r.Allowed {
+		c.Locals("rate_limited", true)
+		return apierr.RateLimited(r.RetryAfter)
+	}
+	return c.Next()
+}
+
+// principal is the authenticated caller of c.
+func principal(c *fiber.Ctx) *access.Principal {
+	p, _ := c.Locals(principalKey).(*access.Principal)
+	return p
+}
+
+// Principal exposes the caller to other packages (metrics, logs).
+func Principal(c *fiber.Ctx) *access.Principal { return principal(c) }
+
+// sendJSON writes a prepared JSON body.
+func sendJSON(c *fiber.Ctx, status int, b []byte) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Status(status).Send(b)
+}

@@ -1,0 +1,579 @@
+// Package records serves the read side of /v1 for every declared resource:
+// one compiled plan per resource (columns, SQL text per dialect) built at
+// start, rows scanned into typed buffers and written straight to JSON.
+package records
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"entgo.io/ent/dialect/sql/schema"
+	"entgo.io/ent/schema/field"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/jsonout"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/migrate"
+)
+
+type kind uint8
+
+const (
+	kString kind = iota
+	kInt
+	kBool
+	kTime
+	kJSON
+	kFloat
+)
+
+type column struct {
+	name     string
+	kind     kind
+	hidden   bool // selected for computed fields or flags, never shown
+	commerce bool // shown only on products of a commerce workspace
+}
+
+type plan struct {
+	r        *resource.Resource
+	cols     []column
+	selects  string // "t.a, t.b"
+	search   database.Search
+	embeds   []*embedPlan
+	flag     int // index of the commerce flag column, or -1
+	colIndex map[string]int
+}
+
+type embedPlan struct {
+	e    resource.Embed
+	cols []column
+	sql  string // takes the parent ids as IN (...) arguments, appended per call
+}
+
+// Engine reads records.
+type Engine struct {
+	db    *database.DB
+	plans map[*resource.Resource]*plan
+	// Counts, when set, answers list totals without counting rows.
+	Counts Counter
+}
+
+// Counter answers exact totals of unfiltered lists cheaply.
+type Counter interface {
+	Count(ctx context.Context, workspaceID, table, scope string) (int64, bool)
+}
+
+// Workspace is what reads need to know of the caller's workspace.
+type Workspace struct {
+	ID       string
+	Commerce bool // commerce mode and module both on: item reads show product fields
+}
+
+// New compiles a plan for every resource that has a table.
+func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
+	var searches []database.Search
+	for _, r := range rs {
+		if r.Table != "" && len(r.Search) > 0 {
+			searches = append(searches, database.Search{Table: r.Table, Columns: r.Search})
+		}
+	}
+	merged := map[string]database.Search{}
+	for _, s := range database.MergeSearches(searches) {
+		merged[s.Table] = s
+	}
+	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}}
+	for _, r := range rs {
+		if r.Table == "" {
+			continue
+		}
+		p, err := compile(db, r)
+		if err != nil {
+			return nil, err
+		}
+		p.search = merged[r.Table]
+		e.plans[r] = p
+	}
+	return e, nil
+}
+
+func table(name string) *schema.Table {
+	for _, t := range migrate.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func kindOf(t field.Type) kind {
+	switch t {
+	case field.TypeInt, field.TypeInt8, field.TypeInt16, field.TypeInt32, field.TypeInt64,
+		field.TypeUint, field.TypeUint8, field.TypeUint16, field.TypeUint32, field.TypeUint64:
+		return kInt
+	case field.TypeBool:
+		return kBool
+	case field.TypeTime:
+		return kTime
+	case field.TypeJSON:
+		return kJSON
+	case field.TypeFloat32, field.TypeFloat64:
+		return kFloat
+	default:
+		return kString
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Columns lists the columns a resource's records show, with their kinds as
+// JSON types, for documents derived from the declarations (OpenAPI).
+func Columns(r *resource.Resource) []ColumnInfo {
+	t := table(r.Table)
+	if t == nil {
+		return nil
+	}
+	var out []ColumnInfo
+	for _, c := range t.Columns {
+		if c.Name == "workspace_id" || contains(r.Hidden, c.Name) || c.Type == field.TypeBytes {
+			continue
+		}
+		out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums,
+			Commerce: contains(r.CommerceColumns, c.Name)})
+	}
+	return out
+}
+
+// ColumnInfo describes one shown column.
+type ColumnInfo struct {
+	Name     string
+	Type     field.Type
+	Nullable bool
+	Enums    []string
+	Commerce bool
+}
+
+func compileColumns(t *schema.Table, r *resource.Resource, only []string, keep func(string) bool) []column {
+	var cols []column
+	for _, c := range t.Columns {
+		if c.Type == field.TypeBytes || c.Name == "workspace_id" {
+			continue
+		}
+		if len(only) > 0 && !contains(only, c.Name) {
+			continue
+		}
+		col := column{name: c.Name, kind: kindOf(c.Type)}
+		if r != nil {
+			col.commerce = contains(r.CommerceColumns, c.Name)
+			if contains(r.Hidden, c.Name) {
+				if !keep(c.Name) {
+					continue
+				}
+				col.hidden = true
+			}
+		}
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+func compile(db *database.DB, r *resource.Resource) (*plan, error) {
+	t := table(r.Table)
+	if t == nil {
+		return nil, fmt.Errorf("records: resource %s: no table %q", r.Name, r.Table)
+	}
+	// Hidden columns are still read when a computed field or the commerce flag needs them.
+	keep := func(name string) bool { return name == r.CommerceFlag || len(r.Computed) > 0 }
+	p := &plan{r: r, flag: -1, colIndex: map[string]int{}}
+	p.cols = compileColumns(t, r, nil, keep)
+	names := make([]string, len(p.cols))
+	for i, c := range p.cols {
+		names[i] = "t." + c.name
+		p.colIndex[c.name] = i
+		if c.name == r.CommerceFlag {
+			p.flag = i
+		}
+	}
+	p.selects = strings.Join(names, ", ")
+	for _, e := range r.Embeds {
+		ct := table(e.Table)
+		if ct == nil {
+			return nil, fmt.Errorf("records: embed %s of %s: no table %q", e.Name, r.Name, e.Table)
+		}
+		ep := &embedPlan{e: e, cols: compileColumns(ct, nil, e.Columns, nil)}
+		sel := make([]string, len(ep.cols))
+		for i, c := range ep.cols {
+			sel[i] = "c." + c.name
+		}
+		if e.Via != nil {
+			ep.sql = fmt.Sprintf("SELECT v.%s, %s FROM %s v JOIN %s c ON c.id = v.%s WHERE v.%s IN (%%s) ORDER BY v.%s, c.%s",
+				e.Via.FK, strings.Join(sel, ", "), e.Via.Table, e.Table, e.Via.Ref, e.Via.FK, e.Via.FK, e.OrderBy)
+		} else {
+			ep.sql = fmt.Sprintf("SELECT c.%s, %s FROM %s c WHERE c.%s IN (%%s) ORDER BY c.%s, c.%s, c.id",
+				e.FK, strings.Join(sel, ", "), e.Table, e.FK, e.FK, e.OrderBy)
+		}
+		p.embeds = append(p.embeds, ep)
+	}
+	return p, nil
+}
+
+// row holds one scanned row.
+type row struct {
+	vals []any // *sql.NullString, *sql.NullInt64, ...
+}
+
+func newDests(cols []column, extra int) []any {
+	d := make([]any, 0, len(cols)+extra)
+	for i := 0; i < extra; i++ {
+		d = append(d, new(string))
+	}
+	for _, c := range cols {
+		switch c.kind {
+		case kInt:
+			d = append(d, new(sql.NullInt64))
+		case kBool:
+			d = append(d, new(sql.NullBool))
+		case kTime:
+			d = append(d, new(sql.NullTime))
+		case kJSON:
+			d = append(d, new([]byte))
+		case kFloat:
+			d = append(d, new(sql.NullFloat64))
+		default:
+			d = append(d, new(sql.NullString))
+		}
+	}
+	return d
+}
+
+// value returns a scanned column as a plain Go value (nil for NULL).
+func value(d any) any {
+	switch x := d.(type) {
+	case *sql.NullString:
+		if x.Valid {
+			return x.String
+		}
+	case *sql.NullInt64:
+		if x.Valid {
+			return x.Int64
+		}
+	case *sql.NullBool:
+		if x.Valid {
+			return x.Bool
+		}
+	case *sql.NullTime:
+		if x.Valid {
+			return x.Time
+		}
+	case *sql.NullFloat64:
+		if x.Valid {
+			return x.Float64
+		}
+	case *[]byte:
+		if *x != nil {
+			return *x
+		}
+	case *string:
+		return *x
+	}
+	return nil
+}
+
+func appendColumn(b []byte, c column, d any) []byte {
+	b = jsonout.String(b, c.name)
+	b = append(b, ':')
+	switch x := d.(type) {
+	case *sql.NullString:
+		if x.Valid {
+			return jsonout.String(b, x.String)
+		}
+	case *sql.NullInt64:
+		if x.Valid {
+			return strconv.AppendInt(b, x.Int64, 10)
+		}
+	case *sql.NullBool:
+		if x.Valid {
+			return strconv.AppendBool(b, x.Bool)
+		}
+	case *sql.NullTime:
+		if x.Valid {
+			return jsonout.Time(b, x.Time)
+		}
+	case *sql.NullFloat64:
+		if x.Valid {
+			return strconv.AppendFloat(b, x.Float64, 'f', -1, 64)
+		}
+	case *[]byte:
+		if len(*x) > 0 {
+			return append(b, *x...)
+		}
+	}
+	return append(b, "null"...)
+}
+
+// encode writes one record; embedded holds each embed's JSON array by name.
+func (p *plan) encode(b []byte, ws Workspace, dests []any, embedded [][]byte) []byte {
+	commerce := true
+	if p.flag >= 0 {
+		commerce = ws.Commerce && value(dests[p.flag]) == true
+	}
+	b = append(b, '{')
+	first := true
+	for i, c := range p.cols {
+		if c.hidden || (c.commerce && !commerce) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendColumn(b, c, dests[i])
+	}
+	for _, cf := range p.r.Computed {
+		b = append(b, ',')
+		b = jsonout.String(b, cf.Name)
+		b = append(b, ':')
+		b = jsonout.Any(b, cf.Value(func(name string) any {
+			if i, ok := p.colIndex[name]; ok {
+				return value(dests[i])
+			}
+			return nil
+		}))
+	}
+	for i, ep := range p.embeds {
+		if ep.e.Commerce && !commerce {
+			continue
+		}
+		b = append(b, ',')
+		b = jsonout.String(b, ep.e.Name)
+		b = append(b, ':')
+		if embedded[i] == nil {
+			b = append(b, '[', ']')
+		} else {
+			b = append(b, embedded[i]...)
+		}
+	}
+	return append(b, '}')
+}
+
+// scanned is a fully read page: each row's column buffers.
+type scanned struct {
+	rows [][]any
+	ids  []string
+}
+
+func (e *Engine) query(ctx context.Context, p *plan, q string, args []any) (*scanned, error) {
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
+	defer rs.Close()
+	out := &scanned{}
+	idIdx := p.colIndex["id"]
+	for rs.Next() {
+		d := newDests(p.cols, 0)
+		if err := rs.Scan(d...); err != nil {
+			return nil, apierr.Internal(err)
+		}
+		out.rows = append(out.rows, d)
+		out.ids = append(out.ids, d[idIdx].(*sql.NullString).String)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, apierr.Internal(err)
+	}
+	return out, nil
+}
+
+// loadEmbeds fetches every embed of a page in one query each (never per row)
+// and returns, per row, the JSON array of each embed.
+func (e *Engine) loadEmbeds(ctx context.Context, p *plan, ws Workspace, s *scanned) ([][][]byte, error) {
+	out := make([][][]byte, len(s.rows))
+	for i := range out {
+		out[i] = make([][]byte, len(p.embeds))
+	}
+	if len(p.embeds) == 0 || len(s.ids) == 0 {
+		return out, nil
+	}
+	pos := make(map[string]int, len(s.ids))
+	args := make([]any, len(s.ids))
+	for i, id := range s.ids {
+		pos[id] = i
+		args[i] = id
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(s.ids)), ",")
+	for ei, ep := range p.embeds {
+		if ep.e.Commerce && !ws.Commerce {
+			continue
+		}
+		rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, marks)), args...)
+		if err != nil {
+			return nil, apierr.Internal(err)
+		}
+		d := newDests(ep.cols, 1)
+		for rs.Next() {
+			if err := rs.Scan(d...); err != nil {
+				rs.Close()
+				return nil, apierr.Internal(err)
+			}
+			i := pos[*d[0].(*string)]
+			b := out[i][ei]
+			if b == nil {
+				b = append(b, '[')
+			} else {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			for ci, c := range ep.cols {
+				if ci > 0 {
+					b = append(b, ',')
+				}
+				b = appendColumn(b, c, d[ci+1])
+			}
+			out[i][ei] = append(b, '}')
+		}
+		err = rs.Err()
+		rs.Close()
+		if err != nil {
+			return nil, apierr.Internal(err)
+		}
+	}
+	for i := range out {
+		for ei, b := range out[i] {
+			if b != nil {
+				out[i][ei] = append(b, ']')
+			}
+		}
+	}
+	return out, nil
+}
+
+func (p *plan) where(parentID string) (string, []any) {
+	w := "t.workspace_id = ?"
+	if p.r.Scope != "" {
+		w += " AND t." + p.r.Scope
+	}
+	if p.r.Parent != nil {
+		w += " AND t." + p.r.Parent.FK + " = ?"
+		return w, []any{parentID}
+	}
+	return w, nil
+}
+
+// Get answers one record as JSON. parentID scopes sub-resources.
+func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
+	p := e.plans[r]
+	w, extra := p.where(parentID)
+	args := append([]any{ws.ID}, extra...)
+	args = append(args, id)
+	s, err := e.query(ctx, p, "SELECT "+p.selects+" FROM "+r.Table+" t WHERE "+w+" AND t.id = ?", args)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.rows) == 0 {
+		return nil, apierr.NotFound(r.Singular)
+	}
+	emb, err := e.loadEmbeds(ctx, p, ws, s)
+	if err != nil {
+		return nil, err
+	}
+	return p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0]), nil
+}
+
+// Exists reports whether the workspace has a record of r with this id
+// (parents of sub-resources must exist before their children are listed).
+func (e *Engine) Exists(ctx context.Context, r *resource.Resource, ws Workspace, id string) (bool, error) {
+	p := e.plans[r]
+	w, _ := p.where("")
+	var one int
+	err := e.db.Read.QueryRowContext(ctx, e.db.Rebind("SELECT 1 FROM "+r.Table+" t WHERE "+w+" AND t.id = ?"), ws.ID, id).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, apierr.Internal(err)
+	}
+	return true, nil
+}
+
+// Page is a validated list request.
+type Page struct {
+	Limit, Offset int
+	Q             string
+	// Filters maps a declared filter's column to its value (string or bool).
+	Filters  []FilterValue
+	ParentID string
+}
+
+// FilterValue is one applied list filter.
+type FilterValue struct {
+	Column string
+	Value  any
+}
+
+// List answers a list envelope {data, meta} as JSON.
+func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, pg Page) ([]byte, error) {
+	p := e.plans[r]
+	w, extra := p.where(pg.ParentID)
+	args := append([]any{ws.ID}, extra...)
+	filtered := false
+	for _, f := range pg.Filters {
+		w += " AND t." + f.Column + " = ?"
+		args = append(args, f.Value)
+		filtered = true
+	}
+	if pg.Q != "" && len(p.search.Columns) > 0 {
+		if cond, arg, ok := e.db.SearchCondition(p.search, "t", pg.Q); ok {
+			w += " AND " + cond
+			args = append(args, arg)
+			filtered = true
+		}
+	}
+	var total int64
+	counted := false
+	if !filtered && r.Parent == nil && e.Counts != nil {
+		total, counted = e.Counts.Count(ctx, ws.ID, r.Table, r.Scope)
+	}
+	if !counted {
+		if err := e.db.Read.QueryRowContext(ctx, e.db.Rebind("SELECT COUNT(*) FROM "+r.Table+" t WHERE "+w), args...).Scan(&total); err != nil {
+			return nil, apierr.Internal(err)
+		}
+	}
+	b := make([]byte, 0, 4096)
+	b = append(b, `{"data":[`...)
+	if int64(pg.Offset) < total {
+		q := "SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w +
+			" ORDER BY t.created_at DESC, t.id DESC LIMIT " + strconv.Itoa(pg.Limit) + " OFFSET " + strconv.Itoa(pg.Offset)
+		s, err := e.query(ctx, p, q, args)
+		if err != nil {
+			return nil, err
+		}
+		emb, err := e.loadEmbeds(ctx, p, ws, s)
+		if err != nil {
+			return nil, err
+		}
+		for i, d := range s.rows {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = p.encode(b, ws, d, emb[i])
+		}
+	}
+	b = append(b, `],"meta":{"limit":`...)
+	b = strconv.AppendInt(b, int64(pg.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(pg.Offset), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, total, 10)
+	return append(b, `}}`...), nil
+}
+

@@ -1,0 +1,41 @@
+package api
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/ent/ids"
+)
+
+const ridKey = "request_id"
+
+// saneRequestID accepts a client's id if it is short and plain.
+func saneRequestID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// requestID returns the request's id, assigning one (and the response
+// header) the first time it is asked.
+func requestID(c *fiber.Ctx) string {
+	if v, ok := c.Locals(ridKey).(string); ok {
+		return v
+	}
+	id := string(c.Request().Header.Peek(fiber.HeaderXRequestID))
+	if !saneRequestID(id) {
+		id = ids.New("req")
+	}
+	c.Locals(ridKey, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	return id
+}
+
+// RequestID is the request id of c, for other packages' logs.
+func RequestID(c *fiber.Ctx) string { return requestID(c) }

@@ -1,0 +1,202 @@
+// Package resource declares every /v1 resource once: its path, table, plan,
+// commerce needs, list filters, search fields, embedded children and the
+// operations it offers with their request bodies. Routing, gating, lists,
+// validation, the OpenAPI document and the MCP tools are all derived from
+// these declarations; nothing here touches a database.
+package resource
+
+// Plan is a workspace plan; higher plans reach everything lower ones do.
+type Plan int
+
+const (
+	Starter Plan = iota
+	Growth
+	Business
+)
+
+var planNames = [...]string{"starter", "growth", "business"}
+
+func (p Plan) String() string { return planNames[p] }
+
+// ParsePlan maps a plan name to its Plan.
+func ParsePlan(s string) (Plan, bool) {
+	for i, n := range planNames {
+		if n == s {
+			return Plan(i), true
+		}
+	}
+	return 0, false
+}
+
+// PlanNames lists the plans, lowest first.
+func PlanNames() []string { return planNames[:] }
+
+// Needs are the commerce conditions beyond the plan (spec section 1).
+type Needs uint8
+
+const (
+	CommerceMode Needs = 1 << iota
+	CommerceModule
+)
+
+// Access is what a role may do with a resource.
+type Access int
+
+const (
+	None Access = iota
+	Read
+	Write
+)
+
+var accessNames = [...]string{"none", "read", "write"}
+
+func (a Access) String() string { return accessNames[a] }
+
+// ParseAccess maps "none", "read" or "write" to an Access.
+func ParseAccess(s string) (Access, bool) {
+	for i, n := range accessNames {
+		if n == s {
+			return Access(i), true
+		}
+	}
+	return None, false
+}
+
+// OpKind names what an operation does; the api package binds each kind to
+// its implementation.
+type OpKind string
+
+const (
+	List   OpKind = "list"
+	Get    OpKind = "get"
+	Create OpKind = "create"
+	Update OpKind = "update"
+	Upsert OpKind = "upsert" // POST {path}/upsert
+	Bulk   OpKind = "bulk"   // POST {path}/bulk
+)
+
+// Op is one endpoint of a resource.
+type Op struct {
+	Kind OpKind
+	// Body is the request body's fields for writes.
+	Body []Field
+	// BulkKey names the array of a bulk body ("products") and BulkMax its size.
+	BulkKey string
+	BulkMax int
+	// Summary says in one line what the endpoint does (OpenAPI, MCP).
+	Summary string
+}
+
+// Filter is a named list filter (spec section 4).
+type Filter struct {
+	Param  string
+	Column string
+	Type   Type     // String, Bool or Enum
+	Values []string // for Enum
+	Doc    string
+}
+
+// Embed is a child table shown inside each record (order lines, events).
+type Embed struct {
+	Name    string // JSON key
+	Table   string
+	FK      string // column of the child pointing at the parent id
+	OrderBy string // column order of the embedded list
+	// Via joins through a many-to-many table: Via.FK holds the parent id and
+	// Via.Ref the child's id (a product's categories).
+	Via *Via
+	// Columns limits the child's columns shown (all but hidden ones when empty).
+	Columns []string
+	// Commerce embeds appear only where commerce columns do (items that are products).
+	Commerce bool
+}
+
+// Via is the join table of a many-to-many embed.
+type Via struct{ Table, FK, Ref string }
+
+// Parent makes a resource a sub-resource: /v1/{parent}/{id}/{path}.
+type Parent struct {
+	Resource *Resource
+	FK       string // column holding the parent's id
+	Segment  string // URL segment under the parent: "addresses"
+	IDParam  string // name of the child's id in update paths: "address_id"
+}
+
+// Resource is one /v1 resource.
+type Resource struct {
+	Name     string // plural, as in the URL and in role grants: "credit-notes"
+	Singular string // "credit note"
+	Table    string
+	Prefix   string
+	Plan     Plan
+	Needs    Needs
+	// Grant is the resource whose permission governs this one (sub-resources
+	// follow their parent: addresses are governed by "clients").
+	Grant string
+	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog.
+	Toolset string
+	Doc     string
+	Parent  *Parent
+	Search  []string // columns `q` searches
+	Filters []Filter
+	Embeds  []Embed
+	// Scope is a fixed SQL condition on the table (products: is_product; promotions: not archived).
+	Scope string
+	// Hidden columns never leave the server.
+	Hidden []string
+	// CommerceColumns appear on item reads only where the CommerceFlag column
+	// is true (the item is a product) and the workspace has commerce on.
+	CommerceColumns []string
+	CommerceFlag    string
+	// Computed fields are derived from the row's columns on every read.
+	Computed []Computed
+	Ops      []Op
+}
+
+// Computed is a read-only field derived from a row, e.g. a store's primary_url.
+type Computed struct {
+	Name  string
+	Doc   string
+	Value func(col func(name string) any) any
+}
+
+// Op returns the resource's operation of the given kind.
+func (r *Resource) Op(k OpKind) (Op, bool) {
+	for _, o := range r.Ops {
+		if o.Kind == k {
+			return o, true
+		}
+	}
+	return Op{}, false
+}
+
+// ReadOnly reports whether the resource offers no writes.
+func (r *Resource) ReadOnly() bool {
+	for _, o := range r.Ops {
+		if o.Kind != List && o.Kind != Get {
+			return false
+		}
+	}
+	return true
+}
+
+// PermissionName is the grant that governs the resource.
+func (r *Resource) PermissionName() string {
+	if r.Grant != "" {
+		return r.Grant
+	}
+	return r.Name
+}
+
+// Gate describes what a workspace must have to reach the resource, for
+// messages and docs: "the growth plan", "commerce mode".
+func (r *Resource) Gate() string {
+	s := "the " + r.Plan.String() + " plan"
+	if r.Needs&CommerceMode != 0 {
+		s += " and commerce mode"
+	}
+	if r.Needs&CommerceModule != 0 {
+		s += " and the commerce module"
+	}
+	return s
+}

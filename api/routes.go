@@ -1,0 +1,182 @@
+package api
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// Route is one endpoint derived from a declaration (also used by OpenAPI).
+type Route struct {
+	Method   string
+	Path     string // fiber pattern: /v1/clients/:id/addresses
+	Resource *resource.Resource
+	Op       resource.Op
+}
+
+// Routes lists every /v1 endpoint, in declaration order.
+func Routes() []Route {
+	var out []Route
+	for _, r := range resource.All {
+		base := "/v1/" + r.Name
+		item := base + "/:id"
+		if r.Parent != nil {
+			base = "/v1/" + r.Parent.Resource.Name + "/:id/" + r.Parent.Segment
+			item = base + "/:" + r.Parent.IDParam
+		}
+		for _, op := range r.Ops {
+			switch op.Kind {
+			case resource.List:
+				out = append(out, Route{"GET", base, r, op})
+			case resource.Get:
+				out = append(out, Route{"GET", item, r, op})
+			case resource.Create:
+				out = append(out, Route{"POST", base, r, op})
+			case resource.Update:
+				out = append(out, Route{"PATCH", item, r, op})
+			case resource.Upsert:
+				out = append(out, Route{"POST", base + "/upsert", r, op})
+			case resource.Bulk:
+				out = append(out, Route{"POST", base + "/bulk", r, op})
+			}
+		}
+	}
+	return out
+}
+
+// routeTable knows every pattern, to tell a 405 from a 404.
+type routeTable struct{ routes []Route }
+
+func (t *routeTable) allowed(path string) []string {
+	seen := map[string]bool{}
+	for _, r := range t.routes {
+		if matchPattern(r.Path, path) {
+			seen[r.Method] = true
+		}
+	}
+	var out []string
+	for m := range seen {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func matchPattern(pattern, path string) bool {
+	pp := strings.Split(strings.Trim(pattern, "/"), "/")
+	xp := strings.Split(strings.Trim(path, "/"), "/")
+	if len(pp) != len(xp) {
+		return false
+	}
+	for i, p := range pp {
+		if strings.HasPrefix(p, ":") {
+			if xp[i] == "" {
+				return false
+			}
+		} else if p != xp[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) noRoute(c *fiber.Ctx) error {
+	if allow := s.routes.allowed(c.Path()); len(allow) > 0 {
+		return apierr.MethodNotAllowed(strings.Join(allow, ", "))
+	}
+	return apierr.RouteNotFound(c.Method(), c.Path())
+}
+
+func (s *Server) mountV1() {
+	v1 := s.App.Group("/v1")
+	// Routes that need no key (the OpenAPI document) go before authentication.
+	for _, h := range s.public {
+		h(v1)
+	}
+	v1.Use(s.authenticate)
+	v1.Get("/me", s.me)
+	s.routes.routes = append(s.routes.routes, Route{Method: "GET", Path: "/v1/me", Resource: resource.Me})
+	for _, rt := range Routes() {
+		if rt.Resource == resource.Me {
+			continue
+		}
+		rt := rt
+		path := strings.TrimPrefix(rt.Path, "/v1")
+		var h fiber.Handler
+		switch rt.Op.Kind {
+		case resource.List:
+			h = s.list(rt.Resource)
+		case resource.Get:
+			h = s.get(rt.Resource)
+		default:
+			h = s.write(rt)
+		}
+		v1.Add(rt.Method, path, h)
+		s.routes.routes = append(s.routes.routes, rt)
+	}
+	// HEAD is served wherever GET is.
+	for _, rt := range s.routes.routes {
+		if rt.Method == "GET" {
+			s.routes.routes = append(s.routes.routes, Route{Method: "HEAD", Path: rt.Path, Resource: rt.Resource})
+		}
+	}
+}
+
+func workspaceOf(c *fiber.Ctx) records.Workspace {
+	p := principal(c)
+	return records.Workspace{ID: p.Workspace.ID, Commerce: p.Workspace.Commerce()}
+}
+
+// parentID checks a sub-resource's parent exists in the caller's workspace.
+func (s *Server) parentID(c *fiber.Ctx, r *resource.Resource) (string, error) {
+	if r.Parent == nil {
+		return "", nil
+	}
+	id := c.Params("id")
+	ok, err := s.Records.Exists(c.UserContext(), r.Parent.Resource, workspaceOf(c), id)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", apierr.NotFound(r.Parent.Resource.Singular)
+	}
+	return id, nil
+}
+
+func (s *Server) list(r *resource.Resource) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := principal(c).Gate(r, resource.Read); err != nil {
+			return err
+		}
+		pg, err := parsePage(c, r)
+		if err != nil {
+			return err
+		}
+		if pg.ParentID, err = s.parentID(c, r); err != nil {
+			return err
+		}
+		b, err := s.Records.List(c.UserContext(), r, workspaceOf(c), pg)
+		if err != nil {
+			return err
+		}
+		return sendJSON(c, fiber.StatusOK, b)
+	}
+}
+
+func (s *Server) get(r *resource.Resource) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := principal(c).Gate(r, resource.Read); err != nil {
+			return err
+		}
+		b, err := s.Records.Get(c.UserContext(), r, workspaceOf(c), c.Params("id"), "")
+		if err != nil {
+			return err
+		}
+		return sendJSON(c, fiber.StatusOK, b)
+	}
+}

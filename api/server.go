@@ -1,0 +1,113 @@
+// Package api is the /v1 surface: the fiber app, its middleware, and the
+// routes derived from the resource declarations.
+package api
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/ratelimit"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// Config is what the API needs from the appliance's settings.
+type Config struct {
+	Logger *slog.Logger
+	// RateLimits per minute by plan; a key's own limit overrides its plan's.
+	RateLimits map[resource.Plan]int
+	// BodyLimit caps request bodies (DESIGN.md: 1 MiB).
+	BodyLimit int
+	// KeyCacheTTL bounds how long another process's key change takes to be seen.
+	KeyCacheTTL time.Duration
+	// ReadTimeout, WriteTimeout and IdleTimeout protect against slow clients.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// DefaultRateLimits are DESIGN.md's per-minute defaults.
+func DefaultRateLimits() map[resource.Plan]int {
+	return map[resource.Plan]int{resource.Starter: 120, resource.Growth: 300, resource.Business: 1200}
+}
+
+// Server is the running API.
+type Server struct {
+	App     *fiber.App
+	DB      *database.DB
+	Auth    *access.Authenticator
+	Records *records.Engine
+	Limiter *ratelimit.Limiter
+	cfg     Config
+	log     *slog.Logger
+	routes  *routeTable
+	writes  map[writeKey]WriteFunc
+	hooks   []func(*fiber.App)
+	public  []func(fiber.Router)
+}
+
+// New builds the app on an open, migrated database.
+func New(db *database.DB, cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.RateLimits == nil {
+		cfg.RateLimits = DefaultRateLimits()
+	}
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = 1 << 20
+	}
+	eng, err := records.New(db, resource.All)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		DB:      db,
+		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
+		Records: eng,
+		Limiter: ratelimit.New(),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		routes:  &routeTable{},
+		writes:  map[writeKey]WriteFunc{},
+	}
+	if cfg.KeyCacheTTL > 0 {
+		s.Auth.TTL = cfg.KeyCacheTTL
+	}
+	s.App = fiber.New(fiber.Config{
+		AppName:               "ledgerbase",
+		BodyLimit:             cfg.BodyLimit,
+		ErrorHandler:          s.errorHandler,
+		DisableStartupMessage: true,
+		ReadTimeout:           cfg.ReadTimeout,
+		WriteTimeout:          cfg.WriteTimeout,
+		IdleTimeout:           cfg.IdleTimeout,
+		// Writes are JSON we decode ourselves; keep fasthttp from copying twice.
+		ReadBufferSize: 8192,
+	})
+	registerWrites(s)
+	s.App.Use(s.recoverPanics, s.assignRequestID)
+	return s, nil
+}
+
+// Mount adds a group of routes (the admin UI, metrics, health) before the
+// /v1 routes and the catch-all are installed by Finish.
+func (s *Server) Mount(f func(*fiber.App)) { s.hooks = append(s.hooks, f) }
+
+// Finish installs /v1 and the catch-all; call it once, after Mount.
+func (s *Server) Finish() *fiber.App {
+	for _, h := range s.hooks {
+		h(s.App)
+	}
+	s.mountV1()
+	s.App.Use(s.noRoute)
+	return s.App
+}
+
+// Public adds /v1 routes served without a key (the OpenAPI document).
+func (s *Server) Public(f func(fiber.Router)) { s.public = append(s.public, f) }
+
+// Logger is the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }

@@ -1,0 +1,78 @@
+package api
+
+import (
+	"mime"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/writes"
+)
+
+type writeKey struct {
+	r *resource.Resource
+	k resource.OpKind
+}
+
+// WriteFunc implements a write operation.
+type WriteFunc = writes.Func
+
+func registerWrites(s *Server) {
+	for _, rt := range Routes() {
+		if f, ok := writes.Lookup(rt.Resource, rt.Op.Kind); ok {
+			s.writes[writeKey{rt.Resource, rt.Op.Kind}] = f
+		}
+	}
+}
+
+// write is the one handler of every POST and PATCH: gate, permission,
+// media type, body validation, then the operation.
+func (s *Server) write(rt Route) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p := principal(c)
+		if err := p.Gate(rt.Resource, resource.Write); err != nil {
+			return err
+		}
+		if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
+			return apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
+		}
+		f, ok := s.writes[writeKey{rt.Resource, rt.Op.Kind}]
+		if !ok {
+			return apierr.New(fiber.StatusNotImplemented, "not_implemented", "this operation is not available yet")
+		}
+		req := &writes.Request{
+			Ctx: c.UserContext(), DB: s.DB, Records: s.Records, Principal: p,
+			Resource: rt.Resource, Op: rt.Op, RequestID: requestID(c),
+			ID: c.Params("id"),
+		}
+		if rt.Resource.Parent != nil && rt.Resource.Parent.IDParam != "" {
+			req.ChildID = c.Params(rt.Resource.Parent.IDParam)
+		}
+		raw := c.Body()
+		if rt.Op.BulkKey != "" {
+			m, err := body.Decode(raw)
+			if err != nil {
+				return err
+			}
+			req.Raw = m
+		} else {
+			v, err := body.Parse(raw, rt.Op.Body)
+			if err != nil {
+				return err
+			}
+			req.Body = v
+		}
+		res, err := s.runWrite(c, req, f)
+		if err != nil {
+			return err
+		}
+		return sendJSON(c, res.Status, res.Body)
+	}
+}
+
+// runWrite is where idempotency wraps an operation.
+func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f WriteFunc) (writes.Result, error) {
+	return f(req)
+}

@@ -1,0 +1,77 @@
+// Package writes implements the business rules of every /v1 write. Each
+// file registers its operations in init; the api package finds them by
+// resource and operation kind, after gating, permission and body validation.
+package writes
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// Request is one validated write.
+type Request struct {
+	Ctx       context.Context
+	DB        *database.DB
+	Records   *records.Engine
+	Principal *access.Principal
+	Resource  *resource.Resource
+	Op        resource.Op
+	// Body is the validated body. For bulk operations and shipment events
+	// it is nil and Raw holds the decoded object for the operation to split.
+	Body Values
+	Raw  map[string]any
+	// ID is the path's :id (the record, or the parent of a sub-resource);
+	// ChildID the sub-resource's own id (address_id).
+	ID, ChildID string
+	RequestID   string
+}
+
+// Values is a validated body.
+type Values = body.Values
+
+// Result is what the client gets: a status and the JSON body.
+type Result struct {
+	Status int
+	Body   []byte
+}
+
+// Func implements one write operation.
+type Func func(*Request) (Result, error)
+
+type key struct {
+	r *resource.Resource
+	k resource.OpKind
+}
+
+var registry = map[key]Func{}
+
+// register binds an operation; called from init functions.
+func register(r *resource.Resource, k resource.OpKind, f Func) {
+	if _, ok := r.Op(k); !ok {
+		panic(fmt.Sprintf("writes: %s has no %s operation declared", r.Name, k))
+	}
+	registry[key{r, k}] = f
+}
+
+// Lookup finds the implementation of an operation.
+func Lookup(r *resource.Resource, k resource.OpKind) (Func, bool) {
+	f, ok := registry[key{r, k}]
+	return f, ok
+}
+
+// Workspace is the caller's workspace as the records engine sees it.
+func (q *Request) Workspace() records.Workspace {
+	return records.Workspace{ID: q.Principal.Workspace.ID, Commerce: q.Principal.Workspace.Commerce()}
+}
+
+// Record renders a record of the request's resource as reads do, so a
+// write answers exactly the shape a later GET returns.
+func (q *Request) Record(r *resource.Resource, id, parentID string) ([]byte, error) {
+	return q.Records.Get(q.Ctx, r, q.Workspace(), id, parentID)
+}

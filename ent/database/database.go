@@ -1,0 +1,177 @@
+// Package database opens Ledgerbase's store — SQLite by default, PostgreSQL
+// to scale out — migrates it, and owns the parts of the schema ent cannot
+// express: the full-text search indexes behind `q`.
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/ledgerbase/ledgerbase/ent"
+	_ "github.com/ledgerbase/ledgerbase/ent/runtime" // schema defaults and hooks
+)
+
+// DefaultURL is where the appliance keeps its data when told nothing else.
+const DefaultURL = "sqlite:./data/ledgerbase.db"
+
+// DB is an open store.
+type DB struct {
+	// Ent writes (and reads inside write transactions). On SQLite it holds
+	// the single writer connection.
+	Ent *ent.Client
+	// Reader reads through the concurrent read pool.
+	Reader *ent.Client
+	// Read is the read pool for hand-built list and get queries.
+	Read *sql.DB
+	// Write is the writer pool (one connection on SQLite).
+	Write *sql.DB
+	// Dialect is dialect.SQLite or dialect.Postgres.
+	Dialect string
+	// Path is the SQLite file (empty on PostgreSQL).
+	Path string
+}
+
+// Options tunes the pools; zero values pick defaults.
+type Options struct {
+	MaxOpenConns int
+	MaxIdleConns int
+}
+
+const sqliteDriver = "sqlite3_ledgerbase"
+
+func init() {
+	// PocketBase's proven settings, applied on every new connection.
+	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		for _, p := range []string{
+			"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=10000",
+			"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY", "PRAGMA cache_size=-32000",
+		} {
+			if _, err := c.Exec(p, nil); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+		return nil
+	}})
+}
+
+// Open connects to url: "sqlite:PATH" (or a bare path) or "postgres://...".
+func Open(ctx context.Context, url string, o Options) (*DB, error) {
+	if url == "" {
+		url = DefaultURL
+	}
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		return openPostgres(ctx, url, o)
+	}
+	return openSQLite(ctx, strings.TrimPrefix(strings.TrimPrefix(url, "sqlite://"), "sqlite:"), o)
+}
+
+func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
+	if path == "" || path == ":memory:" {
+		return nil, errors.New("database: SQLite needs a file path (sqlite:./data/ledgerbase.db)")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("database: create %s: %w", dir, err)
+		}
+	}
+	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
+	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
+	w, err := sql.Open(sqliteDriver, "file:"+path+"?_txlock=immediate&_fk=1")
+	if err != nil {
+		return nil, err
+	}
+	w.SetMaxOpenConns(1) // SQLite has one writer; a queue in Go beats lock retries
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open(sqliteDriver, "file:"+path+"?_fk=1&_query_only=1")
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	n := o.MaxOpenConns
+	if n <= 0 {
+		n = max(4, 2*runtime.NumCPU())
+	}
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("database: open %s: %w", path, err)
+	}
+	return &DB{
+		Ent:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w))),
+		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
+		Read:    r,
+		Write:   w,
+		Dialect: dialect.SQLite,
+		Path:    path,
+	}, nil
+}
+
+func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	n := o.MaxOpenConns
+	if n <= 0 {
+		n = 4 * runtime.NumCPU()
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(max(o.MaxIdleConns, n))
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
+	}
+	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
+	return &DB{Ent: c, Reader: c, Read: db, Write: db, Dialect: dialect.Postgres}, nil
+}
+
+// Close closes every pool.
+func (d *DB) Close() error {
+	err := d.Ent.Close()
+	if d.Read != d.Write {
+		err = errors.Join(err, d.Read.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers (readiness).
+func (d *DB) Ping(ctx context.Context) error { return d.Read.PingContext(ctx) }
+
+// Rebind turns ?-placeholders into the dialect's ($1, $2 on PostgreSQL).
+func (d *DB) Rebind(q string) string { return Rebind(d.Dialect, q) }
+
+// Rebind turns ?-placeholders into the dialect's.
+func Rebind(dia, q string) string {
+	if dia != dialect.Postgres {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
