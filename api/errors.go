@@ -70,4 +70,3 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Status(e.Status).Send(b)
 }
-

@@ -247,7 +247,10 @@ func (v Values) Int(name string) (int64, bool) { i, ok := v.m[name].(int64); ret
 func (v Values) Bool(name string) (bool, bool) { b, ok := v.m[name].(bool); return b, ok }
 
 // Object returns a sent open object field.
-func (v Values) Object(name string) (map[string]any, bool) { o, ok := v.m[name].(map[string]any); return o, ok }
+func (v Values) Object(name string) (map[string]any, bool) {
+	o, ok := v.m[name].(map[string]any)
+	return o, ok
+}
 
 // Nested returns a sent object field with declared fields.
 func (v Values) Nested(name string) (Values, bool) { o, ok := v.m[name].(Values); return o, ok }

@@ -576,4 +576,3 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	b = strconv.AppendInt(b, total, 10)
 	return append(b, `}}`...), nil
 }
-

@@ -131,4 +131,3 @@ func roleCmd() *cobra.Command {
 	c.AddCommand(create)
 	return c
 }
-

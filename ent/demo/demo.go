@@ -59,8 +59,8 @@ func Seed(ctx context.Context, db *database.DB, wsID string, o Options) error {
 			SetClientID(cids[c]).SetClientName(names[c]).
 			SetLines([]shape.DocLine{{Description: "Consulting", QtyMilli: qty, UnitPriceCents: price, VATRateBasisPoints: 2000,
 				AmountExclVATCents: excl, VATAmountCents: vat, AmountInclVATCents: excl + vat}}).
-			SetAmountExclVatCents(excl).SetVatAmountCents(vat).SetAmountInclVatCents(excl + vat).
-			SetRemainingCents(excl + vat).SetCreatedAt(at).SetUpdatedAt(at))
+			SetAmountExclVatCents(excl).SetVatAmountCents(vat).SetAmountInclVatCents(excl+vat).
+			SetRemainingCents(excl+vat).SetCreatedAt(at).SetUpdatedAt(at))
 		if len(inv) == cap(inv) || i == o.Invoices-1 {
 			if err := db.Ent.Invoice.CreateBulk(inv...).Exec(ctx); err != nil {
 				return err
