@@ -193,7 +193,9 @@ func scenarios(env *benchEnv) []scenario {
 				}
 			}},
 		{name: "429 to an over-limit key", ok: status(429),
-			gen:    func(r *rand.Rand) request { return request{method: "GET", path: "/v1/invoices/" + d.invoice(r).id, auth: env.limited} },
+			gen: func(r *rand.Rand) request {
+				return request{method: "GET", path: "/v1/invoices/" + d.invoice(r).id, auth: env.limited}
+			},
 			target: "≥ 0.80×", check: atLeast(0.80)},
 		{name: "read one invoice, 256 connections", conns: 256, gen: getInvoice, ok: status(200),
 			target: "peak RSS ≤ 150 MB", check: func(r result) bool { return r.rss <= 150<<20 }},
