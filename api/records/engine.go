@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
@@ -85,7 +86,7 @@ func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
 	for _, s := range database.MergeSearches(searches) {
 		merged[s.Table] = s
 	}
-	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}}
+	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}, Counts: db}
 	for _, r := range rs {
 		if r.Table == "" {
 			continue
@@ -520,6 +521,25 @@ type FilterValue struct {
 	Value  any
 }
 
+const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
+
+// pageSQL selects one page of the rows matching where. Past the first page
+// the offset is walked in a subquery that reads only the (workspace_id,
+// created_at, id) index — or the filter's covering index — and the full
+// rows of the page alone are fetched: offset 500,000 then skips index
+// entries, not table rows.
+func (e *Engine) pageSQL(p *plan, where string, offset int) string {
+	from := " FROM " + p.r.Table + " t WHERE "
+	if offset == 0 {
+		return "SELECT " + p.selects + from + where + newestFirst + " LIMIT ? OFFSET ?"
+	}
+	key := "t.rowid"
+	if e.db.Dialect == dialect.Postgres {
+		key = "t.id"
+	}
+	return "SELECT " + p.selects + from + key + " IN (SELECT " + key + from + where + newestFirst + " LIMIT ? OFFSET ?)" + newestFirst
+}
+
 // List answers a list envelope {data, meta} as JSON.
 func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, pg Page) ([]byte, error) {
 	p := e.plans[r]
@@ -551,8 +571,8 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < total {
-		q := "SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w +
-			" ORDER BY t.created_at DESC, t.id DESC LIMIT " + strconv.Itoa(pg.Limit) + " OFFSET " + strconv.Itoa(pg.Offset)
+		q := e.pageSQL(p, w, pg.Offset)
+		args = append(args, pg.Limit, pg.Offset)
 		s, err := e.query(ctx, p, q, args)
 		if err != nil {
 			return nil, err

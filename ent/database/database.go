@@ -88,13 +88,13 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	w, err := sql.Open(sqliteDriver, "file:"+path+"?_txlock=immediate&_fk=1")
+	w, err := sql.Open(sqliteDriver, "file:"+path+"?_txlock=immediate&_fk=1&_stmt_cache_size=64")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1) // SQLite has one writer; a queue in Go beats lock retries
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open(sqliteDriver, "file:"+path+"?_fk=1&_query_only=1")
+	r, err := sql.Open(sqliteDriver, "file:"+path+"?_fk=1&_query_only=1&_stmt_cache_size=256")
 	if err != nil {
 		w.Close()
 		return nil, err

@@ -25,6 +25,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.Ent.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
+	if err := d.migrateTotals(ctx); err != nil {
+		return fmt.Errorf("database: list totals: %w", err)
+	}
 	for _, s := range MergeSearches(searches) {
 		var err error
 		if d.Dialect == dialect.Postgres {
