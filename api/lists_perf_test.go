@@ -111,3 +111,53 @@ func TestDeepPagesAreTheSameRowsAsTheWholeList(t *testing.T) {
 		t.Fatalf("status=sent offset 6: %v total %d, want %v total %d", sent.ids(), sent.Meta.Total, wantSent[6:9], len(wantSent))
 	}
 }
+
+func TestSearchCountsAndPagesOnlyTheWorkspacesMatches(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	other := env.Workspace(t, "starter", false, false)
+	seedInvoices(t, env.DB.Ent, other.ID, 12, func(i int) string { return fmt.Sprintf("S-%03d", i) })
+	made := seedInvoices(t, env.DB.Ent, ws.ID, 40, func(i int) string { return fmt.Sprintf("S-%03d", i) })
+	// "Client 1" matches every 4th invoice: many matches, found by walking
+	// the newest-first index; a number matches one, fetched by key.
+	var want []string
+	for i := len(made) - 1; i >= 0; i-- {
+		if i%4 == 1 {
+			want = append(want, made[i])
+		}
+	}
+	for _, c := range []struct {
+		q         string
+		limit     int
+		want      []string
+		wantTotal int
+	}{
+		{"client+1", 25, want, 10},
+		{"CLIENT+1", 3, want[:3], 10},
+		{"s-017", 25, []string{made[17]}, 1},
+		{"nothing", 25, nil, 0},
+	} {
+		var p page
+		env.Get(t, fmt.Sprintf("/v1/invoices?q=%s&limit=%d", c.q, c.limit), ws.Key).WantStatus(t, 200).Decode(t, &p)
+		if p.Meta.Total != c.wantTotal || !slices.Equal(p.ids(), c.want) {
+			t.Errorf("q=%s limit %d: %v total %d, want %v total %d", c.q, c.limit, p.ids(), p.Meta.Total, c.want, c.wantTotal)
+		}
+	}
+	var deep page
+	env.Get(t, "/v1/invoices?q=client+1&limit=4&offset=8", ws.Key).WantStatus(t, 200).Decode(t, &deep)
+	if !slices.Equal(deep.ids(), want[8:]) || deep.Meta.Total != 10 {
+		t.Fatalf("q offset 8: %v total %d, want %v", deep.ids(), deep.Meta.Total, want[8:])
+	}
+	var both page
+	env.Get(t, "/v1/invoices?q=client+1&status=draft", ws.Key).WantStatus(t, 200).Decode(t, &both)
+	var wantBoth []string
+	for i := len(made) - 1; i >= 0; i-- {
+		if i%4 == 1 && i%3 == 0 {
+			wantBoth = append(wantBoth, made[i])
+		}
+	}
+	if !slices.Equal(both.ids(), wantBoth) || both.Meta.Total != len(wantBoth) {
+		t.Fatalf("q with status: %v total %d, want %v", both.ids(), both.Meta.Total, wantBoth)
+	}
+}

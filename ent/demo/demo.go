@@ -39,8 +39,12 @@ func Seed(ctx context.Context, db *database.DB, wsID string, o Options) error {
 		cl[i] = db.Ent.Customer.Create().SetID(cids[i]).SetWorkspaceID(wsID).SetName(names[i]).
 			SetEmail(fmt.Sprintf("billing%d@example.com", i)).SetCreatedAt(at).SetUpdatedAt(at)
 	}
-	if err := db.Ent.Customer.CreateBulk(cl...).Exec(ctx); err != nil {
-		return err
+	for len(cl) > 0 {
+		n := min(len(cl), 500)
+		if err := db.Ent.Customer.CreateBulk(cl[:n]...).Exec(ctx); err != nil {
+			return err
+		}
+		cl = cl[n:]
 	}
 	inv := make([]*ent.InvoiceCreate, 0, 500)
 	for i := 0; i < o.Invoices; i++ {
