@@ -530,6 +530,9 @@ func (e *Engine) fewMatches(ctx context.Context, wsID, table string, matches int
 	return !ok || matches*matches*25 <= int64(pg.Offset+pg.Limit)*rows
 }
 
+// deepOffset is where skipping whole days by their counts starts to pay.
+const deepOffset = 5000
+
 const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
 
 // pageSQL selects one page of the rows matching where. Past the first page
@@ -598,11 +601,19 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < total {
-		q := e.pageSQL(p, w, pg.Offset)
+		offset := pg.Offset
+		if offset >= deepOffset && !filtered && r.Parent == nil && r.Scope == "" {
+			if cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, r.Table, offset); ok {
+				w += " AND " + cond
+				args = append(args, arg)
+				offset = rest
+			}
+		}
+		q := e.pageSQL(p, w, offset)
 		if rowFirst {
 			q = "SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
 		}
-		args = append(args, pg.Limit, pg.Offset)
+		args = append(args, pg.Limit, offset)
 		s, err := e.query(ctx, p, q, args)
 		if err != nil {
 			return nil, err

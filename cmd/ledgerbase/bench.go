@@ -38,8 +38,9 @@ func benchCmd() *cobra.Command {
 same scale and seed), starts 'ledgerbase serve' as a child process on a loopback
 port, drives it with keep-alive connections from this process, and prints per
 scenario: requests/s (median of --rounds), its ratio to a bare fiber handler
-serving the same invoice JSON from memory (measured in this run), p50/p90/p99
-latency, errors, and the server's peak RSS.`,
+serving the same invoice JSON from memory (a second child process; every
+round is paired with a baseline round just before it), p50/p90/p99 latency,
+errors, and the server's peak RSS.`,
 		Args: cobra.NoArgs,
 		RunE: runBench,
 	}
@@ -62,6 +63,7 @@ type benchEnv struct {
 	auth      string // an admin key without rate limit
 	limited   string // a key allowed one request a minute
 	data      *sample
+	baseGen   func(*rand.Rand) request // the baseline's requests
 	nonce     string // keeps this run's created records apart from earlier runs'
 }
 
@@ -141,14 +143,14 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 
 	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d; %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0), dbKind(url))
-	fmt.Fprintf(out, "run: %d connections, %d rounds of %s after %s warm-up, seed %d\n\n", conns, rounds, dur, warm, seed)
+	fmt.Fprintf(out, "run: %d connections, %d rounds of %s after %s warm-up, seed %d; each round paired with a baseline round,\n"+
+		"× baseline is the median of the pairs' ratios; latencies and req/s are medians of the rounds\n\n", conns, rounds, dur, warm, seed)
 
 	var results []result
 	if seeded > 0 {
 		results = append(results, result{name: "seed " + env.data.describe(), note: fmt.Sprintf("%.1f s", seeded.Seconds()),
 			target: "≤ 60 s for 1,000,000 invoices", met: verdict(scale < 1_000_000, seeded <= time.Minute)})
 	}
-	var base float64
 	for _, sc := range scenarios(env) {
 		if !sc.selected(only) && sc.name != baselineName {
 			continue
@@ -158,12 +160,7 @@ func runBench(c *cobra.Command, _ []string) error {
 			n = sc.conns
 		}
 		fmt.Fprintf(c.ErrOrStderr(), "running %s (%d connections)\n", sc.name, n)
-		r := sc.measure(ctx, env, seed, n, warm, dur, rounds)
-		if sc.name == baselineName {
-			base = r.rps
-		}
-		r.base = base
-		results = append(results, r)
+		results = append(results, sc.measure(ctx, env, seed, n, warm, dur, rounds))
 	}
 	hwm, _ := procStatus(env.app.cmd.Process.Pid, "VmHWM")
 	results = append(results, result{name: "server peak RSS over the whole run (VmHWM)", note: fmt.Sprintf("%.0f MB", float64(hwm)/(1<<20))})
@@ -341,7 +338,7 @@ func dbKind(url string) string {
 type result struct {
 	name          string
 	conns         int
-	rps, base     float64
+	rps, ratio    float64
 	p50, p90, p99 float64
 	errors        int
 	rss           int64
@@ -372,8 +369,8 @@ func printResults(w io.Writer, rs []result) {
 			continue
 		}
 		ratio := "—"
-		if r.base > 0 {
-			ratio = fmt.Sprintf("%.2f", r.rps/r.base)
+		if r.ratio > 0 {
+			ratio = fmt.Sprintf("%.2f", r.ratio)
 		}
 		fmt.Fprintf(tw, "| %s\t| %d\t| %.0f\t| %s\t| %.2f\t| %.2f\t| %.2f\t| %d\t| %.0f\t| %s\t| %s\t|\n",
 			r.name, r.conns, r.rps, ratio, r.p50, r.p90, r.p99, r.errors, float64(r.rss)/(1<<20), r.target, r.met)
@@ -424,15 +421,30 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 	l := load{addr: srv.addr, seed: seed}
 	pid := srv.cmd.Process.Pid
 	l.run(ctx, conns, warm, s.gen, s.ok, pid)
-	var rps, p50, p90, p99 []float64
+	// Each round is paired with a baseline round just before it, and the
+	// ratio is the median of the pairs' ratios: a shared machine's load
+	// drifts over minutes, and a pair sees the same load.
+	base := load{addr: env.base.addr, seed: seed}
+	var rps, ratios, p50, p90, p99 []float64
 	for i := 0; i < rounds; i++ {
+		var b round
+		if !s.base {
+			b = base.run(ctx, conns, dur, env.baseGen, status(200), 0)
+		}
 		r := l.run(ctx, conns, dur, s.gen, s.ok, pid)
 		rps = append(rps, r.rps())
+		if !s.base && b.rps() > 0 {
+			ratios = append(ratios, r.rps()/b.rps())
+		}
 		p50, p90, p99 = append(p50, r.pct(.5)), append(p90, r.pct(.9)), append(p99, r.pct(.99))
 		res.errors += r.errors
 		res.rss = max(res.rss, r.peakRSS)
 	}
 	res.rps, res.p50, res.p90, res.p99 = median(rps), median(p50), median(p90), median(p99)
+	res.ratio = median(ratios)
+	if s.base {
+		res.ratio = 1
+	}
 	if s.check != nil {
 		res.met = verdict(false, s.check(res) && res.errors == 0)
 	}

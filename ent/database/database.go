@@ -141,14 +141,14 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1) // SQLite has one writer; a queue in Go beats lock retries
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open(sqliteDriver, "file:"+path+"?_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-8000")
+	r, err := sql.Open(sqliteDriver, "file:"+path+"?_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
 	n := o.MaxOpenConns
 	if n <= 0 {
-		n = max(4, 2*runtime.NumCPU())
+		n = max(8, 4*runtime.NumCPU())
 	}
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
