@@ -64,7 +64,7 @@ type benchEnv struct {
 	limited   string // a key allowed one request a minute
 	data      *sample
 	baseGen   func(*rand.Rand) request // the baseline's requests
-	nonce     string // keeps this run's created records apart from earlier runs'
+	nonce     string                   // keeps this run's created records apart from earlier runs'
 }
 
 func runBench(c *cobra.Command, _ []string) error {
