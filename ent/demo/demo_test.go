@@ -25,9 +25,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/salesorder"
+	"github.com/ledgerbase/ledgerbase/ent/shape"
 	"github.com/ledgerbase/ledgerbase/ent/shipment"
 	"github.com/ledgerbase/ledgerbase/ent/shipmentevent"
-	"github.com/ledgerbase/ledgerbase/ent/shape"
 	"github.com/ledgerbase/ledgerbase/ent/store"
 )
 
