@@ -379,6 +379,7 @@ func (g *gen) promotions() {
 		}
 		id := g.id("pro", at)
 		var used int64
+		var codes [][]any // written after their promotion, which they refer to
 		if kind == "code" {
 			for c := 1 + g.rng.IntN(4); c > 0; c-- {
 				code := fmt.Sprintf("%s%d-%d", word, value/100, g.next("code"))
@@ -394,7 +395,7 @@ func (g *gen) promotions() {
 					perCustomer = int64(1)
 				}
 				used += uses
-				g.t.codes.row(append(g.base(g.id("pcd", at), at, at), id, code, strings.ToLower(code), maxUses, perCustomer, ends, uses)...)
+				codes = append(codes, append(g.base(g.id("pcd", at), at, at), id, code, strings.ToLower(code), maxUses, perCustomer, ends, uses))
 			}
 		} else if status != "scheduled" {
 			used = int64(g.rng.IntN(2000))
@@ -407,6 +408,9 @@ func (g *gen) promotions() {
 			perUse = 590
 		}
 		g.t.promotions.row(append(g.base(id, at, at), name, kind, status, dtype, value, "EUR", starts, ends, used, used*perUse)...)
+		for _, c := range codes {
+			g.t.codes.row(c...)
+		}
 	}
 }
 

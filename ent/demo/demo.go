@@ -41,6 +41,11 @@ func Seed(ctx context.Context, db *database.DB, wsID string, o Options) error {
 
 // Run fills workspace wsID and reports what it wrote.
 func Run(ctx context.Context, db *database.DB, wsID string, o Options) (Counts, error) {
+	return run(ctx, db, wsID, o, maxRows)
+}
+
+// run writes at most rows rows per statement.
+func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int) (Counts, error) {
 	if o.Invoices <= 0 {
 		o.Invoices = 50
 	}
@@ -58,7 +63,7 @@ func Run(ctx context.Context, db *database.DB, wsID string, o Options) (Counts, 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := newSink(ctx, db)
+	s := newSink(ctx, db, rows)
 	g.t = newTables(s)
 	g.generate(s)
 	if err := s.close(g.t.all); err != nil {

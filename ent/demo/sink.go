@@ -31,15 +31,16 @@ type job struct {
 }
 
 type sink struct {
-	db     *database.DB
+	db      *database.DB
+	maxRows int
 	ctx    context.Context
 	jobs   chan job
 	done   chan error
 	failed atomic.Bool
 }
 
-func newSink(ctx context.Context, db *database.DB) *sink {
-	s := &sink{db: db, ctx: ctx, jobs: make(chan job, 8), done: make(chan error, 1)}
+func newSink(ctx context.Context, db *database.DB, rows int) *sink {
+	s := &sink{db: db, maxRows: rows, ctx: ctx, jobs: make(chan job, 8), done: make(chan error, 1)}
 	go s.run()
 	return s
 }
@@ -57,7 +58,7 @@ type table struct {
 }
 
 func (s *sink) table(name string, cols []string, parents ...*table) *table {
-	per := min(maxRows, maxArgs/len(cols))
+	per := min(s.maxRows, maxArgs/len(cols))
 	return &table{s: s, name: name, cols: cols, per: per, buf: make([]any, 0, per*len(cols)), parents: parents}
 }
 
