@@ -33,10 +33,10 @@ type job struct {
 type sink struct {
 	db      *database.DB
 	maxRows int
-	ctx    context.Context
-	jobs   chan job
-	done   chan error
-	failed atomic.Bool
+	ctx     context.Context
+	jobs    chan job
+	done    chan error
+	failed  atomic.Bool
 }
 
 func newSink(ctx context.Context, db *database.DB, rows int) *sink {
