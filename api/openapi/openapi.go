@@ -394,6 +394,12 @@ func (b *builder) body(rt api.Route) *openapi3.SchemaRef {
 	many := &openapi3.Schema{Type: types(openapi3.TypeArray), Items: ref(name), MinItems: 1, MaxItems: uptr(op.BulkMax)}
 	wrapper := object(map[string]*openapi3.Schema{op.BulkKey: many}, op.BulkKey)
 	if op.Kind == resource.Bulk {
+		// A bulk call answers each element on its own: one that does not
+		// match the body is that element's error, not the request's.
+		many.Items = openapi3.NewSchemaRef("", &openapi3.Schema{
+			Description: "A " + name + "; an element that is not one gets its own error in the answer.",
+			AnyOf:       openapi3.SchemaRefs{ref(name), openapi3.NewSchemaRef("", &openapi3.Schema{})},
+		})
 		return openapi3.NewSchemaRef("", wrapper)
 	}
 	// One element, or several under BulkKey.
