@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
@@ -49,6 +50,9 @@ func runServe(c *cobra.Command, _ []string) error {
 	}
 	srv, err := api.New(db, api.Config{Logger: log})
 	if err != nil {
+		return err
+	}
+	if err := openapi.Register(srv); err != nil {
 		return err
 	}
 	app := srv.Finish()
