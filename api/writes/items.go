@@ -310,7 +310,9 @@ func (b *catalogBatch) save() error {
 	var created []*catalogRow
 	for _, r := range b.ok() {
 		if r.existing != nil {
-			u := b.tx.Item.UpdateOneID(r.existing.ID)
+			// Update, not UpdateOne: no read-back of the row, which the
+			// answer renders after commit anyway.
+			u := b.tx.Item.Update().Where(item.ID(r.existing.ID))
 			r.apply(u.Mutation())
 			if err := u.Exec(b.ctx); err != nil {
 				return dbErr(err)
