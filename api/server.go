@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/usage"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -40,6 +41,7 @@ type Server struct {
 	Auth    *access.Authenticator
 	Records *records.Engine
 	Limiter *ratelimit.Limiter
+	Usage   *usage.Recorder // each key's traffic, for the admin dashboard
 	cfg     Config
 	log     *slog.Logger
 	routes  *routeTable
@@ -68,6 +70,7 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
 		Records: eng,
 		Limiter: ratelimit.New(),
+		Usage:   usage.New(db.Ent),
 		cfg:     cfg,
 		log:     cfg.Logger,
 		routes:  &routeTable{},
