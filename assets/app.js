@@ -15,11 +15,15 @@
       btn.setAttribute("aria-live", "polite");
       setTimeout(function () { btn.textContent = old; }, 2000);
     };
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, function () { select(el); });
-    } else {
+    // Without clipboard access, select the text so Ctrl+C copies it.
+    var fallback = function () {
       select(el);
-      try { document.execCommand("copy"); done(); } catch (e) { /* selected for a manual copy */ }
+      try { if (document.execCommand("copy")) done(); } catch (e) { /* left selected */ }
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
     }
   });
   function select(el) {

@@ -253,9 +253,9 @@ func recordListView(d listData) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var13 string
-						templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(humanize(col))
+						templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(label(col))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `records.templ`, Line: 62, Col: 41}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `records.templ`, Line: 62, Col: 38}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 						if templ_7745c5c3_Err != nil {
@@ -801,9 +801,9 @@ func recordDetailView(d detailData) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var41 string
-					templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(humanize(f.Name))
+					templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(label(f.Name))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `records.templ`, Line: 139, Col: 28}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `records.templ`, Line: 139, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 					if templ_7745c5c3_Err != nil {
@@ -950,9 +950,9 @@ func recordDetailView(d detailData) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var48 string
-							templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(humanize(col))
+							templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(label(col))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `records.templ`, Line: 168, Col: 42}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `records.templ`, Line: 168, Col: 39}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 							if templ_7745c5c3_Err != nil {

@@ -162,10 +162,10 @@ func fmtTimePtr(t *time.Time, none string) string {
 func planLine(ws *ent.Workspace) string {
 	s := string(ws.Plan) + " plan"
 	if ws.CommerceMode {
-		s += " · commerce on"
+		s += " · commerce mode"
 	}
 	if ws.CommerceModule {
-		s += " · module"
+		s += " · commerce module"
 	}
 	return s
 }
