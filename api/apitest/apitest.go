@@ -298,7 +298,10 @@ func (e *Env) Do(t testing.TB, method, path, key string, body any, headers ...st
 }
 
 // Get is Do with GET.
-func (e *Env) Get(t testing.TB, path, key string) *Response { t.Helper(); return e.Do(t, "GET", path, key, nil) }
+func (e *Env) Get(t testing.TB, path, key string) *Response {
+	t.Helper()
+	return e.Do(t, "GET", path, key, nil)
+}
 
 // WantError checks a response is an error of status and code whose body
 // has a message and the request id of the X-Request-Id header.
