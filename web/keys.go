@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 	switch {
 	case d.Form.Name == "":
 		d.Error = "Give the key a name, so you can tell it apart later."
-	case !contains(d.Roles, d.Form.Role):
+	case !slices.Contains(d.Roles, d.Form.Role):
 		d.Error = "Choose one of the listed roles."
 	case d.Form.Expiry != "" && !validExpiry(d.Form.Expiry):
 		d.Error = "Choose one of the listed expiry times."
@@ -124,15 +125,6 @@ func validExpiry(v string) bool {
 	return false
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 func (u *UI) keyOf(c *fiber.Ctx) (*ent.APIKey, error) {
 	return u.db.Reader.APIKey.Query().Where(apikey.ID(c.Params("id")), apikey.WorkspaceID(workspaceOf(c).ID)).Only(c.UserContext())
 }
@@ -144,11 +136,8 @@ type revokeData struct {
 
 func (u *UI) revokePage(c *fiber.Ctx) error {
 	k, err := u.keyOf(c)
-	if ent.IsNotFound(err) {
-		return u.notFound(c)
-	}
 	if err != nil {
-		return u.internal(c, err)
+		return u.lookupFailed(c, err)
 	}
 	d := revokeData{page: u.pageOf(c, "Revoke key"), Key: k}
 	d.Current = "keys"
@@ -157,11 +146,8 @@ func (u *UI) revokePage(c *fiber.Ctx) error {
 
 func (u *UI) revokeKey(c *fiber.Ctx) error {
 	k, err := u.keyOf(c)
-	if ent.IsNotFound(err) {
-		return u.notFound(c)
-	}
 	if err != nil {
-		return u.internal(c, err)
+		return u.lookupFailed(c, err)
 	}
 	if err := access.RevokeKey(c.UserContext(), u.db.Ent, k.ID); err != nil {
 		return u.internal(c, err)

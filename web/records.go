@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -178,7 +179,7 @@ func listColumns(r *resource.Resource) []string {
 	}
 	cols := []string{"id"}
 	add := func(n string) bool {
-		if have[n] && !contains(cols, n) {
+		if have[n] && !slices.Contains(cols, n) {
 			cols = append(cols, n)
 			return true
 		}
@@ -399,7 +400,7 @@ func columnsOf(rows []record) []string {
 	var cols []string
 	for _, r := range rows {
 		for _, f := range r {
-			if !contains(cols, f.Name) && f.Name != "workspace_id" {
+			if !slices.Contains(cols, f.Name) && f.Name != "workspace_id" {
 				cols = append(cols, f.Name)
 			}
 		}

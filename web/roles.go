@@ -138,11 +138,8 @@ func (u *UI) roleOf(c *fiber.Ctx) (*ent.Role, error) {
 
 func (u *UI) rolePage(c *fiber.Ctx) error {
 	r, err := u.roleOf(c)
-	if ent.IsNotFound(err) {
-		return u.notFound(c)
-	}
 	if err != nil {
-		return u.internal(c, err)
+		return u.lookupFailed(c, err)
 	}
 	d := roleData{page: u.pageOf(c, "Role "+r.Name), Role: r, Name: r.Name, Matrix: matrix(access.ParseGrants(r.Grants))}
 	d.Current = "roles"
@@ -155,11 +152,8 @@ func (u *UI) rolePage(c *fiber.Ctx) error {
 // saveRole changes a role's matrix; the name stays, since keys refer to it.
 func (u *UI) saveRole(c *fiber.Ctx) error {
 	r, err := u.roleOf(c)
-	if ent.IsNotFound(err) {
-		return u.notFound(c)
-	}
 	if err != nil {
-		return u.internal(c, err)
+		return u.lookupFailed(c, err)
 	}
 	if err := u.db.Ent.Role.UpdateOneID(r.ID).SetGrants(grantsOf(c)).Exec(c.UserContext()); err != nil {
 		return u.internal(c, err)
@@ -170,11 +164,8 @@ func (u *UI) saveRole(c *fiber.Ctx) error {
 
 func (u *UI) deleteRole(c *fiber.Ctx) error {
 	r, err := u.roleOf(c)
-	if ent.IsNotFound(err) {
-		return u.notFound(c)
-	}
 	if err != nil {
-		return u.internal(c, err)
+		return u.lookupFailed(c, err)
 	}
 	if err := u.db.Ent.Role.DeleteOneID(r.ID).Exec(c.UserContext()); err != nil {
 		return u.internal(c, err)

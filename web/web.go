@@ -113,6 +113,14 @@ func (u *UI) fail(c *fiber.Ctx, status int, title, msg string) error {
 	return render(c, status, errorPage(p, status, msg))
 }
 
+// lookupFailed answers a failed lookup of the record a page is about.
+func (u *UI) lookupFailed(c *fiber.Ctx, err error) error {
+	if ent.IsNotFound(err) {
+		return u.notFound(c)
+	}
+	return u.internal(c, err)
+}
+
 // internal logs an unexpected error and shows a page that reveals nothing.
 func (u *UI) internal(c *fiber.Ctx, err error) error {
 	if errors.Is(err, context.Canceled) {
