@@ -74,6 +74,10 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 	return pg, err
 }
 
+// ParsePage reads a list request's query exactly as /v1 does (the admin
+// record browser uses it so its search, filters and pages equal the API's).
+func ParsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) { return parsePage(c, r) }
+
 func filterOf(r *resource.Resource, param string) (resource.Filter, bool) {
 	for _, f := range r.Filters {
 		if f.Param == param {
