@@ -12,9 +12,9 @@ import (
 
 // List bounds (DESIGN.md "Lists").
 const (
-	DefaultLimit = 25
-	MaxLimit     = 100
-	maxQLen      = 200
+	DefaultLimit = resource.DefaultLimit
+	MaxLimit     = resource.MaxLimit
+	maxQLen      = resource.MaxQLen
 )
 
 // parsePage reads limit, offset, q and the resource's named filters; any

@@ -216,7 +216,7 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 		case string:
 			return x, nil
 		case map[string]any:
-			return Check(x, refFields, p+".")
+			return Check(x, RefFields, p+".")
 		}
 		return nil, apierr.Invalid(p, "%s must be a string \"system:connection:id\" or an object", p)
 	case resource.Any:
@@ -225,7 +225,8 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 	return nil, apierr.Invalid(p, "%s has an unsupported type", p)
 }
 
-var refFields = []resource.Field{
+// RefFields are the fields of external_ref's object form.
+var RefFields = []resource.Field{
 	{Name: "system", Type: resource.String, Required: true},
 	{Name: "connection_id", Type: resource.String, Nullable: true},
 	{Name: "external_id", Type: resource.String, Required: true},
