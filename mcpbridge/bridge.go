@@ -129,7 +129,6 @@ func New(ctx context.Context, cfg Config) (*Bridge, error) {
 	b.MCP = server.NewMCPServer("ledgerbase", cfg.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithInputSchemaValidation(),
 		server.WithInstructions(instructions(me, readOnly)),
 	)
 	for _, t := range Tools() {
@@ -184,7 +183,7 @@ func instructions(me Me, readOnly bool) string {
 }
 
 // mcpTool is the tool as MCP lists it.
-func (t *Tool) mcpTool() mcp.Tool {
+func (t Tool) mcpTool() mcp.Tool {
 	schema, err := json.Marshal(t.Schema)
 	if err != nil {
 		panic(err) // the schemas are built from declarations; a failure is a bug

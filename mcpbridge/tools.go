@@ -282,7 +282,7 @@ func conventions(fs []resource.Field) string {
 // request turns a call's arguments into the HTTP request of the endpoint:
 // path arguments fill the path, the rest is the query (reads) or the JSON
 // body (writes).
-func (t *Tool) request(args map[string]any) (path string, query url.Values, body map[string]any, err error) {
+func (t Tool) request(args map[string]any) (path string, query url.Values, body map[string]any, err error) {
 	rest := make(map[string]any, len(args))
 	for k, v := range args {
 		rest[k] = v
