@@ -211,9 +211,9 @@ func listUse(r *resource.Resource) string {
 		}
 		b.WriteString(". ")
 	} else if len(r.Search) > 0 {
-		b.WriteString("Use q to find records by what a person would type. ")
+		fmt.Fprintf(&b, "Find records with q (searches %s). ", strings.Join(r.Search, ", "))
 	}
-	b.WriteString(`Returns {"data": [...], "meta": {"limit", "offset", "total"}}; meta.total counts every match, so read it instead of paging to count, and page with offset while offset + limit < total.`)
+	b.WriteString(`Answers {"data": [...], "meta": {"limit", "offset", "total"}}: total counts every match (no need to page to count); the next page starts at offset + limit.`)
 	if _, ok := r.Op(resource.Get); ok {
 		fmt.Fprintf(&b, " Use get_%s for one record by id.", snake(r.Singular))
 	}
