@@ -182,17 +182,29 @@ func instructions(me Me, readOnly bool) string {
 	return s
 }
 
+// listOutput is what every list answers; records' fields are not declared
+// (the spec leaves them open), so items are any object.
+var listOutput = json.RawMessage(`{"type":"object","properties":{` +
+	`"data":{"type":"array","items":{"type":"object"}},` +
+	`"meta":{"type":"object","properties":{"limit":{"type":"integer"},"offset":{"type":"integer"},"total":{"type":"integer"}},"required":["limit","offset","total"]}` +
+	`},"required":["data","meta"]}`)
+
 // mcpTool is the tool as MCP lists it.
 func (t Tool) mcpTool() mcp.Tool {
 	schema, err := json.Marshal(t.Schema)
 	if err != nil {
 		panic(err) // the schemas are built from declarations; a failure is a bug
 	}
+	var out json.RawMessage
+	if t.Endpoint.Op.Kind == resource.List {
+		out = listOutput
+	}
 	return mcp.Tool{
-		Name:           t.Name,
-		Title:          t.Title,
-		Description:    t.Description,
-		RawInputSchema: schema,
+		Name:            t.Name,
+		RawOutputSchema: out,
+		Title:           t.Title,
+		Description:     t.Description,
+		RawInputSchema:  schema,
 		Annotations: mcp.ToolAnnotation{
 			Title:           t.Title,
 			ReadOnlyHint:    mcp.ToBoolPtr(t.ReadOnly),

@@ -349,6 +349,9 @@ func listsToolsWithTheirSchemas(t *testing.T, f *fixture) {
 	if p := prop(t, so, "shipping_status"); fmt.Sprint(p["enum"]) != "[not_shipped partially_shipped shipped delivered]" {
 		t.Errorf("shipping_status filter %v", p)
 	}
+	if out := mustJSON(tools["list_sales_orders"].OutputSchema); !strings.Contains(out, `"total":{"type":"integer"}`) {
+		t.Errorf("list output schema %s", out)
+	}
 	if so["additionalProperties"] != false {
 		t.Errorf("list arguments must refuse unknown names: %v", so)
 	}
