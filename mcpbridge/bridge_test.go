@@ -698,5 +698,7 @@ func findsPaidUnshippedOnlineOrdersAndShips(t *testing.T, f *fixture) {
 		t.Fatalf("after shipping SO-1 the question answers %v", page["data"])
 	}
 	// Shipping it again: nothing remains, and the model is told why.
-	s.toolError(t, "create_shipment", map[string]any{"sales_order_id": ids["SO-1"]}, "conflict")
+	if e := s.toolError(t, "create_shipment", map[string]any{"sales_order_id": ids["SO-1"]}, "over_shipment"); e["status"] != float64(409) {
+		t.Fatalf("shipping twice: %v", e)
+	}
 }
