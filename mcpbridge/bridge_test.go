@@ -9,6 +9,9 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -593,6 +596,15 @@ func retriesA429(t *testing.T, f *fixture) {
 
 func ptr(n int) *int { return &n }
 
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 func servesStreamableHTTP(t *testing.T, f *fixture) {
 	ws := f.business(t)
 	ids := f.orders(t, ws.ID, order{number: "SO-H1", online: true, payment: "paid", shipst: "not_shipped"})
@@ -653,8 +665,27 @@ func downServerIsAClearError(t *testing.T, f *fixture) {
 		t.Fatalf("hanging server (%s): %s", took, out)
 	}
 
-	// A wrong key says so.
+	// Down in the middle of a session: the call answers a tool error at once.
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(mustURL(t, f.env.URL)))
+	defer proxy.Close()
 	cmd := exec.Command(f.bin)
+	cmd.Env = append(os.Environ(), "LEDGERBASE_URL="+proxy.URL, "LEDGERBASE_API_KEY="+ws.Key)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := newClient().Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	s := &session{ClientSession: cs, stderr: &lockedBuffer{}, key: ws.Key}
+	s.ok(t, "list_invoices", nil)
+	proxy.Close()
+	if e := s.toolError(t, "list_invoices", nil, "unreachable"); !strings.Contains(e["message"].(string), "cannot reach Ledgerbase at "+proxy.URL) {
+		t.Fatalf("server gone mid-session: %v", e)
+	}
+
+	// A wrong key says so.
+	cmd = exec.Command(f.bin)
 	cmd.Env = append(os.Environ(), "LEDGERBASE_URL="+f.env.URL, "LEDGERBASE_API_KEY=lb_wrong")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "refused the API key") {
 		t.Fatalf("wrong key: %v %s", err, out)

@@ -33,7 +33,7 @@ type Client struct {
 // APIError is an error answer of /v1, kept whole so an assistant can act on
 // its code and quote its request id.
 type APIError struct {
-	Status     int    `json:"status"`
+	Status     int    `json:"status,omitempty"` // 0: the bridge's own error, no answer from Ledgerbase
 	Code       string `json:"code"`
 	Message    string `json:"message"`
 	RequestID  string `json:"request_id,omitempty"`
@@ -42,7 +42,10 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	s := fmt.Sprintf("Ledgerbase answered %d %s: %s", e.Status, e.Code, e.Message)
+	s := e.Code + ": " + e.Message
+	if e.Status != 0 {
+		s = fmt.Sprintf("Ledgerbase answered %d %s", e.Status, s)
+	}
 	if e.Param != "" {
 		s += " (param " + e.Param + ")"
 	}
