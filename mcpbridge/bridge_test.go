@@ -52,6 +52,7 @@ func TestBridge(t *testing.T) {
 		"ToolsetsNarrowTheTools":                 toolsetsNarrowTheTools,
 		"RetriesA429AfterRetryAfter":             retriesA429,
 		"ServesStreamableHTTP":                   servesStreamableHTTP,
+		"BulkAnswersPerProduct":                  bulkAnswersPerProduct,
 		"DownServerIsAClearErrorNotAHang":        downServerIsAClearError,
 		"FindsPaidUnshippedOnlineOrdersAndShips": findsPaidUnshippedOnlineOrdersAndShips,
 	} {
@@ -468,6 +469,31 @@ func listsGetsAndWritesThroughTheAPI(t *testing.T, f *fixture) {
 	}
 }
 
+// Bulk answers per product: one bad product does not fail the others.
+func bulkAnswersPerProduct(t *testing.T, f *fixture) {
+	ws := f.env.Workspace(t, "business", true, true)
+	s := f.stdio(t, ws.Key)
+	res := s.ok(t, "bulk_upsert_products", map[string]any{"products": []any{
+		map[string]any{"name": "Mug", "sku": "MUG-1", "unit_price_cents": 1200},
+		map[string]any{"name": "Cup", "sku": "CUP-1", "unit_price_cents": -5},
+	}})
+	rows, _ := res["data"].([]any)
+	if len(rows) != 2 || rows[0].(map[string]any)["error"] != nil || rows[1].(map[string]any)["error"] == nil {
+		t.Fatalf("bulk answer %v", res)
+	}
+	found := s.ok(t, "list_products", map[string]any{"q": "MUG-1"})
+	if found["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("the bulk-created product is not listed: %v", found)
+	}
+	tooMany := make([]any, 101)
+	for i := range tooMany {
+		tooMany[i] = map[string]any{"name": fmt.Sprint("P", i)}
+	}
+	if e := s.toolError(t, "bulk_upsert_products", map[string]any{"products": tooMany}, "invalid_request"); e["param"] != "products" {
+		t.Fatalf("101 products: %v", e)
+	}
+}
+
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func apiErrorsAreToolErrors(t *testing.T, f *fixture) {
@@ -728,6 +754,14 @@ func findsPaidUnshippedOnlineOrdersAndShips(t *testing.T, f *fixture) {
 	if page["meta"].(map[string]any)["total"] != float64(1) {
 		t.Fatalf("after shipping SO-1 the question answers %v", page["data"])
 	}
+	// The carrier's events join the shipment's timeline; a repeat is stored once.
+	ev := map[string]any{"carrier_event_id": "ups-1", "occurred_at": "2026-11-21T09:00:00Z", "status": "in_transit", "location": "Lyon"}
+	s.ok(t, "add_tracking_events", map[string]any{"shipment_id": shp["id"], "events": []any{ev}})
+	got := s.ok(t, "add_tracking_events", map[string]any{"shipment_id": shp["id"], "events": []any{ev}})
+	if events, _ := got["events"].([]any); len(events) != 1 {
+		t.Fatalf("tracking events after a repeat: %v", got["events"])
+	}
+
 	// Shipping it again: nothing remains, and the model is told why.
 	if e := s.toolError(t, "create_shipment", map[string]any{"sales_order_id": ids["SO-1"]}, "over_shipment"); e["status"] != float64(409) {
 		t.Fatalf("shipping twice: %v", e)
