@@ -430,19 +430,32 @@ func listsGetsAndWritesThroughTheAPI(t *testing.T, f *fixture) {
 		t.Fatalf("whoami %v", me)
 	}
 
-	var api struct {
+	type listAnswer struct {
 		Data []map[string]any
 		Meta struct{ Total float64 }
 	}
-	f.env.Get(t, "/v1/invoices?status=sent&limit=2", ws.Key).WantStatus(t, 200).Decode(t, &api)
-	page := s.ok(t, "list_invoices", map[string]any{"status": "sent", "limit": 2})
+	var api listAnswer
+	f.env.Get(t, "/v1/invoices?limit=2", ws.Key).WantStatus(t, 200).Decode(t, &api)
+	page := s.ok(t, "list_invoices", map[string]any{"limit": 2})
 	meta := page["meta"].(map[string]any)
-	if meta["total"] != api.Meta.Total || meta["limit"] != float64(2) || len(page["data"].([]any)) != len(api.Data) {
+	if api.Meta.Total < 2 || meta["total"] != api.Meta.Total || meta["limit"] != float64(2) || len(page["data"].([]any)) != 2 {
 		t.Fatalf("list_invoices %v, API total %v", meta, api.Meta.Total)
 	}
 	first := page["data"].([]any)[0].(map[string]any)
-	if first["status"] != "sent" || first["id"] != api.Data[0]["id"] {
+	if first["id"] != api.Data[0]["id"] {
 		t.Fatalf("first invoice %v, API %v", first, api.Data[0])
+	}
+	// A named filter reaches the API as its query parameter.
+	var byStatus listAnswer
+	f.env.Get(t, "/v1/invoices?status="+first["status"].(string), ws.Key).WantStatus(t, 200).Decode(t, &byStatus)
+	filtered := s.ok(t, "list_invoices", map[string]any{"status": first["status"]})
+	if filtered["meta"].(map[string]any)["total"] != byStatus.Meta.Total {
+		t.Fatalf("list_invoices status=%v: %v, API %v", first["status"], filtered["meta"], byStatus.Meta.Total)
+	}
+	for _, inv := range filtered["data"].([]any) {
+		if inv.(map[string]any)["status"] != first["status"] {
+			t.Fatalf("status filter let through %v", inv)
+		}
 	}
 
 	got := s.ok(t, "get_invoice", map[string]any{"id": first["id"]})
