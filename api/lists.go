@@ -12,9 +12,9 @@ import (
 
 // List bounds (DESIGN.md "Lists").
 const (
-	DefaultLimit = 25
-	MaxLimit     = 100
-	MaxQLen      = 200
+	DefaultLimit = resource.DefaultLimit
+	MaxLimit     = resource.MaxLimit
+	MaxQLen      = resource.MaxQLen
 )
 
 // parsePage reads limit, offset, q and the resource's named filters; any
