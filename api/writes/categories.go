@@ -1,7 +1,6 @@
 package writes
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"unicode"
@@ -109,15 +108,7 @@ func saveCategory(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rec, err := q.Record(resource.Categories, catID, "")
-	if err != nil {
-		return Result{}, err
-	}
-	status := http.StatusOK
-	if id == "" {
-		status = http.StatusCreated
-	}
-	return Result{Status: status, Body: rec}, nil
+	return answer(q, resource.Categories, catID, "", id == "")
 }
 
 // checkParent refuses a parent outside the workspace (400) and one that

@@ -3,7 +3,6 @@ package writes
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -122,15 +121,7 @@ func isCurrency(c string) bool {
 func (r *catalogRow) apply(m *ent.ItemMutation) {
 	v := r.v
 	m.SetNumber(r.number)
-	if s, ok := v.String("name"); ok {
-		m.SetName(s)
-	}
-	if s, ok := v.String("description"); ok {
-		m.SetDescription(s)
-	}
-	if s, ok := v.String("currency_code"); ok {
-		m.SetCurrencyCode(s)
-	}
+	setStrings(v, map[string]func(string){"name": m.SetName, "description": m.SetDescription, "currency_code": m.SetCurrencyCode})
 	if n, ok := v.Int("unit_price_cents"); ok {
 		m.SetUnitPriceCents(n)
 	}
@@ -319,7 +310,9 @@ func (b *catalogBatch) save() error {
 	var created []*catalogRow
 	for _, r := range b.ok() {
 		if r.existing != nil {
-			u := b.tx.Item.UpdateOneID(r.existing.ID)
+			// Update, not UpdateOne: no read-back of the row, which the
+			// answer renders after commit anyway.
+			u := b.tx.Item.Update().Where(item.ID(r.existing.ID))
 			r.apply(u.Mutation())
 			if err := u.Exec(b.ctx); err != nil {
 				return dbErr(err)
@@ -384,15 +377,7 @@ func saveOne(q *Request, upsertRoute bool, id string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	body, err := q.Record(q.Resource, r.itemID, "")
-	if err != nil {
-		return Result{}, err
-	}
-	status := http.StatusOK
-	if r.created {
-		status = http.StatusCreated
-	}
-	return Result{Status: status, Body: body}, nil
+	return answer(q, q.Resource, r.itemID, "", r.created)
 }
 
 func skuOf(v Values) (string, bool) {

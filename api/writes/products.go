@@ -156,15 +156,7 @@ func (r *catalogRow) resolveAxes() {
 func (r *catalogRow) applyProduct(m *ent.ItemMutation) {
 	v := r.v
 	m.SetIsProduct(true)
-	if s, ok := v.String("product_type"); ok {
-		m.SetProductType(s)
-	}
-	if s, ok := v.String("brand"); ok {
-		m.SetBrand(s)
-	}
-	if s, ok := v.String("brand_id"); ok {
-		m.SetBrandID(s)
-	}
+	setStrings(v, map[string]func(string){"product_type": m.SetProductType, "brand": m.SetBrand, "brand_id": m.SetBrandID})
 	if v.Has("media") {
 		m.SetMedia(r.media)
 	}

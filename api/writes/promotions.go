@@ -1,7 +1,6 @@
 package writes
 
 import (
-	"net/http"
 	"strings"
 	"time"
 
@@ -76,9 +75,5 @@ func addPromotionCode(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rec, err := q.Record(resource.PromotionCodes, id, q.ID)
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Status: http.StatusCreated, Body: rec}, nil
+	return answer(q, resource.PromotionCodes, id, q.ID, true)
 }

@@ -2,7 +2,6 @@ package writes
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -105,11 +104,7 @@ func createShipment(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rec, err := q.Record(resource.Shipments, shpID, "")
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Status: http.StatusCreated, Body: rec}, nil
+	return answer(q, resource.Shipments, shpID, "", true)
 }
 
 // requestedLines reads lines; nil means everything that remains.
@@ -182,14 +177,10 @@ func lockOrder(q *Request, tx *ent.Tx, ws, id string) (*ent.SalesOrder, error) {
 
 // applyShipment sets the descriptive fields sent (both on POST and PATCH).
 func applyShipment(m *ent.ShipmentMutation, v Values) {
-	for name, set := range map[string]func(string){
+	setStrings(v, map[string]func(string){
 		"location_id": m.SetLocationID, "carrier": m.SetCarrier, "service": m.SetService,
 		"tracking_no": m.SetTrackingNo, "shipping_method_id": m.SetShippingMethodID, "notes": m.SetNotes,
-	} {
-		if s, ok := v.String(name); ok {
-			set(s)
-		}
-	}
+	})
 	if n, ok := v.Int("cost_cents"); ok {
 		m.SetCostCents(n)
 	}
@@ -268,11 +259,7 @@ func updateShipment(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rec, err := q.Record(resource.Shipments, q.ID, "")
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Status: http.StatusOK, Body: rec}, nil
+	return answer(q, resource.Shipments, q.ID, "", false)
 }
 
 // addTrackingEvents stores one event, or {events: [...]}, on a shipment.
@@ -303,16 +290,9 @@ func addTrackingEvents(q *Request) (Result, error) {
 			at, _ := e.String("occurred_at")
 			t, _ := time.Parse(time.RFC3339, at)
 			c := tx.ShipmentEvent.Create().SetID(newIDs[i]).SetWorkspaceID(ws).SetShipmentID(q.ID).SetOccurredAt(t.UTC())
-			if s, ok := e.String("carrier_event_id"); ok {
-				c.SetCarrierEventID(s)
-			}
-			for name, set := range map[string]func(string) *ent.ShipmentEventCreate{
-				"status": c.SetStatus, "description": c.SetDescription, "location": c.SetLocation,
-			} {
-				if s, ok := e.String(name); ok {
-					set(s)
-				}
-			}
+			m := c.Mutation()
+			setStrings(e, map[string]func(string){"carrier_event_id": m.SetCarrierEventID,
+				"status": m.SetStatus, "description": m.SetDescription, "location": m.SetLocation})
 			creates[i] = c
 		}
 		err = tx.ShipmentEvent.CreateBulk(creates...).
@@ -326,15 +306,7 @@ func addTrackingEvents(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rec, err := q.Record(resource.Shipments, q.ID, "")
-	if err != nil {
-		return Result{}, err
-	}
-	status := http.StatusOK
-	if stored > 0 {
-		status = http.StatusCreated
-	}
-	return Result{Status: status, Body: rec}, nil
+	return answer(q, resource.Shipments, q.ID, "", stored > 0)
 }
 
 // trackingEvents splits the body: {events: [...]} or one event object,
