@@ -89,7 +89,7 @@ func Build() (*openapi3.T, error) {
 				Description: "A workspace API key (lb_...) created with `ledgerbase key create` or in the admin UI.",
 			}}},
 			Responses: openapi3.ResponseBodies{"Error": &openapi3.ResponseRef{Value: openapi3.NewResponse().
-				WithDescription("An error; `code` says which (see the README's error table).").
+				WithDescription("An error: `code` says which, `param` names the field at fault of a 400.").
 				WithJSONSchemaRef(ref("Error"))}},
 		},
 		Security: openapi3.SecurityRequirements{{"bearer": []string{}}},
