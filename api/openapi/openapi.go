@@ -267,7 +267,10 @@ func columnSchema(c records.ColumnInfo) *openapi3.Schema {
 	case field.TypeTime:
 		s = &openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time"}
 	case field.TypeJSON:
-		s = &openapi3.Schema{} // structured data (lines, media, ...): any JSON
+		// Structured data (lines, media, a receipt): ent JSON columns hold Go
+		// slices, structs or maps. A type list rather than {} keeps null out
+		// unless the column is nullable, with kin-openapi's validator too.
+		s = &openapi3.Schema{Type: types(openapi3.TypeObject, openapi3.TypeArray)}
 	case field.TypeEnum:
 		s = &openapi3.Schema{Type: types(openapi3.TypeString)}
 		for _, v := range c.Enums {

@@ -77,6 +77,10 @@ func runServe(c *cobra.Command, _ []string) error {
 	return app.ShutdownWithTimeout(20 * time.Second)
 }
 
+// demoInvoices is the size of `serve --demo`'s data: enough for several
+// pages of every list, small enough to load in a blink.
+const demoInvoices = 500
+
 // demoWorkspace seeds a business workspace with commerce on when the
 // database has none, and mints a key for it on every start (secrets are
 // never stored, so an old one cannot be shown again).
@@ -90,7 +94,7 @@ func demoWorkspace(ctx context.Context, db *database.DB, addr string) (string, e
 		if err != nil {
 			return "", err
 		}
-		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: 50}); err != nil {
+		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: demoInvoices, Seed: 1}); err != nil {
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
