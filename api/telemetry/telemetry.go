@@ -168,13 +168,18 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	return nil
 }
 
-// methodLabel keeps the method label to the methods fiber routes (it
-// answers others with 501 before any middleware runs, but be sure).
+// methods are the label values of the methods fiber routes (it answers
+// others with 501 before any middleware runs).
+var methods = []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch,
+	fiber.MethodDelete, fiber.MethodOptions, fiber.MethodConnect, fiber.MethodTrace}
+
+// methodLabel returns one of methods, never m itself: fiber's strings
+// point into buffers reused by the next request, and a label value is kept.
 func methodLabel(m string) string {
-	switch m {
-	case fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch,
-		fiber.MethodDelete, fiber.MethodOptions, fiber.MethodConnect, fiber.MethodTrace:
-		return m
+	for _, k := range methods {
+		if k == m {
+			return k
+		}
 	}
 	return "OTHER"
 }
