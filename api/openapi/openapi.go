@@ -89,7 +89,7 @@ func Build() (*openapi3.T, error) {
 				Description: "A workspace API key (lb_...) created with `ledgerbase key create` or in the admin UI.",
 			}}},
 			Responses: openapi3.ResponseBodies{"Error": &openapi3.ResponseRef{Value: openapi3.NewResponse().
-				WithDescription("An error: `code` says which, `param` names the field at fault of a 400.").
+				WithDescription("An error; `code` says which (see the README's error table).").
 				WithJSONSchemaRef(ref("Error"))}},
 		},
 		Security: openapi3.SecurityRequirements{{"bearer": []string{}}},
@@ -267,9 +267,8 @@ func columnSchema(c records.ColumnInfo) *openapi3.Schema {
 	case field.TypeTime:
 		s = &openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time"}
 	case field.TypeJSON:
-		// Structured data (lines, media, a receipt): ent JSON columns hold Go
-		// slices, structs or maps. A type list rather than {} keeps null out
-		// unless the column is nullable, with kin-openapi's validator too.
+		// Structured data (lines, media, a receipt): an object or an array;
+		// typed so that a nullable one can say so (an untyped {} cannot).
 		s = &openapi3.Schema{Type: types(openapi3.TypeObject, openapi3.TypeArray)}
 	case field.TypeEnum:
 		s = &openapi3.Schema{Type: types(openapi3.TypeString)}
