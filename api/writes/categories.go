@@ -40,12 +40,12 @@ func saveCategory(q *Request) (Result, error) {
 		return Result{}, apierr.Invalid("slug", "slug must be lowercase letters and digits separated by single hyphens, e.g. %q", slugify(name))
 	}
 	var catID string
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		catID = id
 		if id != "" {
-			ok, err := forUpdate(q.DB, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
+			ok, err := forUpdate(q, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
 			if err != nil {
-				return dbErr(err)
+				return err
 			}
 			if !ok {
 				return apierr.NotFound("category")
@@ -59,7 +59,7 @@ func saveCategory(q *Request) (Result, error) {
 		if hasSlug {
 			taken, err := tx.Category.Query().Where(category.WorkspaceID(ws), category.Slug(slug), category.IDNEQ(id)).Exist(q.Ctx)
 			if err != nil {
-				return dbErr(err)
+				return err
 			}
 			if taken {
 				return duplicate("slug", "another category already has slug %q", slug)
@@ -85,30 +85,22 @@ func saveCategory(q *Request) (Result, error) {
 			u := tx.Category.UpdateOneID(id)
 			m, save = u.Mutation(), func() error { return u.Exec(q.Ctx) }
 		}
-		m.SetName(name)
+		// name, parent_id (null clears it), active and translations as sent.
+		if err := applyBody(m, q.Op.Body, v, nil, "slug", "sort_order"); err != nil {
+			return err
+		}
 		if slug != "" {
 			m.SetSlug(slug)
 		}
-		if v.IsNull("parent_id") {
-			m.ClearParentID()
-		} else if pid, ok := v.String("parent_id"); ok {
-			m.SetParentID(pid)
-		}
 		if n, ok := v.Int("sort_order"); ok {
-			m.SetSortOrder(int(n))
+			m.SetSortOrder(int(n)) // an int column; the body's integers are int64
 		}
-		if b, ok := v.Bool("active"); ok {
-			m.SetActive(b)
-		}
-		if o, ok := v.Object("translations"); ok {
-			m.SetTranslations(o)
-		}
-		return dbErr(save())
+		return save()
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Categories, catID, "", id == "")
+	return q.answer(created(id == ""), resource.Categories, catID, "")
 }
 
 // checkParent refuses a parent outside the workspace (400) and one that
@@ -126,7 +118,7 @@ func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 	}
 	at := pid
 	for depth := 0; depth < maxDepth; depth++ {
-		c, err := forUpdate(q.DB, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at))).Only(q.Ctx)
+		c, err := forUpdate(q, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at))).Only(q.Ctx)
 		if ent.IsNotFound(err) && depth == 0 {
 			return apierr.Invalid("parent_id", "no such category %q in this workspace", pid)
 		}
@@ -134,7 +126,7 @@ func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 			return nil
 		}
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		if c.ParentID == nil {
 			return nil
@@ -157,7 +149,7 @@ func freeSlug(q *Request, tx *ent.Tx, ws, name string) (string, error) {
 		Where(category.WorkspaceID(ws), category.Or(category.Slug(base), category.SlugHasPrefix(base+"-"))).
 		Select(category.FieldSlug).Strings(q.Ctx)
 	if err != nil {
-		return "", dbErr(err)
+		return "", err
 	}
 	taken := setOf(used)
 	slug := base

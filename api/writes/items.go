@@ -117,32 +117,27 @@ func isCurrency(c string) bool {
 }
 
 // apply sets the sent fields on a create or an update: omitted fields stay
-// as they are (DESIGN.md PATCH semantics).
-func (r *catalogRow) apply(m *ent.ItemMutation) {
-	v := r.v
+// as they are (DESIGN.md PATCH semantics). Body fields named like columns
+// are copied as sent; the others are the row's own work.
+func (r *catalogRow) apply(m *ent.ItemMutation, fields []resource.Field) error {
 	m.SetNumber(r.number)
-	setStrings(v, map[string]func(string){"name": m.SetName, "description": m.SetDescription, "currency_code": m.SetCurrencyCode})
-	if n, ok := v.Int("unit_price_cents"); ok {
-		m.SetUnitPriceCents(n)
-	}
-	if b, ok := v.Bool("active"); ok {
-		m.SetActive(b)
-	}
-	if o, ok := v.Object("translations"); ok {
-		m.SetTranslations(o)
+	if err := applyBody(m, fields, r.v, nil, "number", "sku", "upsert", "media", "attributes", "variant_axes", "categories"); err != nil {
+		return err
 	}
 	if r.product {
 		r.applyProduct(m)
 	}
+	return nil
 }
 
 // catalogBatch writes rows in one transaction.
 type catalogBatch struct {
-	ctx  context.Context
-	q    *Request
-	tx   *ent.Tx
-	ws   string
-	rows []*catalogRow
+	ctx    context.Context
+	q      *Request
+	tx     *ent.Tx
+	ws     string
+	fields []resource.Field // the declared body of each row
+	rows   []*catalogRow
 }
 
 // ok lists the rows still without an error.
@@ -213,10 +208,10 @@ func (b *catalogBatch) matchExisting() error {
 	if len(ids)+len(skus) == 0 {
 		return nil
 	}
-	found, err := forUpdate(b.q.DB, b.tx.Item.Query().
+	found, err := forUpdate(b.q, b.tx.Item.Query().
 		Where(item.WorkspaceID(b.ws), item.Or(item.IDIn(ids...), item.NumberIn(skus...)))).All(b.ctx)
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	byID := make(map[string]*ent.Item, len(found))
 	byNumber := make(map[string]*ent.Item, len(found))
@@ -270,7 +265,7 @@ func (b *catalogBatch) allocateNumbers() error {
 		return setOf(used), err
 	})
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	for i, r := range need {
 		r.number = nums[i]
@@ -289,7 +284,7 @@ func (b *catalogBatch) checkCategories() error {
 	}
 	have, err := b.tx.Category.Query().Where(category.WorkspaceID(b.ws), category.IDIn(all...)).IDs(b.ctx)
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	known := setOf(have)
 	for _, r := range b.ok() {
@@ -313,15 +308,19 @@ func (b *catalogBatch) save() error {
 			// Update, not UpdateOne: no read-back of the row, which the
 			// answer renders after commit anyway.
 			u := b.tx.Item.Update().Where(item.ID(r.existing.ID))
-			r.apply(u.Mutation())
+			if err := r.apply(u.Mutation(), b.fields); err != nil {
+				return err
+			}
 			if err := u.Exec(b.ctx); err != nil {
-				return dbErr(err)
+				return err
 			}
 			r.itemID = r.existing.ID
 			continue
 		}
 		c := b.tx.Item.Create().SetWorkspaceID(b.ws)
-		r.apply(c.Mutation())
+		if err := r.apply(c.Mutation(), b.fields); err != nil {
+			return err
+		}
 		creates = append(creates, c)
 		created = append(created, r)
 	}
@@ -330,7 +329,7 @@ func (b *catalogBatch) save() error {
 	}
 	items, err := b.tx.Item.CreateBulk(creates...).Save(b.ctx)
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	for i, it := range items {
 		created[i].itemID, created[i].created = it.ID, true
@@ -366,8 +365,8 @@ func saveOne(q *Request, upsertRoute bool, id string) (Result, error) {
 	if r.err != nil {
 		return Result{}, r.err
 	}
-	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, rows: []*catalogRow{r}}
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, fields: q.Op.Body, rows: []*catalogRow{r}}
+	err := q.inTx(func(tx *ent.Tx) error {
 		b.tx = tx
 		if err := b.run(); err != nil {
 			return err
@@ -377,7 +376,7 @@ func saveOne(q *Request, upsertRoute bool, id string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, q.Resource, r.itemID, "", r.created)
+	return q.answer(created(r.created), q.Resource, r.itemID, "")
 }
 
 func skuOf(v Values) (string, bool) {
