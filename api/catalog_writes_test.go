@@ -156,8 +156,12 @@ func TestItemWritesRefuseBadBodiesAndWriteNothing(t *testing.T) {
 	viewer := ws.NewKey(t, access.KeySpec{Role: access.RoleViewer})
 	env.Do(t, "POST", "/v1/items", viewer, obj{"name": "A"}).WantError(t, 403, "permission_denied")
 	env.Do(t, "POST", "/v1/items/upsert", viewer, obj{"name": "A", "number": "A"}).WantError(t, 403, "permission_denied")
+	ws.Role(t, "catalog-reader", "items:read")
+	reader := ws.NewKey(t, access.KeySpec{Role: "catalog-reader"})
+	env.Get(t, "/v1/items", reader).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/items", reader, obj{"name": "A"}).WantError(t, 403, "permission_denied")
 	if n := countItems(t, env, ws.ID); n != 0 {
-		t.Fatalf("a viewer wrote %d items", n)
+		t.Fatalf("read-only keys wrote %d items", n)
 	}
 }
 

@@ -112,6 +112,27 @@ func TestShipPartThenTheRestOfAnOnlineOrder(t *testing.T) {
 	}
 }
 
+func TestRetriedShipmentWithIdempotencyKeyShipsOnce(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", true, false)
+	o, ls := order(t, env, ws.ID, true, 3000)
+	body := obj{"sales_order_id": o.ID, "lines": []obj{{"order_line_id": ls[0].ID, "qty_milli": 1000}}}
+	first := env.Do(t, "POST", "/v1/shipments", ws.Key, body, "Idempotency-Key", "ship-1").WantStatus(t, 201)
+	again := env.Do(t, "POST", "/v1/shipments", ws.Key, body, "Idempotency-Key", "ship-1").WantStatus(t, 201)
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+		t.Fatalf("retry was not a replay: %s\n%s", again.Header, again.Body)
+	}
+	if _, shipped := reloadOrder(t, env, o.ID); shipped[ls[0].ID] != 1000 || countShipments(t, env, o.ID) != 1 {
+		t.Fatalf("a retried shipment shipped twice: %v", shipped)
+	}
+	// Without the key a repeat is a second shipment, as asked.
+	env.Do(t, "POST", "/v1/shipments", ws.Key, body).WantStatus(t, 201)
+	if _, shipped := reloadOrder(t, env, o.ID); shipped[ls[0].ID] != 2000 {
+		t.Fatalf("shipped %v", shipped)
+	}
+}
+
 func TestShipmentCreateRules(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
