@@ -418,15 +418,18 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	ws := env.Workspace(t, "starter", true, true)
 	env.Do(t, "POST", "/v1/products", ws.Key, obj{"name": "Existing", "sku": "EX"}).WantStatus(t, 201)
 	env.Do(t, "POST", "/v1/products", ws.Key, obj{"name": "Kept", "sku": "KEPT"}).WantStatus(t, 201)
+	cat := env.Do(t, "POST", "/v1/categories", ws.Key, obj{"name": "Cat"}).WantStatus(t, 201).JSON(t)
 	r := env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{"products": []any{
-		obj{"name": "New", "sku": "NEW", "variant_axes": []obj{{"code": "size", "values": []string{"S", "M"}}}},
+		obj{"name": "New", "sku": "NEW", "variant_axes": []obj{{"code": "size", "values": []string{"S", "M"}}},
+			"categories": []obj{{"id": cat["id"]}}},
 		obj{"sku": "NONAME"},
-		obj{"name": "Existing v2", "sku": "EX"},
+		obj{"name": "Existing v2", "sku": "EX", "categories": []obj{{"id": cat["id"]}}},
 		obj{"name": "Refused", "sku": "EX2", "categories": []obj{{"id": "cat_nope"}}},
 		obj{"name": "Allocated"},
 		obj{"name": "Strict", "sku": "KEPT", "upsert": false},
 		"not an object",
 		obj{"name": "Twice", "sku": "NEW"},
+		obj{"name": "Looks allocated", "sku": "ITM-000001"},
 	}}).WantStatus(t, 200)
 	var got struct {
 		Data []struct {
@@ -441,6 +444,7 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	want := []struct{ status, param string }{
 		{"created", ""}, {"error", "products[1].name"}, {"updated", ""}, {"error", "products[3].categories[0].id"},
 		{"created", ""}, {"error", "products[5].sku"}, {"error", "products[6]"}, {"error", "products[7].sku"},
+		{"created", ""},
 	}
 	if len(got.Data) != len(want) {
 		t.Fatalf("%d results for %d products: %s", len(got.Data), len(want), r.Body)
@@ -463,11 +467,19 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	if vs, _ := got.Data[0].Product["variants"].([]any); len(vs) != 2 {
 		t.Fatalf("bulk variants: %v", got.Data[0].Product["variants"])
 	}
-	if got.Data[2].Product["name"] != "Existing v2" || got.Meta["created"] != 2 || got.Meta["updated"] != 1 || got.Meta["failed"] != 5 {
+	for _, i := range []int{0, 2} {
+		if cs, _ := got.Data[i].Product["categories"].([]any); len(cs) != 1 || cs[0].(obj)["id"] != cat["id"] {
+			t.Fatalf("bulk result %d categories: %v", i, got.Data[i].Product["categories"])
+		}
+	}
+	if got.Data[2].Product["name"] != "Existing v2" || got.Meta["created"] != 3 || got.Meta["updated"] != 1 || got.Meta["failed"] != 5 {
 		t.Fatalf("bulk answer: %s", r.Body)
 	}
-	if n := countItems(t, env, ws.ID); n != 4 {
-		t.Fatalf("%d items, want EX, KEPT, NEW and the allocated one", n)
+	if got.Data[4].Product["number"] != "ITM-000002" {
+		t.Fatalf("allocated %v next to a hand-typed ITM-000001 in the same batch", got.Data[4].Product["number"])
+	}
+	if n := countItems(t, env, ws.ID); n != 5 {
+		t.Fatalf("%d items, want EX, KEPT, NEW, ITM-000001 and the allocated one", n)
 	}
 
 	// The batch itself: at most 100, an array, nothing else beside it.
@@ -479,7 +491,7 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	wantParam(t, env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{"products": []obj{}}).WantError(t, 400, "invalid_request"), "products")
 	wantParam(t, env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{"items": []obj{}}).WantError(t, 400, "invalid_request"), "items")
 	wantParam(t, env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{}).WantError(t, 400, "invalid_request"), "products")
-	if n := countItems(t, env, ws.ID); n != 4 {
+	if n := countItems(t, env, ws.ID); n != 5 {
 		t.Fatalf("refused batches wrote items: %d", n)
 	}
 	viewer := ws.NewKey(t, access.KeySpec{Role: access.RoleViewer})

@@ -260,9 +260,17 @@ func (b *catalogBatch) allocateNumbers() error {
 	if len(need) == 0 {
 		return nil
 	}
+	inBatch := map[string]bool{} // SKUs other rows of the batch asked for
+	for _, r := range b.ok() {
+		inBatch[r.number] = r.number != ""
+	}
 	nums, err := itemNumbers.allocate(b.ctx, b.tx, b.ws, len(need), func(cand []string) (map[string]bool, error) {
 		used, err := b.tx.Item.Query().Where(item.WorkspaceID(b.ws), item.NumberIn(cand...)).Select(item.FieldNumber).Strings(b.ctx)
-		return setOf(used), err
+		taken := setOf(used)
+		for _, c := range cand {
+			taken[c] = taken[c] || inBatch[c]
+		}
+		return taken, err
 	})
 	if err != nil {
 		return err
