@@ -353,8 +353,12 @@ func TestProductWithVariantAxes(t *testing.T) {
 		t.Fatalf("patch replaced existing data: %v", up)
 	}
 	// Categories: the list sent replaces the product's; unknown ids are 400.
-	e := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{{"id": cat["id"]}, {"id": "cat_nope"}}}).WantError(t, 400, "invalid_request")
-	wantParam(t, e, "categories[1].id")
+	e := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{{"id": cat["id"]}, {"id": cat["id"]}, {"id": "cat_nope"}}}).WantError(t, 400, "invalid_request")
+	wantParam(t, e, "categories[2].id")
+	twice := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{{"id": cat["id"]}, {"id": cat["id"]}}}).WantStatus(t, 200).JSON(t)
+	if cs, _ := twice["categories"].([]any); len(cs) != 1 {
+		t.Fatalf("a category sent twice: %v", twice["categories"])
+	}
 	cleared := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{}}).WantStatus(t, 200).JSON(t)
 	if cs, _ := cleared["categories"].([]any); len(cs) != 0 {
 		t.Fatalf("categories not cleared: %v", cleared["categories"])

@@ -34,7 +34,8 @@ type catalogRow struct {
 	media  []shape.Media
 	attrs  []shape.Attribute
 	axes   []shape.VariantAxis
-	cats   []string
+	cats   []string // distinct, in the order sent
+	catPos []int    // each one's index in the body's categories, for errors
 	hasCat bool
 
 	invalid  error // what the body alone already refuses
@@ -298,7 +299,7 @@ func (b *catalogBatch) checkCategories() error {
 	for _, r := range b.ok() {
 		for i, id := range r.cats {
 			if !known[id] {
-				p := fmt.Sprintf("%scategories[%d].id", r.param, i)
+				p := fmt.Sprintf("%scategories[%d].id", r.param, r.catPos[i])
 				r.fail(apierr.Invalid(p, "%s: no such category %q in this workspace", p, id))
 				break
 			}

@@ -71,10 +71,11 @@ func (r *catalogRow) readProduct() {
 	if cs, ok := v.Objects("categories"); ok {
 		r.hasCat = true
 		seen := map[string]bool{}
-		for _, c := range cs {
+		for i, c := range cs {
 			if id, _ := c.String("id"); !seen[id] {
 				seen[id] = true
 				r.cats = append(r.cats, id)
+				r.catPos = append(r.catPos, i)
 			}
 		}
 	}
