@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 func init() {
@@ -71,19 +73,14 @@ func saveCategory(q *Request) (Result, error) {
 			}
 		}
 		var m *ent.CategoryMutation
-		var save func() error
+		var exec func(context.Context) error
 		if id == "" {
-			c := tx.Category.Create().SetWorkspaceID(ws)
-			m, save = c.Mutation(), func() error {
-				saved, err := c.Save(q.Ctx)
-				if err == nil {
-					catID = saved.ID
-				}
-				return err
-			}
+			catID = ids.New(resource.Categories.Prefix)
+			c := tx.Category.Create().SetID(catID).SetWorkspaceID(ws)
+			m, exec = c.Mutation(), c.Exec
 		} else {
 			u := tx.Category.UpdateOneID(id)
-			m, save = u.Mutation(), func() error { return u.Exec(q.Ctx) }
+			m, exec = u.Mutation(), u.Exec
 		}
 		// name, parent_id (null clears it), active and translations as sent.
 		if err := applyBody(m, q.Op.Body, v, nil, "slug", "sort_order"); err != nil {
@@ -95,7 +92,7 @@ func saveCategory(q *Request) (Result, error) {
 		if n, ok := v.Int("sort_order"); ok {
 			m.SetSortOrder(int(n)) // an int column; the body's integers are int64
 		}
-		return save()
+		return exec(q.Ctx)
 	})
 	if err != nil {
 		return Result{}, err
