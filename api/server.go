@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/usage"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -41,6 +42,7 @@ type Server struct {
 	Auth    *access.Authenticator
 	Records *records.Engine
 	Limiter *ratelimit.Limiter
+	Usage   *usage.Recorder // each key's traffic, for the admin dashboard
 	cfg     Config
 	log     *slog.Logger
 	routes  *routeTable
@@ -70,6 +72,7 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
 		Records: eng,
 		Limiter: ratelimit.New(),
+		Usage:   usage.New(db.Ent),
 		cfg:     cfg,
 		log:     cfg.Logger,
 		routes:  &routeTable{},

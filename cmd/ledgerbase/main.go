@@ -28,7 +28,7 @@ func root() *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.PersistentFlags().String("database-url", "", "sqlite:PATH or postgres://... (env LEDGERBASE_DATABASE_URL; default "+database.DefaultURL+")")
-	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd())
+	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), adminCmd())
 	return c
 }
 

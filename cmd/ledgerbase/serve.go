@@ -14,10 +14,13 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
+	"github.com/ledgerbase/ledgerbase/web"
+	"github.com/ledgerbase/ledgerbase/web/session"
 )
 
 func serveCmd() *cobra.Command {
@@ -51,6 +54,10 @@ func runServe(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if err := openapi.Register(srv); err != nil {
+		return err
+	}
+	srv.Mount(web.New(srv).Mount)
 	app := srv.Finish()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -62,16 +69,26 @@ func runServe(c *cobra.Command, _ []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	usageDone := make(chan struct{})
+	go func() { srv.Usage.Run(ctx, time.Minute); close(usageDone) }()
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listener(ln) }()
 	select {
 	case err := <-errc:
+		stop()
+		<-usageDone
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	return app.ShutdownWithTimeout(20 * time.Second)
+	err = app.ShutdownWithTimeout(20 * time.Second)
+	<-usageDone // the last traffic counts are written before the database closes
+	return err
 }
+
+// demoInvoices is the size of `serve --demo`'s data: enough for several
+// pages of every list, small enough to load in a blink.
+const demoInvoices = 500
 
 // demoWorkspace seeds a business workspace with commerce on when the
 // database has none, and mints a key for it on every start (secrets are
@@ -86,11 +103,15 @@ func demoWorkspace(ctx context.Context, db *database.DB, addr string) (string, e
 		if err != nil {
 			return "", err
 		}
-		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: 50}); err != nil {
+		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: demoInvoices, Seed: 1}); err != nil {
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
 	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "demo", Role: access.RoleAdmin})
+	if err != nil {
+		return "", err
+	}
+	login, err := demoAdmin(ctx, db)
 	if err != nil {
 		return "", err
 	}
@@ -100,5 +121,21 @@ Ledgerbase demo is ready: workspace %q (%s), business plan, commerce on.
   export KEY=%s
   curl -H "Authorization: Bearer $KEY" http://%s/v1/invoices
 
-`, ws.Name, ws.ID, secret, addr), nil
+Admin UI: http://%s/admin/  %s
+
+`, ws.Name, ws.ID, secret, addr, addr, login), nil
+}
+
+// demoAdmin creates admin@example.com with a random password when no admin
+// exists, and says how to sign in.
+func demoAdmin(ctx context.Context, db *database.DB) (string, error) {
+	any, err := session.AnyAdmin(ctx, db.Ent)
+	if err != nil || any {
+		return "(sign in with your admin account)", err
+	}
+	password := session.Token()[:20]
+	if _, err := session.CreateAdmin(ctx, db.Ent, "admin@example.com", password); err != nil {
+		return "", err
+	}
+	return "email admin@example.com, password " + password, nil
 }
