@@ -548,3 +548,52 @@ func TestBulkUpsertOfHundredProductsWithVariants(t *testing.T) {
 		t.Fatalf("list total %v", r["meta"])
 	}
 }
+
+func TestConcurrentMovesNeverMakeACategoryCycle(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", true, false)
+	// A ring of moves, all at once: category i goes under category i+1.
+	// Whatever order they commit in, the last one would close the ring.
+	const n = 12
+	for round := range 3 {
+		cats := make([]string, n)
+		for i := range cats {
+			cats[i] = env.Do(t, "POST", "/v1/categories", ws.Key, obj{"name": fmt.Sprintf("R%d-%d", round, i)}).WantStatus(t, 201).JSON(t)["id"].(string)
+		}
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range cats {
+			wg.Go(func() {
+				statuses[i] = env.Do(t, "PATCH", "/v1/categories/"+cats[i], ws.Key, obj{"name": "moved", "parent_id": cats[(i+1)%n]}).Status
+			})
+		}
+		wg.Wait()
+		refused := 0
+		for _, s := range statuses {
+			if s == 409 {
+				refused++
+			} else if s != 200 {
+				t.Fatalf("round %d: statuses %v", round, statuses)
+			}
+		}
+		parent := map[string]string{}
+		for _, id := range cats {
+			c, err := env.DB.Ent.Category.Get(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ParentID != nil {
+				parent[id] = *c.ParentID
+			}
+		}
+		at := cats[0]
+		for range n + 1 {
+			at = parent[at]
+		}
+		if at != "" || refused != 1 {
+			t.Fatalf("round %d: %d moves refused (want 1) and the tree has a cycle: %v", round, refused, at != "")
+		}
+	}
+	env.Client.CloseIdleConnections()
+}

@@ -42,8 +42,14 @@ func saveCategory(q *Request) (Result, error) {
 		return Result{}, apierr.Invalid("slug", "slug must be lowercase letters and digits separated by single hyphens, e.g. %q", slugify(name))
 	}
 	var catID string
+	pid, moves := v.String("parent_id")
 	err := q.inTx(func(tx *ent.Tx) error {
 		catID = id
+		if moves {
+			if err := serialize(q.Ctx, tx, ws, "category-tree"); err != nil {
+				return err
+			}
+		}
 		if id != "" {
 			ok, err := forUpdate(q, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
 			if err != nil {
@@ -53,7 +59,7 @@ func saveCategory(q *Request) (Result, error) {
 				return apierr.NotFound("category")
 			}
 		}
-		if pid, ok := v.String("parent_id"); ok {
+		if moves {
 			if err := checkParent(q, tx, ws, id, pid); err != nil {
 				return err
 			}
@@ -101,9 +107,8 @@ func saveCategory(q *Request) (Result, error) {
 }
 
 // checkParent refuses a parent outside the workspace (400) and one that
-// has the category among its ancestors (409). Each ancestor is locked on
-// PostgreSQL, so two concurrent moves cannot build a cycle between them:
-// one waits (or deadlocks and is retried) and then sees the other's move.
+// has the category among its ancestors (409). The caller holds the tree's
+// lock (serialize), so the ancestors it walks cannot move meanwhile.
 func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 	cycle := func() error {
 		e := apierr.Conflict("invalid_state_transition", "parent_id %q would make a cycle: a category cannot sit under itself or its own descendants", pid)
@@ -115,7 +120,7 @@ func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 	}
 	at := pid
 	for depth := 0; depth < maxDepth; depth++ {
-		c, err := forUpdate(q, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at))).Only(q.Ctx)
+		c, err := tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at)).Only(q.Ctx)
 		if ent.IsNotFound(err) && depth == 0 {
 			return apierr.Invalid("parent_id", "no such category %q in this workspace", pid)
 		}
