@@ -35,6 +35,23 @@ func countVariants(t *testing.T, env *apitest.Env, itemID string) int {
 	return n
 }
 
+// tally counts the responses of concurrent requests with status want and
+// fails on any status other than want and other.
+func tally(t *testing.T, statuses []int, want, other int) int {
+	t.Helper()
+	n := 0
+	for _, s := range statuses {
+		switch s {
+		case want:
+			n++
+		case other:
+		default:
+			t.Fatalf("statuses %v: only %d and %d are right", statuses, want, other)
+		}
+	}
+	return n
+}
+
 func wantParam(t *testing.T, e map[string]any, param string) {
 	t.Helper()
 	if e["param"] != param {
@@ -188,13 +205,8 @@ func TestConcurrentUpsertsOfOneSKUMakeOneItem(t *testing.T) {
 	}
 	wg.Wait()
 	env.Client.CloseIdleConnections()
-	created := 0
-	for i, s := range statuses {
-		if s == 201 {
-			created++
-		} else if s != 200 {
-			t.Fatalf("request %d: status %d", i, s)
-		}
+	created := tally(t, statuses, 201, 200)
+	for i := range ids {
 		if ids[i] != ids[0] {
 			t.Fatalf("upserts answered different items: %v", ids)
 		}
@@ -569,14 +581,7 @@ func TestConcurrentMovesNeverMakeACategoryCycle(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		refused := 0
-		for _, s := range statuses {
-			if s == 409 {
-				refused++
-			} else if s != 200 {
-				t.Fatalf("round %d: statuses %v", round, statuses)
-			}
-		}
+		refused := tally(t, statuses, 409, 200)
 		parent := map[string]string{}
 		for _, id := range cats {
 			c, err := env.DB.Ent.Category.Get(t.Context(), id)

@@ -336,15 +336,10 @@ func TestConcurrentShipmentsNeverShipMoreThanOrdered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total, created := map[string]int64{}, 0
+	total, created := map[string]int64{}, tally(t, statuses, 201, 409)
 	for _, s := range ships {
 		for _, l := range s.Lines {
 			total[l.OrderLineID] += l.QtyMilli
-		}
-	}
-	for _, s := range statuses {
-		if s == 201 {
-			created++
 		}
 	}
 	if total[ls[0].ID] != 5000 || total[ls[1].ID] != 3000 || created != len(ships) {
@@ -373,16 +368,7 @@ func TestConcurrentEventPostsStoreOneCarrierEventOnce(t *testing.T) {
 	}
 	wg.Wait()
 	env.Client.CloseIdleConnections()
-	created := 0
-	for _, st := range statuses {
-		switch st {
-		case 201:
-			created++
-		case 200:
-		default:
-			t.Fatalf("statuses %v", statuses)
-		}
-	}
+	created := tally(t, statuses, 201, 200)
 	stored, err := env.DB.Ent.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
