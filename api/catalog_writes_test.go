@@ -204,7 +204,6 @@ func TestConcurrentUpsertsOfOneSKUMakeOneItem(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
 	created := tally(t, statuses, 201, 200)
 	for i := range ids {
 		if ids[i] != ids[0] {
@@ -232,7 +231,6 @@ func TestConcurrentCreatesGetDistinctSKUs(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
 	sort.Strings(nums)
 	for i, s := range nums {
 		if want := fmt.Sprintf("ITM-%06d", i+1); s != want {
@@ -600,5 +598,4 @@ func TestConcurrentMovesNeverMakeACategoryCycle(t *testing.T) {
 			t.Fatalf("round %d: %d moves refused (want 1) and the tree has a cycle: %v", round, refused, at != "")
 		}
 	}
-	env.Client.CloseIdleConnections()
 }

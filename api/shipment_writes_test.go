@@ -327,7 +327,6 @@ func TestConcurrentShipmentsNeverShipMoreThanOrdered(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
 	got, shipped := reloadOrder(t, env, o.ID)
 	if shipped[ls[0].ID] != 5000 || shipped[ls[1].ID] != 3000 || got.Status != salesorder.StatusShipped {
 		t.Fatalf("shipped %v, order %s (statuses %v)", shipped, got.Status, statuses)
@@ -367,7 +366,6 @@ func TestConcurrentEventPostsStoreOneCarrierEventOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
 	created := tally(t, statuses, 201, 200)
 	stored, err := env.DB.Ent.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
 	if err != nil {
