@@ -28,6 +28,10 @@ type Config struct {
 	KeyCacheTTL time.Duration
 	// ReadTimeout, WriteTimeout and IdleTimeout protect against slow clients.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// Observe, when set, runs first on every request (metrics, access log).
+	// Errors of the handlers after it reach it unrendered: it must render
+	// them with c.App().ErrorHandler to see the final status.
+	Observe fiber.Handler
 }
 
 // DefaultRateLimits are DESIGN.md's per-minute defaults.
@@ -94,6 +98,9 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		ReadBufferSize: 8192,
 	})
 	registerWrites(s)
+	if cfg.Observe != nil {
+		s.App.Use(cfg.Observe)
+	}
 	s.App.Use(s.recoverPanics, s.assignRequestID)
 	return s, nil
 }

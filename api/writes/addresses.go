@@ -38,10 +38,7 @@ var defaultFlags = []struct {
 // a time: two "make default" calls cannot both win.
 func (q *Request) lockClient(tx *ent.Tx) error {
 	query := tx.Customer.Query().Where(customer.ID(q.ID), customer.WorkspaceID(q.Workspace().ID))
-	if q.locks() {
-		query = query.ForUpdate()
-	}
-	if _, err := query.OnlyID(q.Ctx); err != nil {
+	if _, err := forUpdate(q, query).OnlyID(q.Ctx); err != nil {
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("client")
 		}
@@ -92,7 +89,7 @@ func createAddress(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return q.answer(201, resource.Addresses, id, q.ID)
+	return q.answer(created(true), resource.Addresses, id, q.ID)
 }
 
 // updateAddress updates an address of the client; default_billing or
@@ -122,7 +119,7 @@ func updateAddress(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return q.answer(200, resource.Addresses, q.ChildID, q.ID)
+	return q.answer(created(false), resource.Addresses, q.ChildID, q.ID)
 }
 
 func defaultIs(column string) predicate.Address {

@@ -160,5 +160,5 @@ func updateClient(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return q.answer(200, resource.Clients, q.ID, "")
+	return q.answer(created(false), resource.Clients, q.ID, "")
 }

@@ -1,10 +1,16 @@
 package writes
 
 import (
+	"fmt"
+
 	"entgo.io/ent"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
+
+func internalf(format string, a ...any) error { return apierr.Internal(fmt.Errorf(format, a...)) }
 
 // enumOf converts a validated enum string to the ent type of a column
 // (ent types each enum column); nil means the column is not an enum.

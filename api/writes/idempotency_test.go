@@ -125,3 +125,31 @@ func TestConcurrentRequestsWithOneIdempotencyKeyRunOnce(t *testing.T) {
 		t.Fatalf("%d clients, want 1", c)
 	}
 }
+
+// Every POST takes a key, whichever resource it writes.
+func TestIdempotencyKeyOnEveryKindOfPost(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	cli := newClient(t, env, ws.Key)
+	posts := []struct{ path, body string }{
+		{"/v1/vendors", `{"name": "Paper"}`},
+		{"/v1/items", `{"name": "Bolt"}`},
+		{"/v1/items/upsert", `{"name": "Nut", "number": "NUT"}`},
+		{"/v1/products", `{"name": "Mug"}`},
+		{"/v1/categories", `{"name": "Cups"}`},
+		{"/v1/clients/" + cli + "/addresses", `{"name": "HQ"}`},
+	}
+	for _, p := range posts {
+		first := env.Do(t, "POST", p.path, ws.Key, p.body, "Idempotency-Key", "once:"+p.path).WantStatus(t, http.StatusCreated)
+		again := env.Do(t, "POST", p.path, ws.Key, p.body, "Idempotency-Key", "once:"+p.path).WantStatus(t, http.StatusCreated)
+		if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+			t.Fatalf("POST %s was not replayed: %s", p.path, again.Body)
+		}
+	}
+	for path, want := range map[string]int{"/v1/vendors": 1, "/v1/items": 3, "/v1/categories": 1, "/v1/clients/" + cli + "/addresses": 1} {
+		if n := total(t, env, path, ws.Key); n != want {
+			t.Fatalf("%s has %d records, want %d", path, n, want)
+		}
+	}
+}

@@ -83,11 +83,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 	isNew := true
 	err := q.inTx(func(tx *ent.Tx) error {
 		isNew = true
-		query := tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))
-		if q.locks() {
-			query = query.ForUpdate()
-		}
-		inv, err := query.Only(q.Ctx)
+		inv, err := forUpdate(q, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("invoice")
 		} else if err != nil {
@@ -148,11 +144,7 @@ func recordBillPayment(q *Request) (Result, error) {
 	isNew := true
 	err := q.inTx(func(tx *ent.Tx) error {
 		isNew = true
-		query := tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))
-		if q.locks() {
-			query = query.ForUpdate()
-		}
-		bl, err := query.Only(q.Ctx)
+		bl, err := forUpdate(q, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("bill")
 		} else if err != nil {

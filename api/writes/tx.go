@@ -2,10 +2,12 @@ package writes
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -17,15 +19,17 @@ import (
 var errRetry = errors.New("writes: retry the transaction")
 
 // inTx runs fn in one transaction on the writer, so a failed write leaves
-// nothing behind. A unique-key race (only possible on PostgreSQL, where
-// writers run concurrently) or fn returning errRetry runs fn once more.
+// nothing behind. A lost race (a unique key a concurrent writer filled, a
+// PostgreSQL deadlock or serialization failure; only possible where writers
+// run concurrently) or fn returning errRetry runs fn again from the start,
+// three runs at most: the rerun sees the winner's row and answers by it.
 func (q *Request) inTx(fn func(tx *ent.Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		err := q.tryTx(fn)
 		if err == nil {
 			return nil
 		}
-		retry := errors.Is(err, errRetry) || ent.IsConstraintError(err)
+		retry := errors.Is(err, errRetry) || ent.IsConstraintError(err) || lostRace(err)
 		if !retry || attempt >= 2 {
 			if _, ok := apierr.As(err); ok {
 				return err
@@ -78,4 +82,32 @@ func created(isNew bool) int {
 	return http.StatusOK
 }
 
-func internalf(format string, a ...any) error { return apierr.Internal(fmt.Errorf(format, a...)) }
+// lostRace reports database errors that a fresh run of the transaction
+// resolves: a unique index that a concurrent writer filled a moment after
+// this one checked it, and PostgreSQL's deadlock and serialization failures
+// (row locks taken in different orders by two writers).
+func lostRace(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "23505", "40001", "40P01": // unique_violation, serialization_failure, deadlock_detected
+			return true
+		}
+	}
+	return sqlgraph.IsUniqueConstraintError(err)
+}
+
+// lockable is an ent query that can take row locks.
+type lockable[Q any] interface {
+	ForUpdate(opts ...entsql.LockOption) Q
+}
+
+// forUpdate locks the selected rows until the transaction ends where
+// writers run concurrently (PostgreSQL); SQLite has no row locks and needs
+// none, its single writer serializes.
+func forUpdate[Q lockable[Q]](q *Request, query Q) Q {
+	if q.locks() {
+		return query.ForUpdate()
+	}
+	return query
+}

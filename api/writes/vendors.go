@@ -38,7 +38,7 @@ func createVendor(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return q.answer(201, resource.Vendors, id, "")
+	return q.answer(created(true), resource.Vendors, id, "")
 }
 
 func updateVendor(q *Request) (Result, error) {
@@ -59,5 +59,5 @@ func updateVendor(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return q.answer(200, resource.Vendors, q.ID, "")
+	return q.answer(created(false), resource.Vendors, q.ID, "")
 }
