@@ -77,6 +77,23 @@ func TestListTotalsStayExactThroughInsertsAndDeletes(t *testing.T) {
 	if drafts.Meta.Total != 2 { // 7 made, indexes 0,3,6 drafts, 0 deleted
 		t.Fatalf("filtered total %d, want 2", drafts.Meta.Total)
 	}
+	// A status change moves the row between the per-status totals.
+	if err := env.DB.Ent.Invoice.UpdateOneID(made[4]).SetStatus(invoice.StatusVoid).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]int{"status=draft": 2, "status=sent": 2, "status=void": 1, "status=paid": 0} {
+		var p page
+		env.Get(t, "/v1/invoices?"+q, ws.Key).WantStatus(t, 200).Decode(t, &p)
+		if p.Meta.Total != want || len(p.Data) != want {
+			t.Errorf("%s: total %d with %d rows, want %d", q, p.Meta.Total, len(p.Data), want)
+		}
+	}
+	// A filter on a column without per-value totals is counted.
+	var none page
+	env.Get(t, "/v1/invoices?client_id=cli_nobody", ws.Key).WantStatus(t, 200).Decode(t, &none)
+	if none.Meta.Total != 0 {
+		t.Errorf("client_id filter total %d, want 0", none.Meta.Total)
+	}
 }
 
 func TestDeepPagesAreTheSameRowsAsTheWholeList(t *testing.T) {

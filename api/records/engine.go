@@ -550,6 +550,9 @@ func (e *Engine) fewMatches(ctx context.Context, wsID, table string, matches int
 	return !ok || matches*matches*25 <= int64(pg.Offset+pg.Limit)*rows
 }
 
+// maxKeys bounds the match keys carried from the count to the page query.
+const maxKeys = 50_000
+
 // deepOffset is where skipping whole days by their counts starts to pay.
 const deepOffset = 5000
 
@@ -591,7 +594,16 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 		if sub, sargs, ok := e.db.SearchRows(p.search, pg.Q, ws.ID); ok {
 			if !filtered && r.Scope == "" && r.Parent == nil {
 				// The index partition of the workspace is exactly its rows.
-				if err := e.db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+sub+")", sargs...).Scan(&total); err != nil {
+				// The matches' keys are read once, counted, and handed back
+				// to the page query, so the index is searched only once.
+				var keys sql.NullString
+				if err := e.db.Read.QueryRowContext(ctx, "SELECT group_concat(docid), COUNT(*) FROM (SELECT docid FROM ("+sub+") LIMIT "+
+					strconv.Itoa(maxKeys+1)+")", sargs...).Scan(&keys, &total); err != nil {
+					return nil, apierr.Internal(err)
+				}
+				if total <= maxKeys {
+					sub, sargs = "SELECT value FROM json_each(?)", []any{"[" + keys.String + "]"}
+				} else if err := e.db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+sub+")", sargs...).Scan(&total); err != nil {
 					return nil, apierr.Internal(err)
 				}
 				counted = true
@@ -610,8 +622,15 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 		}
 		filtered = true
 	}
-	if !counted && !filtered && r.Parent == nil && e.Counts != nil {
-		total, counted = e.Counts.Count(ctx, ws.ID, r.Table, r.Scope)
+	if !counted && r.Parent == nil && e.Counts != nil {
+		switch {
+		case !filtered:
+			total, counted = e.Counts.Count(ctx, ws.ID, r.Table, r.Scope)
+		case len(pg.Filters) == 1 && pg.Q == "":
+			// One enum or boolean filter: its value is counted too.
+			f := pg.Filters[0]
+			total, counted = e.Counts.Count(ctx, ws.ID, e.db.ValueKey(r.Table, f.Column, f.Value), r.Scope)
+		}
 	}
 	if !counted {
 		if err := e.db.Read.QueryRowContext(ctx, e.db.Rebind("SELECT COUNT(*) FROM "+r.Table+" t WHERE "+w), args...).Scan(&total); err != nil {
