@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +35,7 @@ const (
 
 // totalsVersion changes whenever the trigger definitions do, so a start
 // after an upgrade rebuilds them and recounts.
-const totalsVersion = "v3"
+const totalsVersion = "v4"
 
 // countedTables are the tables with a workspace_id column.
 func countedTables() []string {
@@ -90,8 +91,8 @@ func (d *DB) ValueKey(table, c string, v any) string {
 
 func (d *DB) sqliteTotals(t string) []string {
 	up := func(key, ref string, delta int) string {
-		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) VALUES (%sworkspace_id, %s, 0, %d) "+
-			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d;", totalsTable, ref, key, delta, delta)
+		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) VALUES (%sworkspace_id, %s, 0, %d, 1) "+
+			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d, gen = gen + 1;", totalsTable, ref, key, delta, delta)
 	}
 	day := func(ref string, delta int) string {
 		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) VALUES (%sworkspace_id, '%s', %s, 0, %d) "+
@@ -132,9 +133,9 @@ func (d *DB) postgresTotals(t string) []string {
 		return q
 	}
 	add := func(rows, sign string) string {
-		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY workspace_id
-	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;
+		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
+	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
+	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n, gen = %[1]s.gen + 1;
 	INSERT INTO %[6]s (workspace_id, tbl, day, shard, n)
 	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3
 	ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = %[6]s.n + EXCLUDED.n;`,
@@ -173,16 +174,8 @@ func (d *DB) dayOf(ref string) string {
 func (d *DB) migrateTotals(ctx context.Context) error {
 	tables := countedTables()
 	marker := totalsVersion + ":" + strings.Join(tables, ",")
-	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS ` + totalsTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
-			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, shard))`,
-		`CREATE TABLE IF NOT EXISTS ` + daysTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
-			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`,
-		`CREATE TABLE IF NOT EXISTS list_totals_version (v TEXT NOT NULL)`,
-	} {
-		if _, err := d.Write.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if _, err := d.Write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS list_totals_version (v TEXT NOT NULL)`); err != nil {
+		return err
 	}
 	var have string
 	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM list_totals_version").Scan(&have)
@@ -196,8 +189,18 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 	defer tx.Rollback()
 	var stmts []string
 	if d.Dialect == dialect.Postgres {
-		// The table lock serializes concurrent first starts until commit.
-		stmts = append(stmts, "LOCK TABLE "+totalsTable+" IN EXCLUSIVE MODE")
+		// The lock serializes concurrent first starts until commit.
+		stmts = append(stmts, "LOCK TABLE list_totals_version IN EXCLUSIVE MODE")
+	}
+	// The counters are rebuilt from the rows below: their tables too.
+	// gen grows on every change of a counter, so a cache of what was
+	// derived from the counters can tell it is still current.
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+totalsTable, "DROP TABLE IF EXISTS "+daysTable,
+		`CREATE TABLE `+totalsTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
+			shard INTEGER NOT NULL, n BIGINT NOT NULL, gen BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (workspace_id, tbl, shard))`,
+		`CREATE TABLE `+daysTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
+			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`)
+	if d.Dialect == dialect.Postgres {
 		for _, t := range tables {
 			stmts = append(stmts, d.postgresTotals(t)...)
 		}
@@ -208,7 +211,6 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 	}
 	// Recount under the same transaction as the triggers, so no insert is
 	// counted twice or missed.
-	stmts = append(stmts, "DELETE FROM "+totalsTable, "DELETE FROM "+daysTable)
 	for _, t := range tables {
 		stmts = append(stmts,
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, '%s', 0, COUNT(*) FROM %s GROUP BY workspace_id",
@@ -235,31 +237,95 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 // Skip turns a deep offset into the day it falls in: the rows of the
 // workspace's table created before the end of that day (cond, with its
 // argument) start at the returned offset rest. ok is false for a table
-// without counts or an offset past the end.
+// without counts.
 func (d *DB) Skip(ctx context.Context, workspaceID, table string, offset int) (cond string, arg any, rest int, ok bool) {
 	if !counted()[table] {
 		return "", nil, 0, false
 	}
-	var day string
-	var before int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind(`SELECT day, before FROM (
-		SELECT day, CAST(SUM(SUM(n)) OVER (ORDER BY day DESC) - SUM(n) AS BIGINT) AS before
-		FROM `+daysTable+` WHERE workspace_id = ? AND tbl = ? GROUP BY day) days
-		WHERE before <= ? ORDER BY day LIMIT 1`), workspaceID, table, offset).Scan(&day, &before)
-	if err != nil {
+	days, err := d.dayCounts(ctx, workspaceID, table)
+	if err != nil || len(days.day) == 0 {
 		return "", nil, 0, false
 	}
-	t, err := time.Parse(time.DateOnly, day)
+	// The newest day whose rows reach past offset; before[i] counts the rows of newer days.
+	i := sort.Search(len(days.day), func(i int) bool { return days.before[i]+days.n[i] > int64(offset) })
+	if i == len(days.day) {
+		i-- // past the end: an empty page from the oldest day
+	}
+	t, err := time.Parse(time.DateOnly, days.day[i])
 	if err != nil {
 		return "", nil, 0, false
 	}
 	next := t.AddDate(0, 0, 1)
 	if d.Dialect == dialect.Postgres {
-		return "t.created_at < ?", next, offset - int(before), true
+		return "t.created_at < ?", next, offset - int(days.before[i]), true
 	}
 	// Text comparison: every stored time of an earlier day sorts before
 	// the bare date of the next one.
-	return "t.created_at < ?", next.Format(time.DateOnly), offset - int(before), true
+	return "t.created_at < ?", next.Format(time.DateOnly), offset - int(days.before[i]), true
+}
+
+// days are a table's row counts per day, newest first.
+type days struct {
+	gen    int64
+	day    []string
+	n      []int64
+	before []int64 // rows of newer days
+}
+
+// dayCache keeps each workspace table's days while its counters' gen is
+// unchanged: reading a few hundred day rows costs more than the page.
+var dayCache = struct {
+	sync.Mutex
+	m map[string]*days
+}{m: map[string]*days{}}
+
+func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
+	var gen int64
+	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
+		" WHERE workspace_id = ? AND tbl = ?"), workspaceID, table).Scan(&gen); err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%p|%s|%s", d, workspaceID, table)
+	dayCache.Lock()
+	c := dayCache.m[key]
+	dayCache.Unlock()
+	if c != nil && c.gen == gen {
+		return c, nil
+	}
+	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+
+		" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"), workspaceID, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	c = &days{gen: gen}
+	var sum int64
+	for rows.Next() {
+		var day string
+		var n int64
+		if err := rows.Scan(&day, &n); err != nil {
+			return nil, err
+		}
+		c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
+		sum += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The counters and the days are read in two statements: a write in
+	// between would pair new days with an old gen, so keep them only if
+	// the gen still holds.
+	var again int64
+	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
+		" WHERE workspace_id = ? AND tbl = ?"), workspaceID, table).Scan(&again); err == nil && again == gen {
+		dayCache.Lock()
+		if len(dayCache.m) > 10_000 {
+			dayCache.m = map[string]*days{}
+		}
+		dayCache.m[key] = c
+		dayCache.Unlock()
+	}
+	return c, nil
 }
 
 // counted remembers which tables have totals (all scoped tables once

@@ -87,4 +87,13 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 			t.Fatalf("offset %d (%s %v, rest %d): %v, want %v", off, cond, arg, rest, got, want)
 		}
 	}
+	// A new day's vendor shifts every offset by one: nothing stale is kept.
+	at := day.AddDate(0, 0, 5)
+	if err := db.Ent.Vendor.Create().SetID(ids.At("ven", at)).SetWorkspaceID(ws.ID).SetName("newest").
+		SetCreatedAt(at).SetUpdatedAt(at).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, rest, _ := db.Skip(ctx, ws.ID, "vendors", 11); rest != 0 {
+		t.Fatalf("after an insert, offset 11 starts the first day: rest %d, want 0", rest)
+	}
 }
