@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,6 +54,7 @@ errors, and the server's peak RSS.`,
 	f.Uint64("seed", 1, "seed of the data and of every request sequence")
 	f.String("only", "", "run only the scenarios whose name contains one of these comma-separated words")
 	f.String("dir", filepath.Join(os.TempDir(), "ledgerbase-bench"), "SQLite file (when no --database-url) and server logs")
+	f.String("serve-flags", "", "extra flags for the measured 'ledgerbase serve', e.g. \"--log-access=false\" (default: its production defaults)")
 	c.AddCommand(baselineCmd())
 	return c
 }
@@ -78,6 +80,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	seed, _ := f.GetUint64("seed")
 	only, _ := f.GetString("only")
 	dir, _ := f.GetString("dir")
+	serveFlags, _ := f.GetString("serve-flags")
 	out := c.OutOrStdout()
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
@@ -119,7 +122,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if env.app, err = startChild(ctx, dir, "server", exe, "serve", "--database-url", url); err != nil {
+	if env.app, err = startChild(ctx, dir, "server", exe, append([]string{"serve", "--database-url", url}, strings.Fields(serveFlags)...)...); err != nil {
 		return err
 	}
 	defer env.app.stop()
@@ -142,7 +145,8 @@ func runBench(c *cobra.Command, _ []string) error {
 		return err
 	}
 
-	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d; %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0), dbKind(url))
+	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d; %s; serve %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0), dbKind(url),
+		cmp.Or(serveFlags, "with its defaults"))
 	fmt.Fprintf(out, "run: %d connections, %d rounds of %s after %s warm-up, seed %d; each round paired with a baseline round,\n"+
 		"× baseline is the median of the pairs' ratios; latencies and req/s are medians of the rounds\n\n", conns, rounds, dur, warm, seed)
 

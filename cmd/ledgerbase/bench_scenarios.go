@@ -180,7 +180,9 @@ func scenarios(env *benchEnv) []scenario {
 			target: writeTarget, check: writeCheck},
 		{name: "record invoice payment", gen: payment, ok: status(200, 201), probe: probeOf(payment),
 			target: writeTarget, check: writeCheck},
-		{name: "bulk upsert 100 products with variants", gen: bulk, ok: status(200, 201, 207), probe: probeOf(bulk),
+		// One importer: the target is a bulk call's latency, and SQLite's one
+		// writer would only queue 64 of them (p50 = 64 calls' time).
+		{name: "bulk upsert 100 products with variants", conns: 1, gen: bulk, ok: status(200, 201, 207), probe: probeOf(bulk),
 			target: "p50 ≤ 100 ms", check: func(r result) bool { return r.p50 <= 100 }},
 		{name: "mix 90% reads / 10% create client", ok: status(200, 201), probe: probeOf(createClient),
 			gen: func(r *rand.Rand) request {
