@@ -164,11 +164,7 @@ func (u *UI) loginPage(c *fiber.Ctx) error {
 func (u *UI) login(c *fiber.Ctx) error {
 	f := authForm{page: page{Title: "Sign in"}, Token: formToken(c), Email: c.FormValue("email")}
 	email := strings.ToLower(strings.TrimSpace(f.Email))
-	now := time.Now()
-	byAddr := u.logins.Take("ip:"+c.IP(), 6*u.LoginsPerMinute, now)
-	byEmail := u.logins.Take("email:"+c.IP()+"|"+email, u.LoginsPerMinute, now)
-	if !byAddr.Allowed || !byEmail.Allowed {
-		wait := max(byAddr.RetryAfter, byEmail.RetryAfter)
+	if wait := u.takeLogin(c.IP(), email); wait > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(wait))
 		f.Error = "Too many sign-in attempts. Wait " + strconv.Itoa(wait) + " seconds and try again."
 		return render(c, http.StatusTooManyRequests, loginView(f))

@@ -223,6 +223,7 @@ type listData struct {
 	PrevURL string
 	NextURL string
 	Base    string // the list's address without a query
+	Problem string // why the query was refused (the API's 400 message)
 }
 
 func (d listData) cell(rec record, col string) shown {
@@ -262,7 +263,7 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	}
 	pg, err := api.ParsePage(c, r)
 	if err != nil {
-		d.Error = gateMessage(err)
+		d.Problem = gateMessage(err)
 		return render(c, http.StatusBadRequest, recordListView(d))
 	}
 	d.Limit = pg.Limit

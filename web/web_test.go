@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"encoding/json"
 	"net/url"
 	"regexp"
@@ -195,6 +196,20 @@ func TestRecordBrowserListsWhatTheAPIDoes(t *testing.T) {
 		}
 		if strings.Join(inv, ",") != strings.Join(want, ",") {
 			t.Errorf("%s: page lists %v, API %v", q, inv, want)
+		}
+	}
+}
+
+func TestRecordBrowserRefusesWhatTheAPIRefuses(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := webtest.SignedIn(t, f.env)
+	for _, q := range []string{"limit=1000", "offset=-1", "status=lost", "colour=blue"} {
+		apiErr := f.env.Get(t, "/v1/invoices?"+q, f.ws.Key).WantError(t, 400, "invalid_request")
+		p := c.Get("/admin/w/" + f.ws.ID + "/records/invoices?" + q)
+		msg := html.EscapeString(apiErr["message"].(string))
+		if p.Status != 400 || strings.Count(strings.ToLower(p.Body), strings.ToLower(msg)) != 1 {
+			t.Errorf("%s: %d, want the API's message %q once", q, p.Status, msg)
 		}
 	}
 }
