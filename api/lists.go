@@ -14,7 +14,7 @@ import (
 const (
 	DefaultLimit = 25
 	MaxLimit     = 100
-	maxQLen      = 200
+	MaxQLen      = 200
 )
 
 // parsePage reads limit, offset, q and the resource's named filters; any
@@ -41,8 +41,8 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 			}
 			pg.Offset = n
 		case "q":
-			if len(val) > maxQLen {
-				err = apierr.Invalid("q", "q is at most %d characters", maxQLen)
+			if len(val) > MaxQLen {
+				err = apierr.Invalid("q", "q is at most %d characters", MaxQLen)
 			}
 			pg.Q = val
 		default:

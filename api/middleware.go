@@ -33,6 +33,10 @@ func (s *Server) assignRequestID(c *fiber.Ctx) error {
 func (s *Server) authenticate(c *fiber.Ctx) error {
 	p, err := s.Auth.Authenticate(c.UserContext(), c.Get(fiber.HeaderAuthorization))
 	if err != nil {
+		// A typo in the path says so even without a key: the routes are public knowledge.
+		if len(s.routes.allowed(c.Path())) == 0 {
+			return apierr.RouteNotFound(c.Method(), c.Path())
+		}
 		if e, ok := apierr.As(err); ok && e.Status == 401 {
 			c.Locals("auth_failure", e.Code)
 		}

@@ -116,7 +116,11 @@ func (s *Server) mountV1() {
 		default:
 			h = s.write(rt)
 		}
-		v1.Add(rt.Method, path, h)
+		if rt.Method == fiber.MethodGet {
+			v1.Get(path, h) // and HEAD, which the route table promises
+		} else {
+			v1.Add(rt.Method, path, h)
+		}
 		s.routes.routes = append(s.routes.routes, rt)
 	}
 	// HEAD is served wherever GET is.

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -46,6 +47,7 @@ type Server struct {
 	log     *slog.Logger
 	routes  *routeTable
 	writes  map[writeKey]WriteFunc
+	idem    *idempotency.Store
 	hooks   []func(*fiber.App)
 	public  []func(fiber.Router)
 }
@@ -75,6 +77,7 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		routes:  &routeTable{},
 		writes:  map[writeKey]WriteFunc{},
+		idem:    idempotency.New(db.Ent),
 	}
 	if cfg.KeyCacheTTL > 0 {
 		s.Auth.TTL = cfg.KeyCacheTTL

@@ -154,6 +154,23 @@ func Columns(r *resource.Resource) []ColumnInfo {
 	return out
 }
 
+// EmbedColumns lists the columns each element of an embed shows.
+func EmbedColumns(e resource.Embed) []ColumnInfo {
+	t := table(e.Table)
+	if t == nil {
+		return nil
+	}
+	var out []ColumnInfo
+	for _, c := range compileColumns(t, nil, e.Columns, nil) {
+		for _, tc := range t.Columns {
+			if tc.Name == c.name {
+				out = append(out, ColumnInfo{Name: c.name, Type: tc.Type, Nullable: tc.Nullable, Enums: tc.Enums})
+			}
+		}
+	}
+	return out
+}
+
 // ColumnInfo describes one shown column.
 type ColumnInfo struct {
 	Name     string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
@@ -53,6 +54,9 @@ func runServe(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if err := openapi.Register(srv); err != nil {
+		return err
+	}
 	srv.Mount(web.New(srv).Mount)
 	app := srv.Finish()
 	ln, err := net.Listen("tcp", addr)
@@ -82,6 +86,10 @@ func runServe(c *cobra.Command, _ []string) error {
 	return err
 }
 
+// demoInvoices is the size of `serve --demo`'s data: enough for several
+// pages of every list, small enough to load in a blink.
+const demoInvoices = 500
+
 // demoWorkspace seeds a business workspace with commerce on when the
 // database has none, and mints a key for it on every start (secrets are
 // never stored, so an old one cannot be shown again).
@@ -95,7 +103,7 @@ func demoWorkspace(ctx context.Context, db *database.DB, addr string) (string, e
 		if err != nil {
 			return "", err
 		}
-		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: 50}); err != nil {
+		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: demoInvoices, Seed: 1}); err != nil {
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
