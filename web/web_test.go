@@ -2,8 +2,8 @@ package web_test
 
 import (
 	"context"
-	"html"
 	"encoding/json"
+	"html"
 	"net/url"
 	"regexp"
 	"strings"
