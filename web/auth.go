@@ -88,9 +88,9 @@ func (u *UI) requireSession(c *fiber.Ctx) error {
 	s, err := session.Lookup(ctx, u.db.Reader, c.Cookies(sessionCookie))
 	if errors.Is(err, session.ErrNoSession) {
 		to := Base + "/login"
-		if any, err := session.AnyAdmin(ctx, u.db.Reader); err != nil {
+		if exists, err := session.AnyAdmin(ctx, u.db.Reader); err != nil {
 			return u.internal(c, err)
-		} else if !any {
+		} else if !exists {
 			to = Base + "/setup"
 		}
 		return redirect(c, to)
@@ -118,11 +118,11 @@ type authForm struct {
 }
 
 func (u *UI) setupPage(c *fiber.Ctx) error {
-	any, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
+	exists, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
 	if err != nil {
 		return u.internal(c, err)
 	}
-	if any {
+	if exists {
 		return redirect(c, Base+"/login")
 	}
 	return render(c, http.StatusOK, setupView(authForm{page: page{Title: "Set up Ledgerbase"}, Token: formToken(c)}))
@@ -147,11 +147,11 @@ func (u *UI) loginPage(c *fiber.Ctx) error {
 	if _, err := session.Lookup(c.UserContext(), u.db.Reader, c.Cookies(sessionCookie)); err == nil {
 		return redirect(c, Base+"/")
 	}
-	any, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
+	exists, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
 	if err != nil {
 		return u.internal(c, err)
 	}
-	if !any {
+	if !exists {
 		return redirect(c, Base+"/setup")
 	}
 	f := authForm{page: page{Title: "Sign in"}, Token: formToken(c)}
