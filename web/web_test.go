@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
@@ -421,6 +422,25 @@ func TestRevokeAsksFirst(t *testing.T) {
 	f.env.Get(t, "/v1/me", secret).WantError(t, 401, "revoked_api_key")
 	if p := c.Get("/admin/w/" + f.ws.ID + "/keys?revoked=" + k.ID); !strings.Contains(p.Body, "is revoked") {
 		t.Error("no confirmation message")
+	}
+}
+
+func TestKeyStates(t *testing.T) {
+	t.Parallel()
+	env := webtest.Start(t)
+	c := webtest.SignedIn(t, env)
+	ws := env.Workspace(t, "starter", false, false)
+	expired := ws.NewKey(t, access.KeySpec{Name: "short-lived", ExpiresIn: time.Millisecond})
+	time.Sleep(5 * time.Millisecond)
+	env.Get(t, "/v1/me", expired).WantError(t, 401, "expired_api_key")
+	p := c.Get("/admin/w/" + ws.ID + "/keys")
+	for _, want := range []string{`<td>short-lived</td>`, `<span class="badge warn">expired</span>`, `<span class="badge ok">active</span>`} {
+		if !strings.Contains(p.Body, want) {
+			t.Errorf("keys page lacks %s", want)
+		}
+	}
+	if strings.Contains(p.Body, `aria-label="Revoke short-lived"`) {
+		t.Error("an expired key offers a revoke")
 	}
 }
 
