@@ -336,8 +336,8 @@ Admin UI: %s/admin/  %s
 // demoAdmin creates admin@example.com with a random password when no admin
 // exists, and says how to sign in.
 func demoAdmin(ctx context.Context, db *database.DB) (string, error) {
-	any, err := session.AnyAdmin(ctx, db.Ent)
-	if err != nil || any {
+	exists, err := session.AnyAdmin(ctx, db.Ent)
+	if err != nil || exists {
 		return "(sign in with your admin account)", err
 	}
 	password := session.Token()[:20]
