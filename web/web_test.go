@@ -76,6 +76,10 @@ func TestNoPageWithoutASession(t *testing.T) {
 			t.Errorf("POST %s without a session: %d, want 303 to /admin/login", p, r.Status)
 		}
 	}
+	// The server's root leads a browser to the UI.
+	if r := anon.Get("/"); r.Status != 302 || r.Header.Get("Location") != "/admin/" {
+		t.Errorf("GET /: %d to %q, want 302 to /admin/", r.Status, r.Header.Get("Location"))
+	}
 	// A forged cookie is no session either.
 	anon.HTTP.Jar.SetCookies(mustURL(t, f.env.URL+"/admin/"), cookies("lb_admin", "forged"))
 	if r := anon.Get("/admin/"); r.Status != 303 {
