@@ -57,8 +57,12 @@ func searches() []database.Search {
 
 // openDB opens and migrates the database named by the flags.
 func openDB(c *cobra.Command) (*database.DB, error) {
-	ctx := context.Background()
-	db, err := database.Open(ctx, databaseURL(c), database.Options{})
+	return openMigrated(context.Background(), databaseURL(c), database.Options{})
+}
+
+// openMigrated opens the database at url and brings its schema up to date.
+func openMigrated(ctx context.Context, url string, o database.Options) (*database.DB, error) {
+	db, err := database.Open(ctx, url, o)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -60,7 +61,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	log := cfg.logger()
 	slog.SetDefault(log)
 	ctx := c.Context()
-	db, err := openConfigured(ctx, cfg)
+	db, err := openMigrated(ctx, cfg.Database.URL, cfg.databaseOptions())
 	if err != nil {
 		return err
 	}
@@ -105,19 +106,6 @@ func runServe(c *cobra.Command, _ []string) error {
 	return nil
 }
 
-// openConfigured opens and migrates the configured database.
-func openConfigured(ctx context.Context, cfg Config) (*database.DB, error) {
-	db, err := database.Open(ctx, cfg.Database.URL, cfg.databaseOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx, searches()); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
 // appliance is one running `ledgerbase serve`: the API, probes, metrics
 // and the listeners they answer on.
 type appliance struct {
@@ -130,6 +118,7 @@ type appliance struct {
 	telemetry *telemetry.Telemetry
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
+	keyPair   *keyPair     // the certificate of tls
 }
 
 // newAppliance builds the server on an open, migrated database. mounts add
@@ -181,14 +170,79 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	}
 	a.app = srv.Finish()
 	if cfg.TLS.Cert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLS.Cert, cfg.TLS.Key)
-		if err != nil {
-			return nil, fmt.Errorf("tls: %w", err)
+		if a.keyPair, err = newKeyPair(cfg.TLS.Cert, cfg.TLS.Key, log); err != nil {
+			return nil, err
 		}
 		// fasthttp speaks HTTP/1.1 only, so do not offer h2 in ALPN.
-		a.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+		a.tls = &tls.Config{GetCertificate: a.keyPair.get, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 	}
 	return a, nil
+}
+
+// keyPair serves a certificate from files and reloads it when they change,
+// so a renewed certificate (certbot, cert-manager) needs no restart.
+type keyPair struct {
+	certFile, keyFile string
+	log               *slog.Logger
+	// every bounds how often the files are looked at (handshakes are many).
+	every time.Duration
+
+	mu      sync.Mutex
+	cert    *tls.Certificate
+	mod     [2]time.Time
+	checked time.Time
+}
+
+func newKeyPair(certFile, keyFile string, log *slog.Logger) (*keyPair, error) {
+	kp := &keyPair{certFile: certFile, keyFile: keyFile, log: log, every: 10 * time.Second}
+	if err := kp.load(); err != nil {
+		return nil, err
+	}
+	return kp, nil
+}
+
+func (kp *keyPair) modTimes() ([2]time.Time, error) {
+	var m [2]time.Time
+	for i, f := range []string{kp.certFile, kp.keyFile} {
+		st, err := os.Stat(f)
+		if err != nil {
+			return m, err
+		}
+		m[i] = st.ModTime()
+	}
+	return m, nil
+}
+
+func (kp *keyPair) load() error {
+	mod, err := kp.modTimes()
+	if err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	cert, err := tls.LoadX509KeyPair(kp.certFile, kp.keyFile)
+	if err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	kp.cert, kp.mod, kp.checked = &cert, mod, time.Now()
+	return nil
+}
+
+// get is tls.Config.GetCertificate. A pair that fails to load (caught
+// mid-renewal: new certificate, old key) keeps the previous one serving.
+func (kp *keyPair) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	if time.Since(kp.checked) < kp.every {
+		return kp.cert, nil
+	}
+	kp.checked = time.Now()
+	if mod, err := kp.modTimes(); err == nil && mod != kp.mod {
+		if err := kp.load(); err != nil {
+			kp.log.Warn("keeping the previous TLS certificate", "err", err)
+		} else {
+			kp.log.Info("reloaded the TLS certificate", "cert", kp.certFile)
+		}
+	}
+	return kp.cert, nil
 }
 
 // listen binds the main listener and, when configured, the metrics one.

@@ -221,6 +221,16 @@ func TestRefusesAMismatchedCertificatePair(t *testing.T) {
 // a pool that trusts it.
 func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool = x509.NewCertPool()
+	pool.AddCert(writeSelfSigned(t, certFile, keyFile))
+	return certFile, keyFile, pool
+}
+
+// writeSelfSigned writes a new certificate for 127.0.0.1 and its key.
+func writeSelfSigned(t *testing.T, certFile, keyFile string) *x509.Certificate {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -243,46 +253,62 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
-
-// `ledgerbase healthcheck` is what the Docker image's HEALTHCHECK runs.
-func TestHealthcheckCommandAsksTheLocalServer(t *testing.T) {
-	t.Parallel()
-	db, _ := apitest.DB(t)
-	plain := start(t, testConfig(), quiet, db)
-	_, port, _ := net.SplitHostPort(strings.TrimPrefix(plain.url, "http://"))
-	if msg, err := runCLI("healthcheck", "--addr", "0.0.0.0:"+port); err != nil {
-		t.Fatalf("healthcheck of a live server: %v %s", err, msg)
-	}
-
-	certFile, keyFile, _ := selfSigned(t)
-	cfg := testConfig()
-	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
-	secure := start(t, cfg, quiet, db)
-	addr := strings.TrimPrefix(secure.url, "https://")
-	if msg, err := runCLI("healthcheck", "--addr", addr, "--tls-cert", certFile, "--tls-key", keyFile); err != nil {
-		t.Fatalf("healthcheck over TLS: %v %s", err, msg)
-	}
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := ln.Addr().String()
-	ln.Close()
-	if _, err := runCLI("healthcheck", "--addr", dead); err == nil {
-		t.Error("healthcheck passed with no server listening")
+	return cert
+}
+
+func TestReloadsARenewedCertificate(t *testing.T) {
+	t.Parallel()
+	db, _ := apitest.DB(t)
+	certFile, keyFile, _ := selfSigned(t)
+	cfg := testConfig()
+	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
+	r := start(t, cfg, quiet, db)
+	r.a.keyPair.mu.Lock()
+	r.a.keyPair.every = 0 // look at the files on every handshake
+	r.a.keyPair.mu.Unlock()
+	served := func() *big.Int {
+		c, err := tls.Dial("tcp", strings.TrimPrefix(r.url, "https://"), &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.ConnectionState().PeerCertificates[0].SerialNumber
+	}
+	first := served()
+	renewed := writeSelfSigned(t, certFile, keyFile)
+	later := time.Now().Add(time.Minute) // a distinct modification time
+	for _, f := range []string{certFile, keyFile} {
+		if err := os.Chtimes(f, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := served(); got.Cmp(renewed.SerialNumber) != 0 || got.Cmp(first) == 0 {
+		t.Fatalf("served serial %v after renewal, want %v (was %v)", got, renewed.SerialNumber, first)
+	}
+	// A broken pair (key not matching) keeps the last good one serving.
+	_, otherKey, _ := selfSigned(t)
+	b, err := os.ReadFile(otherKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later = later.Add(time.Minute)
+	if err := os.Chtimes(keyFile, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := served(); got.Cmp(renewed.SerialNumber) != 0 {
+		t.Fatalf("served serial %v with a broken pair on disk, want the last good %v", got, renewed.SerialNumber)
 	}
 }
