@@ -33,12 +33,29 @@ func (s *Server) assignRequestID(c *fiber.Ctx) error {
 func (s *Server) authenticate(c *fiber.Ctx) error {
 	p, err := s.Auth.Authenticate(c.UserContext(), c.Get(fiber.HeaderAuthorization))
 	if err != nil {
+		// A typo in the path says so even without a key: the routes are public knowledge.
+		if len(s.routes.allowed(c.Path())) == 0 {
+			return apierr.RouteNotFound(c.Method(), c.Path())
+		}
 		if e, ok := apierr.As(err); ok && e.Status == 401 {
 			c.Locals("auth_failure", e.Code)
 		}
 		return err
 	}
 	c.Locals(principalKey, p)
+	err = s.limitAndServe(c, p)
+	if s.Usage != nil {
+		status := c.Response().StatusCode()
+		if err != nil {
+			status = toAPIError(err).Status
+		}
+		s.Usage.Record(p.Workspace.ID, p.Key.ID, status, time.Now())
+	}
+	return err
+}
+
+// limitAndServe spends a rate-limit token of the key, then serves the request.
+func (s *Server) limitAndServe(c *fiber.Ctx, p *access.Principal) error {
 	limit := s.cfg.RateLimits[p.Workspace.Plan]
 	if p.Key.RateLimit != nil {
 		limit = *p.Key.RateLimit

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,23 +16,12 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// runCLI runs `ledgerbase ARGS` and returns its error and stderr.
-func runCLI(args ...string) (string, error) {
-	var stderr bytes.Buffer
-	cmd := root()
-	cmd.SetErr(&stderr)
-	cmd.SetOut(&stderr)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return stderr.String(), err
-}
-
 func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 	t.Parallel()
 	db, url := apitest.DB(t)
 	out := filepath.Join(t.TempDir(), "backup.db")
 	if apitest.Backend() == "postgres" {
-		_, err := runCLI("backup", "--database-url", url, "--out", out)
+		_, err := runCLI(t, "", "backup", "--database-url", url, "--out", out)
 		if err == nil || !strings.Contains(err.Error(), "pg_dump") {
 			t.Fatalf("backup on PostgreSQL = %v, want a pointer to pg_dump", err)
 		}
@@ -81,7 +69,7 @@ func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 		}
 	}
 	before := waitFor(50)
-	msg, err := runCLI("backup", "--database-url", url, "--out", out)
+	msg, err := runCLI(t, "", "backup", "--database-url", url, "--out", out)
 	if err != nil {
 		t.Fatalf("backup: %v", err)
 	}
@@ -138,7 +126,7 @@ func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 	}
 
 	// A second backup does not overwrite the first.
-	if _, err := runCLI("backup", "--database-url", url, "--out", out); err == nil || !strings.Contains(err.Error(), "exists") {
+	if _, err := runCLI(t, "", "backup", "--database-url", url, "--out", out); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("backup over an existing file = %v", err)
 	}
 }
@@ -146,7 +134,7 @@ func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 func TestBackupRefusesAMissingDatabase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, err := runCLI("backup", "--database-url", "sqlite:"+filepath.Join(dir, "none.db"), "--out", filepath.Join(dir, "b.db"))
+	_, err := runCLI(t, "", "backup", "--database-url", "sqlite:"+filepath.Join(dir, "none.db"), "--out", filepath.Join(dir, "b.db"))
 	if err == nil || !strings.Contains(err.Error(), "none.db") {
 		t.Fatalf("backup of a missing database = %v", err)
 	}

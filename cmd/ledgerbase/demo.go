@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ func demoCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			ws, _ := c.Flags().GetString("workspace")
 			n, _ := c.Flags().GetInt("records")
+			seed, _ := c.Flags().GetUint64("seed")
 			if n < 1 {
 				return fmt.Errorf("--records must be 1 or more")
 			}
@@ -27,11 +29,22 @@ func demoCmd() *cobra.Command {
 			if _, err := db.Ent.Workspace.Get(c.Context(), ws); err != nil {
 				return fmt.Errorf("workspace %s: %w", ws, err)
 			}
-			return demo.Seed(c.Context(), db, ws, demo.Options{Invoices: n})
+			start := time.Now()
+			counts, err := demo.Run(c.Context(), db, ws, demo.Options{Invoices: n, Seed: seed})
+			if err != nil {
+				return err
+			}
+			total := 0
+			for _, k := range counts {
+				total += k
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "demo: %d invoices, %d records in all, in %s\n", n, total, time.Since(start).Round(time.Millisecond))
+			return nil
 		},
 	}
 	c.Flags().String("workspace", "", "workspace id (required)")
 	c.Flags().Int("records", 50, "number of invoices; every other resource in proportion")
+	c.Flags().Uint64("seed", 1, "seed of the generator: the same seed gives the same records")
 	_ = c.MarkFlagRequired("workspace")
 	return c
 }

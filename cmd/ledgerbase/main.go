@@ -29,7 +29,7 @@ func root() *cobra.Command {
 		Version:       version,
 	}
 	c.PersistentFlags().String("database-url", "", "sqlite:PATH or postgres://... (env LEDGERBASE_DATABASE_URL; default "+database.DefaultURL+")")
-	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), backupCmd(), healthcheckCmd())
+	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), adminCmd(), backupCmd(), healthcheckCmd(), benchCmd())
 	return c
 }
 

@@ -22,11 +22,14 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/health"
+	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
+	"github.com/ledgerbase/ledgerbase/web"
+	"github.com/ledgerbase/ledgerbase/web/session"
 )
 
 // version is the build's version, set with -ldflags "-X main.version=...".
@@ -73,13 +76,13 @@ func runServe(c *cobra.Command, _ []string) error {
 	var banner string
 	if cfg.Demo {
 		if banner, err = demoWorkspace(ctx, db, a.baseURL()); err != nil {
-			db.Close()
+			a.close()
 			return err
 		}
 	}
 	ln, mln, err := a.listen()
 	if err != nil {
-		db.Close()
+		a.close()
 		return err
 	}
 	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -93,7 +96,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	}
 	select {
 	case err := <-errc:
-		db.Close()
+		a.close()
 		return err
 	case <-sig.Done():
 	}
@@ -119,6 +122,10 @@ type appliance struct {
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
 	keyPair   *keyPair     // the certificate of tls
+	// usage flushes keys' traffic counts until stopUsage; usageDone closes
+	// after the last flush, which must happen before the database closes.
+	stopUsage context.CancelFunc
+	usageDone chan struct{}
 }
 
 // newAppliance builds the server on an open, migrated database. mounts add
@@ -147,7 +154,11 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		return nil, err
 	}
 	a.api = srv
+	if err := openapi.Register(srv); err != nil {
+		return nil, err
+	}
 	srv.Mount(a.probe.Mount)
+	srv.Mount(web.New(srv).Mount)
 	if cfg.Metrics.Enabled {
 		if cfg.Metrics.Addr == "" {
 			h := adaptor.HTTPHandler(a.telemetry.Handler())
@@ -176,6 +187,9 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		// fasthttp speaks HTTP/1.1 only, so do not offer h2 in ALPN.
 		a.tls = &tls.Config{GetCertificate: a.keyPair.get, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
 	}
+	uctx, cancel := context.WithCancel(context.Background())
+	a.stopUsage, a.usageDone = cancel, make(chan struct{})
+	go func() { srv.Usage.Run(uctx, time.Minute); close(a.usageDone) }()
 	return a, nil
 }
 
@@ -298,10 +312,17 @@ func (a *appliance) shutdown(ctx context.Context) error {
 			a.metrics.Close()
 		}
 	}
-	if cerr := a.db.Close(); cerr != nil {
+	if cerr := a.close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close database: %w", cerr))
 	}
 	return err
+}
+
+// close stops the background work, then closes the database.
+func (a *appliance) close() error {
+	a.stopUsage()
+	<-a.usageDone // the last traffic counts are written before the database closes
+	return a.db.Close()
 }
 
 // baseURL is the address clients reach the main listener at.
@@ -331,6 +352,10 @@ func redactURL(s string) string {
 	return s
 }
 
+// demoInvoices is the size of `serve --demo`'s data: enough for several
+// pages of every list, small enough to load in a blink.
+const demoInvoices = 500
+
 // demoWorkspace seeds a business workspace with commerce on when the
 // database has none, and mints a key for it on every start (secrets are
 // never stored, so an old one cannot be shown again).
@@ -344,11 +369,15 @@ func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string
 		if err != nil {
 			return "", err
 		}
-		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: 50}); err != nil {
+		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: demoInvoices, Seed: 1}); err != nil {
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
 	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "demo", Role: access.RoleAdmin})
+	if err != nil {
+		return "", err
+	}
+	login, err := demoAdmin(ctx, db)
 	if err != nil {
 		return "", err
 	}
@@ -358,7 +387,23 @@ Ledgerbase demo is ready: workspace %q (%s), business plan, commerce on.
   export KEY=%s
   curl -H "Authorization: Bearer $KEY" %s/v1/invoices
 
-`, ws.Name, ws.ID, secret, baseURL), nil
+Admin UI: %s/admin/  %s
+
+`, ws.Name, ws.ID, secret, baseURL, baseURL, login), nil
+}
+
+// demoAdmin creates admin@example.com with a random password when no admin
+// exists, and says how to sign in.
+func demoAdmin(ctx context.Context, db *database.DB) (string, error) {
+	any, err := session.AnyAdmin(ctx, db.Ent)
+	if err != nil || any {
+		return "(sign in with your admin account)", err
+	}
+	password := session.Token()[:20]
+	if _, err := session.CreateAdmin(ctx, db.Ent, "admin@example.com", password); err != nil {
+		return "", err
+	}
+	return "email admin@example.com, password " + password, nil
 }
 
 func healthcheckCmd() *cobra.Command {

@@ -312,3 +312,33 @@ func TestReloadsARenewedCertificate(t *testing.T) {
 		t.Fatalf("served serial %v with a broken pair on disk, want the last good %v", got, renewed.SerialNumber)
 	}
 }
+
+// `ledgerbase healthcheck` is what the Docker image's HEALTHCHECK runs.
+func TestHealthcheckCommandAsksTheLocalServer(t *testing.T) {
+	t.Parallel()
+	db, _ := apitest.DB(t)
+	plain := start(t, testConfig(), quiet, db)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(plain.url, "http://"))
+	if msg, err := runCLI(t, "", "healthcheck", "--addr", "0.0.0.0:"+port); err != nil {
+		t.Fatalf("healthcheck of a live server: %v %s", err, msg)
+	}
+
+	certFile, keyFile, _ := selfSigned(t)
+	cfg := testConfig()
+	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
+	secure := start(t, cfg, quiet, db)
+	addr := strings.TrimPrefix(secure.url, "https://")
+	if msg, err := runCLI(t, "", "healthcheck", "--addr", addr, "--tls-cert", certFile, "--tls-key", keyFile); err != nil {
+		t.Fatalf("healthcheck over TLS: %v %s", err, msg)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	if _, err := runCLI(t, "", "healthcheck", "--addr", dead); err == nil {
+		t.Error("healthcheck passed with no server listening")
+	}
+}

@@ -1,75 +1,206 @@
 // Package demo fills a workspace with realistic, internally consistent
 // records: the data behind `serve --demo`, `ledgerbase demo` and benchmarks.
+//
+// Consistency is the point: an invoice's paid_cents is the sum of its
+// completed payments and remaining_cents the rest; an order line's
+// shipped_qty_milli is what its shipments carry; payment_status follows the
+// captures and refunds; a gift card's balance is the end of its ledger;
+// variants are every combination of their product's axes.
 package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
-	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
-	"github.com/ledgerbase/ledgerbase/ent/invoice"
-	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
 
-// Options scales the data: Invoices records of invoices, the rest in proportion.
+// Options scales the data: Invoices invoices, every other resource in proportion.
 type Options struct {
 	Invoices int
-	Seed     uint64
+	// Seed and Now make the content reproducible (ids stay unique per run).
+	Seed uint64
+	Now  time.Time
 }
+
+// Counts says how many records of each table a run wrote.
+type Counts map[string]int
+
+// span is how far back the demo's history reaches.
+const span = 2 * 365 * 24 * time.Hour
 
 // Seed fills workspace wsID.
 func Seed(ctx context.Context, db *database.DB, wsID string, o Options) error {
+	_, err := Run(ctx, db, wsID, o)
+	return err
+}
+
+// Run fills workspace wsID and reports what it wrote.
+func Run(ctx context.Context, db *database.DB, wsID string, o Options) (Counts, error) {
+	return run(ctx, db, wsID, o, maxRows)
+}
+
+// run writes at most rows rows per statement.
+func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int) (Counts, error) {
 	if o.Invoices <= 0 {
 		o.Invoices = 50
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, 42))
-	clients := max(5, o.Invoices/10)
-	now := time.Now().UTC()
-	cl := make([]*ent.CustomerCreate, clients)
-	names := make([]string, clients)
-	cids := make([]string, clients)
-	for i := range cl {
-		at := now.Add(-time.Duration(clients-i) * time.Hour)
-		names[i] = fmt.Sprintf("%s %s", companyA[rng.IntN(len(companyA))], companyB[rng.IntN(len(companyB))])
-		cids[i] = ids.At("cli", at)
-		cl[i] = db.Ent.Customer.Create().SetID(cids[i]).SetWorkspaceID(wsID).SetName(names[i]).
-			SetEmail(fmt.Sprintf("billing%d@example.com", i)).SetCreatedAt(at).SetUpdatedAt(at)
+	if o.Now.IsZero() {
+		o.Now = time.Now()
 	}
-	if err := db.Ent.Customer.CreateBulk(cl...).Exec(ctx); err != nil {
-		return err
+	g := &gen{
+		rng: rand.New(rand.NewPCG(o.Seed, 0x1edb)), now: o.Now.UTC().Truncate(time.Second),
+		ws: wsID, seed: o.Seed, n: o.Invoices,
 	}
-	inv := make([]*ent.InvoiceCreate, 0, 500)
-	for i := 0; i < o.Invoices; i++ {
-		at := now.Add(-time.Duration(o.Invoices-i) * time.Minute)
-		c := rng.IntN(clients)
-		qty := int64(1+rng.IntN(5)) * 1000
-		price := int64(1000 + rng.IntN(50000))
-		excl := qty * price / 1000
-		vat := excl * 20 / 100
-		status := invoice.StatusSent
-		if rng.IntN(3) == 0 {
-			status = invoice.StatusDraft
-		}
-		inv = append(inv, db.Ent.Invoice.Create().SetID(ids.At("inv", at)).SetWorkspaceID(wsID).
-			SetNumber(fmt.Sprintf("INV-%06d", i+1)).SetDate(at.Format("2006-01-02")).SetStatus(status).
-			SetClientID(cids[c]).SetClientName(names[c]).
-			SetLines([]shape.DocLine{{Description: "Consulting", QtyMilli: qty, UnitPriceCents: price, VATRateBasisPoints: 2000,
-				AmountExclVATCents: excl, VATAmountCents: vat, AmountInclVATCents: excl + vat}}).
-			SetAmountExclVatCents(excl).SetVatAmountCents(vat).SetAmountInclVatCents(excl+vat).
-			SetRemainingCents(excl+vat).SetCreatedAt(at).SetUpdatedAt(at))
-		if len(inv) == cap(inv) || i == o.Invoices-1 {
-			if err := db.Ent.Invoice.CreateBulk(inv...).Exec(ctx); err != nil {
-				return err
-			}
-			inv = inv[:0]
-		}
+	// A second run into the same workspace numbers after the first.
+	var err error
+	if g.run, err = priorRuns(ctx, db, wsID); err != nil {
+		return nil, err
 	}
-	return nil
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := newSink(ctx, db, rows)
+	g.t = newTables(s)
+	g.generate(s)
+	if err := s.close(g.t.all); err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := Counts{}
+	for _, t := range g.t.all {
+		c[t.name] = t.Rows
+	}
+	return c, nil
 }
 
-var companyA = []string{"Acme", "Globex", "Initech", "Umbrella", "Stark", "Wayne", "Hooli", "Vandelay", "Soylent", "Tyrell"}
-var companyB = []string{"Industries", "Corporation", "Holdings", "Trading", "Logistics", "Labs", "Foods", "Partners"}
+// priorRuns tells runs into the same workspace apart so the unique numbers,
+// SKUs and codes of this one differ: stores are read-only in the API, so
+// only demo runs (several stores each) make them.
+func priorRuns(ctx context.Context, db *database.DB, wsID string) (int, error) {
+	var n int
+	err := db.Write.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM stores WHERE workspace_id = ?"), wsID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("demo: %w", err)
+	}
+	return n, nil
+}
+
+func (g *gen) generate(s *sink) {
+	g.stores()
+	g.categories()
+	g.catalog()
+	g.clients()
+	g.vendors()
+	if s.stopped() {
+		return
+	}
+	g.invoices()
+	if s.stopped() {
+		return
+	}
+	g.standaloneQuotes()
+	g.salesOrders()
+	if s.stopped() {
+		return
+	}
+	g.promotions()
+	g.giftCards()
+	g.bills()
+}
+
+// gen holds the generator's state: the randomness, the clock and the
+// records later ones refer to.
+type gen struct {
+	rng  *rand.Rand
+	now  time.Time
+	ws   string
+	seed uint64
+	n    int
+	run  int // earlier runs in this workspace
+	t    *tables
+
+	storeList []store
+	cats      []category
+	items     []item
+	products  []int // indexes into items
+	clientsL  []party
+	vendorsL  []party
+	// delivered online orders, for gift card redemptions
+	shopOrders []string
+	seq        map[string]int
+}
+
+type party struct {
+	id, name, currency string
+}
+
+// scale is n/div, at least lo.
+func scale(n, div, lo int) int { return max(lo, n/div) }
+
+// timeline spreads the i-th of n records over the demo's history, oldest
+// first, so ids (which carry their creation time) sort like created_at.
+func (g *gen) timeline(i, n int) time.Time {
+	step := span / time.Duration(n+1)
+	t := g.now.Add(-span + step*time.Duration(i+1))
+	if step > 2*time.Second {
+		t = t.Add(-time.Duration(g.rng.Int64N(int64(step / 2))))
+	}
+	return t.Truncate(time.Millisecond)
+}
+
+// after is a moment between from and now, at most within days.
+func (g *gen) after(from time.Time, minH, maxDays int) time.Time {
+	lo := from.Add(time.Duration(minH) * time.Hour)
+	hi := from.Add(time.Duration(maxDays) * 24 * time.Hour)
+	if hi.After(g.now) {
+		hi = g.now
+	}
+	if !hi.After(lo) {
+		if lo.After(g.now) {
+			return g.now
+		}
+		return lo
+	}
+	return lo.Add(time.Duration(g.rng.Int64N(int64(hi.Sub(lo))))).Truncate(time.Millisecond)
+}
+
+func (g *gen) id(prefix string, at time.Time) string { return ids.At(prefix, at) }
+
+// next is the next number of a sequence, after those of earlier runs.
+func (g *gen) next(name string) int {
+	if g.seq == nil {
+		g.seq = map[string]int{}
+	}
+	g.seq[name]++
+	return g.run*10_000_000 + g.seq[name]
+}
+
+func (g *gen) pick(xs []string) string { return xs[g.rng.IntN(len(xs))] }
+
+func (g *gen) chance(p float64) bool { return g.rng.Float64() < p }
+
+func day(t time.Time) string { return t.Format("2006-01-02") }
+
+func js(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only our own plain types are marshalled
+	}
+	return b
+}
+
+func str(s string) *string { return &s }
+
+// nullable turns "" into NULL.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

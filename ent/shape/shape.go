@@ -3,6 +3,11 @@
 // media, ledgers) and so need no table of their own.
 package shape
 
+import (
+	"sort"
+	"strings"
+)
+
 // DocLine is a line of an invoice, quote, credit note or bill.
 type DocLine struct {
 	ItemID             *string `json:"item_id"`
@@ -87,3 +92,19 @@ type Listing struct {
 
 // Grants is a custom role's matrix: resource name -> "none" | "read" | "write".
 type Grants map[string]string
+
+// OptionsKey is the canonical form of a variant's options, unique per
+// product: axis=value pairs sorted by axis, lower-cased, joined by ";"
+// ("color=navy;size=m").
+func OptionsKey(opts map[string]string) string {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = strings.ToLower(k) + "=" + strings.ToLower(opts[k])
+	}
+	return strings.Join(parts, ";")
+}
