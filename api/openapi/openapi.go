@@ -267,7 +267,9 @@ func columnSchema(c records.ColumnInfo) *openapi3.Schema {
 	case field.TypeTime:
 		s = &openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time"}
 	case field.TypeJSON:
-		s = &openapi3.Schema{} // structured data (lines, media, ...): any JSON
+		// Structured data (lines, media, a receipt): an object or an array;
+		// typed so that a nullable one can say so (an untyped {} cannot).
+		s = &openapi3.Schema{Type: types(openapi3.TypeObject, openapi3.TypeArray)}
 	case field.TypeEnum:
 		s = &openapi3.Schema{Type: types(openapi3.TypeString)}
 		for _, v := range c.Enums {

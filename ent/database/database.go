@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -42,7 +43,9 @@ type DB struct {
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
-	stop func() // ends background work (SQLite checkpoints)
+	stop      func() // ends background work (SQLite checkpoints)
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Options tunes the pools; zero values pick defaults.
@@ -196,16 +199,19 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 	return &DB{Ent: c, Reader: c, Read: db, Write: db, Dialect: dialect.Postgres}, nil
 }
 
-// Close closes every pool.
+// Close closes every pool. Calling it again (a shutdown, then a deferred
+// close) does nothing and returns the first call's error.
 func (d *DB) Close() error {
-	if d.stop != nil {
-		d.stop()
-	}
-	err := d.Ent.Close()
-	if d.Read != d.Write {
-		err = errors.Join(err, d.Read.Close())
-	}
-	return err
+	d.closeOnce.Do(func() {
+		if d.stop != nil {
+			d.stop()
+		}
+		d.closeErr = d.Ent.Close()
+		if d.Read != d.Write {
+			d.closeErr = errors.Join(d.closeErr, d.Read.Close())
+		}
+	})
+	return d.closeErr
 }
 
 // Ping checks that the database answers (readiness).
