@@ -132,11 +132,11 @@ type appliance struct {
 // routes before /v1 (the admin UI; tests add slow routes).
 func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(*fiber.App)) (*appliance, error) {
 	a := &appliance{cfg: cfg, log: log, db: db, probe: health.New(db.Ping, log)}
-	var access *slog.Logger
+	var accessLog *slog.Logger
 	if cfg.Log.Access {
-		access = log
+		accessLog = log
 	}
-	a.telemetry = telemetry.New(telemetry.Options{Logger: access, Version: version})
+	a.telemetry = telemetry.New(telemetry.Options{Logger: accessLog, Version: version})
 	if err := a.telemetry.WatchDB(db); err != nil {
 		return nil, err
 	}
