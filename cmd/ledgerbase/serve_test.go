@@ -175,11 +175,7 @@ func TestShutdownCutsRequestsOffAfterTheGracePeriod(t *testing.T) {
 
 func TestServesHTTPSWithTheConfiguredCertificate(t *testing.T) {
 	t.Parallel()
-	db, _ := apitest.DB(t)
-	certFile, keyFile, pool := selfSigned(t)
-	cfg := testConfig()
-	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
-	r := start(t, cfg, quiet, db)
+	r, _, _, pool := startTLS(t)
 	if !strings.HasPrefix(r.url, "https://") {
 		t.Fatalf("url %s", r.url)
 	}
@@ -215,6 +211,16 @@ func TestRefusesAMismatchedCertificatePair(t *testing.T) {
 	if _, err := newAppliance(cfg, quiet, db); err == nil || !strings.Contains(err.Error(), "tls") {
 		t.Fatalf("newAppliance = %v, want a tls error", err)
 	}
+}
+
+// startTLS runs an appliance serving HTTPS with a new certificate.
+func startTLS(t *testing.T) (r *running, certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	db, _ := apitest.DB(t)
+	certFile, keyFile, pool = selfSigned(t)
+	cfg := testConfig()
+	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
+	return start(t, cfg, quiet, db), certFile, keyFile, pool
 }
 
 // selfSigned writes a certificate for 127.0.0.1 and its key, and returns
@@ -268,11 +274,7 @@ func writeSelfSigned(t *testing.T, certFile, keyFile string) *x509.Certificate {
 
 func TestReloadsARenewedCertificate(t *testing.T) {
 	t.Parallel()
-	db, _ := apitest.DB(t)
-	certFile, keyFile, _ := selfSigned(t)
-	cfg := testConfig()
-	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
-	r := start(t, cfg, quiet, db)
+	r, certFile, keyFile, _ := startTLS(t)
 	r.a.keyPair.mu.Lock()
 	r.a.keyPair.every = 0 // look at the files on every handshake
 	r.a.keyPair.mu.Unlock()
@@ -323,10 +325,7 @@ func TestHealthcheckCommandAsksTheLocalServer(t *testing.T) {
 		t.Fatalf("healthcheck of a live server: %v %s", err, msg)
 	}
 
-	certFile, keyFile, _ := selfSigned(t)
-	cfg := testConfig()
-	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
-	secure := start(t, cfg, quiet, db)
+	secure, certFile, keyFile, _ := startTLS(t)
 	addr := strings.TrimPrefix(secure.url, "https://")
 	if msg, err := runCLI(t, "", "healthcheck", "--addr", addr, "--tls-cert", certFile, "--tls-key", keyFile); err != nil {
 		t.Fatalf("healthcheck over TLS: %v %s", err, msg)
