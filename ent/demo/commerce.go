@@ -35,7 +35,7 @@ var carriers = []struct{ name, service, prefix string }{
 // timeline; online ones get the payments behind their payment status and,
 // when delivered, sometimes a return.
 func (g *gen) salesOrders() {
-	n := scale(g.n, 10, 10)
+	n := scale(g.n, 12, 40)
 	for i := 0; i < n; i++ {
 		if i%10_000 == 0 && g.t.orders.s.stopped() {
 			return
@@ -77,7 +77,7 @@ func (g *gen) order(at time.Time) {
 	status := "confirmed"
 	var ships []plannedShipment
 	switch {
-	case g.chance(0.04):
+	case g.chance(0.04) || online && g.first("cancelled", 1):
 		status = "cancelled"
 	case !online && age < 7*24*time.Hour && g.chance(0.3):
 		status = "draft"
@@ -105,7 +105,7 @@ func (g *gen) order(at time.Time) {
 			g.shopOrders = append(g.shopOrders, id)
 		}
 		// Returns have no foreign key, so one can be written before its order.
-		if g.chance(0.08) {
+		if g.chance(0.08) || g.first("return", 2) {
 			delivered := ships[len(ships)-1].delivery
 			if refund, whole := g.returnRequest(id, lines, delivered); refund > 0 {
 				pays = append(pays, payment{kind: "refund", at: g.after(delivered, 72, 20), amount: refund})
@@ -232,7 +232,7 @@ func (g *gen) shipment(orderID string, s plannedShipment) {
 		evs = append(evs, ev{s.shipped.Add(20 * time.Hour), "in_transit", "In transit to the destination hub", g.pick(cities)})
 	}
 	if s.status == "delivered" {
-		delivered = s.delivery
+		delivered = g.tm(s.delivery)
 		evs = append(evs, ev{s.delivery, "delivered", "Delivered", ""})
 	}
 	for i := range evs {
@@ -248,10 +248,10 @@ func (g *gen) shipment(orderID string, s plannedShipment) {
 	// The shipment goes first: its events refer to it.
 	g.t.shipments.row(append(g.base(id, s.shipped, last), orderID, fmt.Sprintf("SHP-%06d", num), s.status,
 		js(s.lines), js(pk), nil, cr.name, cr.service, tracking, nil, int64(490+g.rng.IntN(1500)), "",
-		s.shipped, delivered)...)
+		g.tm(s.shipped), delivered)...)
 	for _, e := range evs {
 		g.t.events.row(append(g.base(g.id("sev", e.at), e.at, e.at), id, fmt.Sprintf("%s-%d-%s", tracking, len(e.status), e.status),
-			e.at, e.status, e.desc, e.place)...)
+			g.tm(e.at), e.status, e.desc, e.place)...)
 	}
 }
 
@@ -284,7 +284,7 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 		status, outcome = "rejected", "rejected"
 	case since > 10*24*time.Hour:
 		status, outcome, refund = "refunded", "refunded", excl+vat
-		refundedAt = g.after(at, 72, 10)
+		refundedAt = g.tm(g.after(at, 72, 10))
 	case since > 5*24*time.Hour:
 		status = "received"
 	case since > 2*24*time.Hour:
@@ -395,7 +395,7 @@ func (g *gen) promotions() {
 					perCustomer = int64(1)
 				}
 				used += uses
-				codes = append(codes, append(g.base(g.id("pcd", at), at, at), id, code, strings.ToLower(code), maxUses, perCustomer, ends, uses))
+				codes = append(codes, append(g.base(g.id("pcd", at), at, at), id, code, strings.ToLower(code), maxUses, perCustomer, g.tm(ends), uses))
 			}
 		} else if status != "scheduled" {
 			used = int64(g.rng.IntN(2000))
@@ -407,7 +407,7 @@ func (g *gen) promotions() {
 		case "free_shipping":
 			perUse = 590
 		}
-		g.t.promotions.row(append(g.base(id, at, at), name, kind, status, dtype, value, "EUR", starts, ends, used, used*perUse)...)
+		g.t.promotions.row(append(g.base(id, at, at), name, kind, status, dtype, value, "EUR", g.tm(starts), g.tm(ends), used, used*perUse)...)
 		for _, c := range codes {
 			g.t.codes.row(c...)
 		}
@@ -456,7 +456,7 @@ func (g *gen) giftCards() {
 			client = g.clientAt(at).id
 		}
 		g.t.giftCards.row(append(g.base(g.id("gc", at), at, last), hex.EncodeToString(sum[:]), code[len(code)-4:], status, "EUR",
-			initial, bal, expires, client, js(ledger))...)
+			initial, bal, g.tm(expires), client, js(ledger))...)
 	}
 }
 
