@@ -107,8 +107,9 @@ func (g *gen) order(at time.Time) {
 		// Returns have no foreign key, so one can be written before its order.
 		if g.chance(0.08) || g.first("return", 2) {
 			delivered := ships[len(ships)-1].delivery
-			if refund, whole := g.returnRequest(id, lines, delivered); refund > 0 {
-				pays = append(pays, payment{kind: "refund", at: g.after(delivered, 72, 20), amount: refund})
+			if refund, refundedAt, whole := g.returnRequest(id, lines, delivered); refund > 0 {
+				pays = append(pays, payment{kind: "refund", at: refundedAt, amount: refund})
+				updated = later(updated, refundedAt)
 				payStatus = "partially_refunded"
 				if whole {
 					payStatus = "refunded"
@@ -256,9 +257,9 @@ func (g *gen) shipment(orderID string, s plannedShipment) {
 }
 
 // returnRequest writes a return of one line of a delivered online order;
-// it answers the refunded amount (0 while not refunded) and whether the
-// whole order came back.
-func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Time) (int64, bool) {
+// it answers the refunded amount (0 while not refunded), when it was
+// refunded and whether the whole order came back.
+func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Time) (int64, time.Time, bool) {
 	var l *orderLine
 	for j := range lines {
 		if lines[j].returnable {
@@ -267,7 +268,7 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 		}
 	}
 	if l == nil {
-		return 0, false
+		return 0, time.Time{}, false
 	}
 	at := g.after(delivered, 24, 14)
 	qty := int64(1000)
@@ -278,21 +279,25 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 	reason := g.pick([]string{"Wrong size", "Damaged in transit", "Not as described", "Changed my mind"})
 	status, outcome := "requested", "pending"
 	var refund int64
-	var refundedAt any
+	var refundedAt time.Time
 	switch since := g.now.Sub(at); {
 	case since > 10*24*time.Hour && g.chance(0.1):
 		status, outcome = "rejected", "rejected"
 	case since > 10*24*time.Hour:
 		status, outcome, refund = "refunded", "refunded", excl+vat
-		refundedAt = g.tm(g.after(at, 72, 10))
+		refundedAt = g.after(at, 72, 10)
 	case since > 5*24*time.Hour:
 		status = "received"
 	case since > 2*24*time.Hour:
 		status = "approved"
 	}
-	g.t.returns.row(append(g.base(g.id("ret", at), at, at), orderID, fmt.Sprintf("RMA-%06d", g.next("ret")), status, reason,
-		js([]shape.ReturnLine{{OrderLineID: l.id, QtyMilli: qty, Reason: reason}}), "EUR", refund, outcome, refundedAt)...)
-	return refund, len(lines) == 1 && qty == l.qty
+	var refunded any
+	if refund > 0 {
+		refunded = g.tm(refundedAt)
+	}
+	g.t.returns.row(append(g.base(g.id("ret", at), at, later(at, refundedAt)), orderID, fmt.Sprintf("RMA-%06d", g.next("ret")), status, reason,
+		js([]shape.ReturnLine{{OrderLineID: l.id, QtyMilli: qty, Reason: reason}}), "EUR", refund, outcome, refunded)...)
+	return refund, refundedAt, len(lines) == 1 && qty == l.qty
 }
 
 type payment struct {

@@ -282,8 +282,17 @@ func TestOrdersMatchTheirShipmentsPaymentsAndReturns(t *testing.T) {
 				t.Fatalf("return %s returns %+v, which %s did not ship", r.Number, rl, o.Number)
 			}
 		}
-		if (r.Status == "refunded") != (r.RefundCents > 0) {
+		if (r.Status == "refunded") != (r.RefundCents > 0) || (r.Status == "refunded") != (r.RefundedAt != nil) {
 			t.Fatalf("return %s is %s with refund %d", r.Number, r.Status, r.RefundCents)
+		}
+		var refunded int64
+		for _, p := range paysByOrder[o.ID] {
+			if p.Kind == payment.KindRefund {
+				refunded += p.AmountCents
+			}
+		}
+		if refunded != r.RefundCents {
+			t.Fatalf("return %s refunds %d, the order's refund payments %d", r.Number, r.RefundCents, refunded)
 		}
 	}
 }
