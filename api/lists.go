@@ -12,9 +12,9 @@ import (
 
 // List bounds (DESIGN.md "Lists").
 const (
-	DefaultLimit = 25
-	MaxLimit     = 100
-	maxQLen      = 200
+	DefaultLimit = resource.DefaultLimit
+	MaxLimit     = resource.MaxLimit
+	MaxQLen      = resource.MaxQLen
 )
 
 // parsePage reads limit, offset, q and the resource's named filters; any
@@ -41,8 +41,8 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 			}
 			pg.Offset = n
 		case "q":
-			if len(val) > maxQLen {
-				err = apierr.Invalid("q", "q is at most %d characters", maxQLen)
+			if len(val) > MaxQLen {
+				err = apierr.Invalid("q", "q is at most %d characters", MaxQLen)
 			}
 			pg.Q = val
 		default:
@@ -73,6 +73,10 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 	})
 	return pg, err
 }
+
+// ParsePage reads a list request's query exactly as /v1 does (the admin
+// record browser uses it so its search, filters and pages equal the API's).
+func ParsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) { return parsePage(c, r) }
 
 func filterOf(r *resource.Resource, param string) (resource.Filter, bool) {
 	for _, f := range r.Filters {

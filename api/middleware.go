@@ -43,6 +43,19 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		return err
 	}
 	c.Locals(principalKey, p)
+	err = s.limitAndServe(c, p)
+	if s.Usage != nil {
+		status := c.Response().StatusCode()
+		if err != nil {
+			status = toAPIError(err).Status
+		}
+		s.Usage.Record(p.Workspace.ID, p.Key.ID, status, time.Now())
+	}
+	return err
+}
+
+// limitAndServe spends a rate-limit token of the key, then serves the request.
+func (s *Server) limitAndServe(c *fiber.Ctx, p *access.Principal) error {
 	limit := s.cfg.RateLimits[p.Workspace.Plan]
 	if p.Key.RateLimit != nil {
 		limit = *p.Key.RateLimit

@@ -12,42 +12,10 @@ import (
 )
 
 // Route is one endpoint derived from a declaration (also used by OpenAPI).
-type Route struct {
-	Method   string
-	Path     string // fiber pattern: /v1/clients/:id/addresses
-	Resource *resource.Resource
-	Op       resource.Op
-}
+type Route = resource.Endpoint
 
 // Routes lists every /v1 endpoint, in declaration order.
-func Routes() []Route {
-	var out []Route
-	for _, r := range resource.All {
-		base := "/v1/" + r.Name
-		item := base + "/:id"
-		if r.Parent != nil {
-			base = "/v1/" + r.Parent.Resource.Name + "/:id/" + r.Parent.Segment
-			item = base + "/:" + r.Parent.IDParam
-		}
-		for _, op := range r.Ops {
-			switch op.Kind {
-			case resource.List:
-				out = append(out, Route{"GET", base, r, op})
-			case resource.Get:
-				out = append(out, Route{"GET", item, r, op})
-			case resource.Create:
-				out = append(out, Route{"POST", base, r, op})
-			case resource.Update:
-				out = append(out, Route{"PATCH", item, r, op})
-			case resource.Upsert:
-				out = append(out, Route{"POST", base + "/upsert", r, op})
-			case resource.Bulk:
-				out = append(out, Route{"POST", base + "/bulk", r, op})
-			}
-		}
-	}
-	return out
-}
+func Routes() []Route { return resource.Endpoints() }
 
 // routeTable knows every pattern, to tell a 405 from a 404.
 type routeTable struct{ routes []Route }

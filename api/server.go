@@ -9,9 +9,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/usage"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -26,6 +28,10 @@ type Config struct {
 	KeyCacheTTL time.Duration
 	// ReadTimeout, WriteTimeout and IdleTimeout protect against slow clients.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// Observe, when set, runs first on every request (metrics, access log).
+	// Errors of the handlers after it reach it unrendered: it must render
+	// them with c.App().ErrorHandler to see the final status.
+	Observe fiber.Handler
 }
 
 // DefaultRateLimits are DESIGN.md's per-minute defaults.
@@ -40,10 +46,12 @@ type Server struct {
 	Auth    *access.Authenticator
 	Records *records.Engine
 	Limiter *ratelimit.Limiter
+	Usage   *usage.Recorder // each key's traffic, for the admin dashboard
 	cfg     Config
 	log     *slog.Logger
 	routes  *routeTable
 	writes  map[writeKey]WriteFunc
+	idem    *idempotency.Store
 	hooks   []func(*fiber.App)
 	public  []func(fiber.Router)
 }
@@ -68,10 +76,12 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
 		Records: eng,
 		Limiter: ratelimit.New(),
+		Usage:   usage.New(db.Ent),
 		cfg:     cfg,
 		log:     cfg.Logger,
 		routes:  &routeTable{},
 		writes:  map[writeKey]WriteFunc{},
+		idem:    idempotency.New(db.Ent),
 	}
 	if cfg.KeyCacheTTL > 0 {
 		s.Auth.TTL = cfg.KeyCacheTTL
@@ -88,6 +98,9 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		ReadBufferSize: 8192,
 	})
 	registerWrites(s)
+	if cfg.Observe != nil {
+		s.App.Use(cfg.Observe)
+	}
 	s.App.Use(s.recoverPanics, s.assignRequestID)
 	return s, nil
 }

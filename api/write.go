@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 )
@@ -72,7 +73,44 @@ func (s *Server) write(rt Route) fiber.Handler {
 	}
 }
 
-// runWrite is where idempotency wraps an operation.
+// runWrite runs an operation, under its Idempotency-Key when a POST has one.
+// Only a request that reached its operation claims the key: one refused
+// earlier (gating, permission, media type, validation) did not run, so a
+// corrected retry may reuse the key. The operation's answer is stored when
+// it is a success or a client error it decided (404, 409, business 400);
+// a 5xx releases the key, since nothing was written and a retry should run.
 func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f WriteFunc) (writes.Result, error) {
-	return f(req)
+	key := c.Get(idempotency.Header)
+	if key == "" || c.Method() != fiber.MethodPost {
+		return f(req)
+	}
+	if err := idempotency.Check(key); err != nil {
+		return writes.Result{}, err
+	}
+	claim, prev, err := s.idem.Begin(req.Ctx, req.Principal.Workspace.ID, key, idempotency.Hash(c.Method(), c.Path(), c.Body()))
+	if err != nil {
+		return writes.Result{}, err
+	}
+	if prev != nil {
+		c.Set(idempotency.ReplayedHeader, "true")
+		if prev.Status >= 400 {
+			return writes.Result{}, prev.Replay()
+		}
+		return writes.Result{Status: prev.Status, Body: prev.Body}, nil
+	}
+	res, err := f(req)
+	status, stored := res.Status, res.Body
+	if err != nil {
+		e := toAPIError(err)
+		status, stored = e.Status, idempotency.EncodeError(e)
+	}
+	if idempotency.Stored(status) {
+		err2 := claim.Finish(req.Ctx, status, stored)
+		if err2 != nil {
+			s.log.Error("idempotency: store response", "request_id", req.RequestID, "err", err2)
+		}
+	} else if err2 := claim.Release(req.Ctx); err2 != nil {
+		s.log.Error("idempotency: release key", "request_id", req.RequestID, "err", err2)
+	}
+	return res, err
 }

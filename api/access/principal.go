@@ -77,13 +77,12 @@ func (p *Principal) Gate(r *resource.Resource, need resource.Access) error {
 
 // GatePlan checks only the workspace conditions of r.
 func GatePlan(ws Workspace, r *resource.Resource) error {
-	if ws.Plan < r.Plan {
+	switch r.Lack(ws.Plan, ws.CommerceMode, ws.CommerceModule) {
+	case resource.LacksPlan:
 		return apierr.Forbidden("plan_required", "%s needs the %s plan; this workspace is on %s", r.Name, r.Plan, ws.Plan)
-	}
-	if r.Needs&resource.CommerceMode != 0 && !ws.CommerceMode {
+	case resource.LacksCommerceMode:
 		return apierr.Forbidden("commerce_mode_required", "%s needs commerce mode, which is off for this workspace", r.Name)
-	}
-	if r.Needs&resource.CommerceModule != 0 && !ws.CommerceModule {
+	case resource.LacksCommerceModule:
 		return apierr.Forbidden("commerce_module_required", "%s needs the commerce module on the workspace's plan", r.Name)
 	}
 	return nil

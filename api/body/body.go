@@ -216,19 +216,13 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 		case string:
 			return x, nil
 		case map[string]any:
-			return Check(x, refFields, p+".")
+			return Check(x, resource.ExternalRefFields, p+".")
 		}
 		return nil, apierr.Invalid(p, "%s must be a string \"system:connection:id\" or an object", p)
 	case resource.Any:
 		return v, nil
 	}
 	return nil, apierr.Invalid(p, "%s has an unsupported type", p)
-}
-
-var refFields = []resource.Field{
-	{Name: "system", Type: resource.String, Required: true},
-	{Name: "connection_id", Type: resource.String, Nullable: true},
-	{Name: "external_id", Type: resource.String, Required: true},
 }
 
 // Has reports whether the field was sent (even as null).

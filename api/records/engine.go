@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
@@ -85,7 +86,7 @@ func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
 	for _, s := range database.MergeSearches(searches) {
 		merged[s.Table] = s
 	}
-	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}}
+	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}, Counts: db}
 	for _, r := range rs {
 		if r.Table == "" {
 			continue
@@ -150,6 +151,23 @@ func Columns(r *resource.Resource) []ColumnInfo {
 		}
 		out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums,
 			Commerce: contains(r.CommerceColumns, c.Name)})
+	}
+	return out
+}
+
+// EmbedColumns lists the columns each element of an embed shows.
+func EmbedColumns(e resource.Embed) []ColumnInfo {
+	t := table(e.Table)
+	if t == nil {
+		return nil
+	}
+	var out []ColumnInfo
+	for _, c := range compileColumns(t, nil, e.Columns, nil) {
+		for _, tc := range t.Columns {
+			if tc.Name == c.name {
+				out = append(out, ColumnInfo{Name: c.name, Type: tc.Type, Nullable: tc.Nullable, Enums: tc.Enums})
+			}
+		}
 	}
 	return out
 }
@@ -520,27 +538,76 @@ type FilterValue struct {
 	Value  any
 }
 
+// fewMatches reports whether fetching every match by key and sorting them
+// (about 5 µs a row: scattered table pages) beats walking the newest-first
+// index until the page is found (about 0.2 µs an entry, rows/matches
+// entries per match): matches² · 25 ≤ (offset+limit) · rows.
+func (e *Engine) fewMatches(ctx context.Context, wsID, table string, matches int64, pg Page) bool {
+	rows, ok := e.Counts.Count(ctx, wsID, table, "")
+	return !ok || matches*matches*25 <= int64(pg.Offset+pg.Limit)*rows
+}
+
+// deepOffset is where skipping whole days by their counts starts to pay.
+const deepOffset = 5000
+
+const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
+
+// pageSQL selects one page of the rows matching where. Past the first page
+// the offset is walked in a subquery that reads only the (workspace_id,
+// created_at, id) index — or the filter's covering index — and the full
+// rows of the page alone are fetched: offset 500,000 then skips index
+// entries, not table rows.
+func (e *Engine) pageSQL(p *plan, where string, offset int) string {
+	from := " FROM " + p.r.Table + " t WHERE "
+	if offset == 0 {
+		return "SELECT " + p.selects + from + where + newestFirst + " LIMIT ? OFFSET ?"
+	}
+	key := "t.rowid"
+	if e.db.Dialect == dialect.Postgres {
+		key = "t.id"
+	}
+	return "SELECT " + p.selects + from + key + " IN (SELECT " + key + from + where + newestFirst + " LIMIT ? OFFSET ?)" + newestFirst
+}
+
 // List answers a list envelope {data, meta} as JSON.
 func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, pg Page) ([]byte, error) {
 	p := e.plans[r]
 	w, extra := p.where(pg.ParentID)
 	args := append([]any{ws.ID}, extra...)
-	filtered := false
 	for _, f := range pg.Filters {
 		w += " AND t." + f.Column + " = ?"
 		args = append(args, f.Value)
-		filtered = true
 	}
-	if pg.Q != "" && len(p.search.Columns) > 0 {
-		if cond, arg, ok := e.db.SearchCondition(p.search, "t", pg.Q); ok {
-			w += " AND " + cond
-			args = append(args, arg)
-			filtered = true
-		}
-	}
+	filtered := len(pg.Filters) > 0
 	var total int64
 	counted := false
-	if !filtered && r.Parent == nil && e.Counts != nil {
+	// rowFirst: the matches are few, so fetch them by key and sort them,
+	// instead of walking the newest-first index until enough match.
+	rowFirst := false
+	if pg.Q != "" && len(p.search.Columns) > 0 {
+		if sub, sargs, ok := e.db.SearchRows(p.search, pg.Q, ws.ID); ok {
+			if !filtered && r.Scope == "" && r.Parent == nil {
+				// The index partition of the workspace is exactly its rows.
+				if err := e.db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM ("+sub+")", sargs...).Scan(&total); err != nil {
+					return nil, apierr.Internal(err)
+				}
+				counted = true
+			}
+			rowFirst = !counted || e.fewMatches(ctx, ws.ID, r.Table, total, pg)
+			if rowFirst {
+				// "+" keeps SQLite from walking the workspace index instead.
+				w = "+" + w + " AND t.rowid IN (" + sub + ")"
+			} else {
+				w += " AND +t.rowid IN (" + sub + ")"
+			}
+			args = append(args, sargs...)
+		} else if cond, arg, ok := e.db.SearchCondition(p.search, "t", pg.Q); ok {
+			w += " AND " + cond
+			args = append(args, arg)
+		}
+		filtered = true
+	}
+	if !counted && !filtered && r.Parent == nil && e.Counts != nil {
 		total, counted = e.Counts.Count(ctx, ws.ID, r.Table, r.Scope)
 	}
 	if !counted {
@@ -551,8 +618,19 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < total {
-		q := "SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w +
-			" ORDER BY t.created_at DESC, t.id DESC LIMIT " + strconv.Itoa(pg.Limit) + " OFFSET " + strconv.Itoa(pg.Offset)
+		offset := pg.Offset
+		if offset >= deepOffset && !filtered && r.Parent == nil && r.Scope == "" {
+			if cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, r.Table, offset); ok {
+				w += " AND " + cond
+				args = append(args, arg)
+				offset = rest
+			}
+		}
+		q := e.pageSQL(p, w, offset)
+		if rowFirst {
+			q = "SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
+		}
+		args = append(args, pg.Limit, offset)
 		s, err := e.query(ctx, p, q, args)
 		if err != nil {
 			return nil, err

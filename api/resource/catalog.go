@@ -158,7 +158,7 @@ var (
 		Doc:      "Customers of the workspace.",
 		Search:   []string{"name", "email", "contact", "phones"},
 		Hidden:   []string{"ext_system", "ext_connection_id", "ext_external_id", "ext_key"},
-		Computed: []Computed{{Name: "external_ref", Doc: "{system, connection_id, external_id} or null.", Value: externalRef}},
+		Computed: []Computed{{Name: "external_ref", Doc: "{system, connection_id, external_id} or null.", Value: externalRef, Shape: externalRefShape}},
 		Ops: append(reads(),
 			Op{Kind: Create, Body: clientBody, Summary: "Create a client, or update the one whose external_ref matches."},
 			Op{Kind: Update, Body: clientBody, Summary: "Update a client."}),
@@ -193,7 +193,7 @@ var (
 	Stores = &Resource{Name: "stores", Singular: "store", Table: "stores", Prefix: "sto", Plan: Business, Toolset: "commerce",
 		Doc:      "Online stores; primary_url is the verified custom domain when active, else the free store address.",
 		Search:   []string{"name", "free_address", "custom_domain"},
-		Computed: []Computed{{Name: "primary_url", Doc: "The store's public address.", Value: primaryURL}},
+		Computed: []Computed{{Name: "primary_url", Doc: "The store's public address.", Value: primaryURL, Shape: Field{Type: String}}},
 		Ops:      reads()}
 	SalesOrders = &Resource{Name: "sales-orders", Singular: "sales order", Table: "sales_orders", Prefix: "so", Plan: Starter, Toolset: "sales",
 		Doc:    "Sales orders with lines; online orders add the store channel, payment status and shipping status.",
@@ -335,6 +335,15 @@ func primaryURL(col func(string) any) any {
 	}
 	return "https://" + col("free_address").(string)
 }
+
+// ExternalRefFields are the parts of an external_ref in its object form.
+var ExternalRefFields = []Field{
+	req(str("system", "The other system, e.g. shopify.")),
+	null(str("connection_id", "The connection (store, account) within that system; null when there is only one.")),
+	req(str("external_id", "The record's id in that system.")),
+}
+
+var externalRefShape = Field{Type: Object, Nullable: true, Items: ExternalRefFields}
 
 // ExternalRef is the normalized form of a client's external_ref.
 type ExternalRef struct {

@@ -155,8 +155,10 @@ type Resource struct {
 
 // Computed is a read-only field derived from a row, e.g. a store's primary_url.
 type Computed struct {
-	Name  string
-	Doc   string
+	Name string
+	Doc  string
+	// Shape is the JSON type of the value (for the OpenAPI document).
+	Shape Field
 	Value func(col func(name string) any) any
 }
 

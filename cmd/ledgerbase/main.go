@@ -26,9 +26,10 @@ func root() *cobra.Command {
 		Short:         "Ledgerbase keeps a workspace's business records and serves them over /v1",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version,
 	}
 	c.PersistentFlags().String("database-url", "", "sqlite:PATH or postgres://... (env LEDGERBASE_DATABASE_URL; default "+database.DefaultURL+")")
-	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd())
+	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), adminCmd(), backupCmd(), healthcheckCmd(), benchCmd())
 	return c
 }
 

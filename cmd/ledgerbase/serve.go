@@ -2,75 +2,295 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/health"
+	"github.com/ledgerbase/ledgerbase/api/openapi"
+	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
+	"github.com/ledgerbase/ledgerbase/web"
+	"github.com/ledgerbase/ledgerbase/web/session"
 )
+
+// version is the build's version, set with -ldflags "-X main.version=...".
+var version = "dev"
 
 func serveCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the /v1 API, the admin UI and metrics",
-		Args:  cobra.NoArgs,
-		RunE:  runServe,
+		Short: "Serve the /v1 API, the admin UI, health probes and metrics",
+		Long: `Serve the /v1 API, the admin UI, /healthz, /readyz and /metrics.
+
+Every setting below can also come from a YAML file (--config, or
+LEDGERBASE_CONFIG; configs/ledgerbase.yaml explains each one) and from its
+LEDGERBASE_* environment variable. A flag beats the environment, which beats
+the file, which beats the default.
+
+SIGTERM or SIGINT shuts down gracefully: /readyz answers 503, new
+connections are refused, requests in flight get --shutdown-grace to finish,
+then the database is closed.`,
+		Args: cobra.NoArgs,
+		RunE: runServe,
 	}
-	c.Flags().String("addr", "127.0.0.1:8080", "address to listen on")
-	c.Flags().Bool("demo", false, "on an empty database, create a demo workspace with data and print a key")
+	addConfigFlags(c.Flags())
 	return c
 }
 
 func runServe(c *cobra.Command, _ []string) error {
-	addr, _ := c.Flags().GetString("addr")
-	withDemo, _ := c.Flags().GetBool("demo")
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	db, err := openDB(c)
+	cfg, err := loadConfig(c.Flags(), os.Environ())
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	log := cfg.logger()
+	slog.SetDefault(log)
+	ctx := c.Context()
+	db, err := openConfigured(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	a, err := newAppliance(cfg, log, db)
+	if err != nil {
+		db.Close()
+		return err
+	}
 	var banner string
-	if withDemo {
-		if banner, err = demoWorkspace(c.Context(), db, addr); err != nil {
+	if cfg.Demo {
+		if banner, err = demoWorkspace(ctx, db, a.baseURL()); err != nil {
+			db.Close()
 			return err
 		}
 	}
-	srv, err := api.New(db, api.Config{Logger: log})
+	ln, mln, err := a.listen()
 	if err != nil {
+		db.Close()
 		return err
 	}
-	app := srv.Finish()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	log.Info("ledgerbase listening", "addr", "http://"+ln.Addr().String(), "database", databaseURL(c))
+	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- a.serve(ln, mln) }()
+	log.Info("ledgerbase listening", "url", a.baseURL(), "database", redactURL(cfg.Database.URL),
+		"metrics", a.metricsURL(mln), "version", version)
 	if banner != "" {
 		fmt.Fprint(c.OutOrStdout(), banner)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- app.Listener(ln) }()
 	select {
 	case err := <-errc:
+		db.Close()
 		return err
-	case <-ctx.Done():
+	case <-sig.Done():
 	}
-	log.Info("shutting down")
-	return app.ShutdownWithTimeout(20 * time.Second)
+	stop() // a second signal kills the process at once
+	log.Info("shutting down", "grace", cfg.ShutdownGrace.String(), "delay", cfg.ShutdownDelay.String())
+	if err := a.shutdown(context.Background()); err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// openConfigured opens and migrates the configured database.
+func openConfigured(ctx context.Context, cfg Config) (*database.DB, error) {
+	db, err := database.Open(ctx, cfg.Database.URL, cfg.databaseOptions())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, searches()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// appliance is one running `ledgerbase serve`: the API, probes, metrics
+// and the listeners they answer on.
+type appliance struct {
+	cfg       Config
+	log       *slog.Logger
+	db        *database.DB
+	api       *api.Server
+	app       *fiber.App
+	probe     *health.Probe
+	telemetry *telemetry.Telemetry
+	metrics   *http.Server // nil when /metrics is on the main listener or off
+	tls       *tls.Config  // nil for plain HTTP
+	// usage flushes keys' traffic counts until stopUsage; usageDone closes
+	// after the last flush, which must happen before the database closes.
+	stopUsage context.CancelFunc
+	usageDone chan struct{}
+}
+
+// newAppliance builds the server on an open, migrated database. mounts add
+// routes before /v1 (the admin UI; tests add slow routes).
+func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(*fiber.App)) (*appliance, error) {
+	a := &appliance{cfg: cfg, log: log, db: db, probe: health.New(db.Ping, log)}
+	var access *slog.Logger
+	if cfg.Log.Access {
+		access = log
+	}
+	a.telemetry = telemetry.New(telemetry.Options{Logger: access, Version: version})
+	if err := a.telemetry.WatchDB(db); err != nil {
+		return nil, err
+	}
+	srv, err := api.New(db, api.Config{
+		Logger:       log,
+		RateLimits:   cfg.rateLimits(),
+		BodyLimit:    cfg.BodyLimit,
+		KeyCacheTTL:  cfg.KeyCacheTTL,
+		ReadTimeout:  cfg.ReadTimeout,
+		WriteTimeout: cfg.WriteTimeout,
+		IdleTimeout:  cfg.IdleTimeout,
+		Observe:      a.telemetry.Middleware,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.api = srv
+	if err := openapi.Register(srv); err != nil {
+		return nil, err
+	}
+	srv.Mount(a.probe.Mount)
+	srv.Mount(web.New(srv).Mount)
+	if cfg.Metrics.Enabled {
+		if cfg.Metrics.Addr == "" {
+			h := adaptor.HTTPHandler(a.telemetry.Handler())
+			srv.Mount(func(app *fiber.App) { app.Get("/metrics", h) })
+		} else {
+			mux := http.NewServeMux()
+			mux.Handle("GET /metrics", a.telemetry.Handler())
+			a.metrics = &http.Server{
+				Handler:           mux,
+				ReadHeaderTimeout: cfg.ReadTimeout,
+				ReadTimeout:       cfg.ReadTimeout,
+				WriteTimeout:      cfg.WriteTimeout,
+				IdleTimeout:       cfg.IdleTimeout,
+				ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			}
+		}
+	}
+	for _, m := range mounts {
+		srv.Mount(m)
+	}
+	a.app = srv.Finish()
+	uctx, cancel := context.WithCancel(context.Background())
+	a.stopUsage, a.usageDone = cancel, make(chan struct{})
+	go func() { srv.Usage.Run(uctx, time.Minute); close(a.usageDone) }()
+	if cfg.TLS.Cert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLS.Cert, cfg.TLS.Key)
+		if err != nil {
+			return nil, fmt.Errorf("tls: %w", err)
+		}
+		// fasthttp speaks HTTP/1.1 only, so do not offer h2 in ALPN.
+		a.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	}
+	return a, nil
+}
+
+// listen binds the main listener and, when configured, the metrics one.
+func (a *appliance) listen() (main, metrics net.Listener, err error) {
+	if main, err = net.Listen("tcp", a.cfg.Addr); err != nil {
+		return nil, nil, err
+	}
+	if a.metrics != nil {
+		if metrics, err = net.Listen("tcp", a.cfg.Metrics.Addr); err != nil {
+			main.Close()
+			return nil, nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
+	return main, metrics, nil
+}
+
+// serve answers on ln (TLS when configured) and, when set, serves /metrics
+// on mln, until shutdown.
+func (a *appliance) serve(ln, mln net.Listener) error {
+	if mln != nil && a.metrics != nil {
+		go func() {
+			if err := a.metrics.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				a.log.Error("metrics listener failed", "err", err)
+			}
+		}()
+	}
+	if a.tls != nil {
+		ln = tls.NewListener(ln, a.tls)
+	}
+	return a.app.Listener(ln)
+}
+
+// shutdown stops the appliance without dropping requests: /readyz turns
+// 503, and after shutdown_delay the listener closes (new connections are
+// refused), requests in flight get shutdown_grace to finish, then the
+// database closes. /metrics keeps answering until the end.
+func (a *appliance) shutdown(ctx context.Context) error {
+	a.probe.Drain()
+	if d := a.cfg.ShutdownDelay; d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	}
+	gctx, cancel := context.WithTimeout(ctx, a.cfg.ShutdownGrace)
+	defer cancel()
+	err := a.app.ShutdownWithContext(gctx)
+	if err != nil {
+		a.log.Warn("grace period over: requests still in flight are cut off", "err", err)
+	}
+	if a.metrics != nil {
+		if merr := a.metrics.Shutdown(gctx); merr != nil {
+			a.metrics.Close()
+		}
+	}
+	a.stopUsage()
+	<-a.usageDone // the last traffic counts are written before the database closes
+	if cerr := a.db.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close database: %w", cerr))
+	}
+	return err
+}
+
+// baseURL is the address clients reach the main listener at.
+func (a *appliance) baseURL() string {
+	scheme := "http"
+	if a.cfg.TLS.Cert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + a.cfg.Addr
+}
+
+func (a *appliance) metricsURL(mln net.Listener) string {
+	switch {
+	case !a.cfg.Metrics.Enabled:
+		return "off"
+	case mln != nil:
+		return "http://" + mln.Addr().String() + "/metrics"
+	}
+	return a.baseURL() + "/metrics"
+}
+
+// redactURL hides a PostgreSQL password from logs.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 // demoInvoices is the size of `serve --demo`'s data: enough for several
@@ -80,7 +300,7 @@ const demoInvoices = 500
 // demoWorkspace seeds a business workspace with commerce on when the
 // database has none, and mints a key for it on every start (secrets are
 // never stored, so an old one cannot be shown again).
-func demoWorkspace(ctx context.Context, db *database.DB, addr string) (string, error) {
+func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
 	ws, err := db.Ent.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return "", err
@@ -98,11 +318,83 @@ func demoWorkspace(ctx context.Context, db *database.DB, addr string) (string, e
 	if err != nil {
 		return "", err
 	}
+	login, err := demoAdmin(ctx, db)
+	if err != nil {
+		return "", err
+	}
 	return fmt.Sprintf(`
 Ledgerbase demo is ready: workspace %q (%s), business plan, commerce on.
 
   export KEY=%s
-  curl -H "Authorization: Bearer $KEY" http://%s/v1/invoices
+  curl -H "Authorization: Bearer $KEY" %s/v1/invoices
 
-`, ws.Name, ws.ID, secret, addr), nil
+Admin UI: %s/admin/  %s
+
+`, ws.Name, ws.ID, secret, baseURL, baseURL, login), nil
+}
+
+// demoAdmin creates admin@example.com with a random password when no admin
+// exists, and says how to sign in.
+func demoAdmin(ctx context.Context, db *database.DB) (string, error) {
+	any, err := session.AnyAdmin(ctx, db.Ent)
+	if err != nil || any {
+		return "(sign in with your admin account)", err
+	}
+	password := session.Token()[:20]
+	if _, err := session.CreateAdmin(ctx, db.Ent, "admin@example.com", password); err != nil {
+		return "", err
+	}
+	return "email admin@example.com, password " + password, nil
+}
+
+func healthcheckCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "healthcheck",
+		Short: "Exit 0 if the local server's /healthz answers 200 (Docker's HEALTHCHECK)",
+		Long: `Ask the server on --addr (same settings as serve: file, env, flags) for
+/healthz and exit 0 if it answers 200. An unspecified host (0.0.0.0, ::)
+is asked on 127.0.0.1.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(c.Flags(), os.Environ())
+			if err != nil {
+				return err
+			}
+			u, err := healthURL(cfg)
+			if err != nil {
+				return err
+			}
+			client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+				// The probe asks its own process over loopback: the certificate
+				// names the public host, not 127.0.0.1, so it cannot verify.
+				TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec
+			}}
+			res, err := client.Get(u)
+			if err != nil {
+				return err
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				return fmt.Errorf("%s answered %s", u, res.Status)
+			}
+			return nil
+		},
+	}
+	addConfigFlags(c.Flags(), "addr", "tls.cert", "tls.key")
+	return c
+}
+
+func healthURL(cfg Config) (string, error) {
+	host, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return "", fmt.Errorf("addr %q: %w", cfg.Addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	if cfg.TLS.Cert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + "/healthz", nil
 }

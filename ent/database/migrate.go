@@ -25,6 +25,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.Ent.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
+	if err := d.migrateTotals(ctx); err != nil {
+		return fmt.Errorf("database: list totals: %w", err)
+	}
 	for _, s := range MergeSearches(searches) {
 		var err error
 		if d.Dialect == dialect.Postgres {
@@ -77,14 +80,37 @@ func document(prefix string, cols []string) string {
 	return strings.Join(parts, " || ' ' || ")
 }
 
+// searchWorkspaces gives each workspace a small stable integer: the FTS
+// tables are partitioned by it (FTS4 languageid), so a search and its
+// count read only the caller's workspace's part of the index.
+const searchWorkspaces = "search_workspaces"
+
+func hasWorkspaceColumn(table string) bool {
+	for _, t := range countedTables() {
+		if t == table {
+			return true
+		}
+	}
+	return false
+}
+
 func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	fts := s.Table + "_fts"
-	insert := fmt.Sprintf("INSERT INTO %s(docid, body) VALUES (new.rowid, %s);", fts, document("new.", s.Columns))
+	lid, register := "0", ""
+	if hasWorkspaceColumn(s.Table) {
+		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
+		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
+	}
+	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", s.Columns), lid)
 	triggers := []string{
-		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s END", fts, s.Table, insert),
+		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
 		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; %s END",
 			fts, strings.Join(s.Columns, ", "), s.Table, fts, insert),
 		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
+	}
+	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
+		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
+		return err
 	}
 	// Rebuild only when the searched columns changed since the last start.
 	var have string
@@ -97,13 +123,25 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		return err
 	}
 	defer tx.Rollback()
+	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", s.Columns), s.Table)
+	if lid != "0" {
+		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
+			fts, document("t.", s.Columns), s.Table, searchWorkspaces)
+	}
 	stmts := []string{
 		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
 		"DROP TABLE IF EXISTS " + fts,
 		// unicode61 splits on anything but letters and digits, like searchTokens.
-		fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, prefix="2,4")`, fts),
-		fmt.Sprintf("INSERT INTO %s(docid, body) SELECT rowid, %s FROM %s", fts, document("", s.Columns), s.Table),
+		fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, prefix="2,4", languageid="lid")`, fts),
 	}
+	if lid != "0" {
+		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
+	}
+	stmts = append(stmts, fill,
+		// Few, large segments keep prefix queries fast; automerge keeps them
+		// few as rows arrive one transaction at a time.
+		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
+		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
 	for _, q := range append(stmts, triggers...) {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
@@ -148,6 +186,37 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 	return nil
 }
 
+// SearchRows returns a subquery listing the row keys (rowid on SQLite) of
+// workspaceID's rows of s.Table that match every token of q, with its
+// arguments. It reads the search index alone — no table rows — so it also
+// counts matches cheaply. ok is false when q holds no word, or on
+// PostgreSQL, whose SearchCondition the planner combines better.
+func (d *DB) SearchRows(s Search, q, workspaceID string) (sub string, args []any, ok bool) {
+	if d.Dialect == dialect.Postgres || !hasWorkspaceColumn(s.Table) {
+		return "", nil, false
+	}
+	match, ok := ftsMatch(q)
+	if !ok {
+		return "", nil, false
+	}
+	return "SELECT docid FROM " + s.Table + "_fts WHERE body MATCH ? AND lid = (SELECT lid FROM " + searchWorkspaces +
+		" WHERE workspace_id = ?)", []any{match, workspaceID}, true
+}
+
+func ftsMatch(q string) (string, bool) {
+	toks := SearchTokens(q)
+	if len(toks) == 0 {
+		return "", false
+	}
+	if len(toks) > 16 {
+		toks = toks[:16]
+	}
+	for i, t := range toks {
+		toks[i] = t + "*"
+	}
+	return strings.Join(toks, " "), true
+}
+
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {
 	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -174,8 +243,6 @@ func (d *DB) SearchCondition(s Search, alias string, q string) (cond string, arg
 		}
 		return postgresVector(p, s.Columns) + " @@ to_tsquery('simple', ?)", strings.Join(toks, " & "), true
 	}
-	for i, t := range toks {
-		toks[i] = t + "*"
-	}
-	return p + "rowid IN (SELECT docid FROM " + s.Table + "_fts WHERE body MATCH ?)", strings.Join(toks, " "), true
+	match, _ := ftsMatch(q)
+	return p + "rowid IN (SELECT docid FROM " + s.Table + "_fts WHERE body MATCH ?)", match, true
 }

@@ -1,0 +1,44 @@
+package records
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// GetMany answers several records of r by id, in the order asked, with one
+// query for the rows and one per embed (a bulk write's answer, never N
+// single reads). An id that is not found answers nil in its place.
+func (e *Engine) GetMany(ctx context.Context, r *resource.Resource, ws Workspace, ids []string) ([][]byte, error) {
+	out := make([][]byte, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := e.plans[r]
+	w, _ := p.where("")
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, ws.ID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	s, err := e.query(ctx, p, "SELECT "+p.selects+" FROM "+r.Table+" t WHERE "+w+" AND t.id IN ("+marks+")", args)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := e.loadEmbeds(ctx, p, ws, s)
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(s.ids))
+	for i, id := range s.ids {
+		at[id] = i
+	}
+	for i, id := range ids {
+		if j, ok := at[id]; ok {
+			out[i] = p.encode(make([]byte, 0, 1024), ws, s.rows[j], emb[j])
+		}
+	}
+	return out, nil
+}

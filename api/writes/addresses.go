@@ -1,0 +1,145 @@
+package writes
+
+import (
+	entgo "entgo.io/ent"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/address"
+	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/predicate"
+)
+
+func init() {
+	register(resource.Addresses, resource.Create, createAddress)
+	register(resource.Addresses, resource.Update, updateAddress)
+}
+
+func addressEnum(column, value string) entgo.Value {
+	switch column {
+	case address.FieldKind:
+		return address.Kind(value)
+	case address.FieldPreferredLanguage:
+		return address.PreferredLanguage(value)
+	}
+	return value
+}
+
+// defaultFlags are the two "default of a kind" columns and their kinds.
+var defaultFlags = []struct {
+	column string
+	kind   address.Kind
+}{{address.FieldDefaultBilling, address.KindBilling}, {address.FieldDefaultShipping, address.KindShipping}}
+
+// lockClient checks the client exists in the caller's workspace and, on
+// PostgreSQL, locks its row so that address writes of one client run one at
+// a time: two "make default" calls cannot both win.
+func (q *Request) lockClient(tx *ent.Tx) error {
+	query := tx.Customer.Query().Where(customer.ID(q.ID), customer.WorkspaceID(q.Workspace().ID))
+	if _, err := forUpdate(q.DB, query).OnlyID(q.Ctx); err != nil {
+		if ent.IsNotFound(err) {
+			return apierr.NotFound("client")
+		}
+		return err
+	}
+	return nil
+}
+
+// createAddress adds an address. Making it a default clears the previous
+// default of that kind; the first address of a kind becomes that kind's
+// default unless the body says otherwise, so a client with addresses of a
+// kind has one default of it.
+func createAddress(q *Request) (Result, error) {
+	var id string
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		if err := q.lockClient(tx); err != nil {
+			return err
+		}
+		c := tx.Address.Create().SetWorkspaceID(q.Workspace().ID).SetClientID(q.ID)
+		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, addressEnum); err != nil {
+			return err
+		}
+		kind := address.KindBilling
+		if k, ok := q.Body.String(address.FieldKind); ok {
+			kind = address.Kind(k)
+		}
+		for _, d := range defaultFlags {
+			if q.Body.Has(d.column) || d.kind != kind {
+				continue
+			}
+			has, err := tx.Address.Query().Where(address.ClientID(q.ID), defaultIs(d.column)).Exist(q.Ctx)
+			if err != nil {
+				return err
+			}
+			if !has {
+				if err := c.Mutation().SetField(d.column, true); err != nil {
+					return err
+				}
+			}
+		}
+		row, err := c.Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		id = row.ID
+		return q.clearOtherDefaults(tx, row)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.Addresses, id, q.ID, true)
+}
+
+// updateAddress updates an address of the client; default_billing or
+// default_shipping true makes it that kind's default and clears the previous.
+func updateAddress(q *Request) (Result, error) {
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		if err := q.lockClient(tx); err != nil {
+			return err
+		}
+		u := tx.Address.Update().Where(address.ID(q.ChildID), address.ClientID(q.ID), address.WorkspaceID(q.Workspace().ID))
+		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, addressEnum); err != nil {
+			return err
+		}
+		n, err := u.Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apierr.NotFound("address")
+		}
+		row, err := tx.Address.Get(q.Ctx, q.ChildID)
+		if err != nil {
+			return err
+		}
+		return q.clearOtherDefaults(tx, row)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.Addresses, q.ChildID, q.ID, false)
+}
+
+func defaultIs(column string) predicate.Address {
+	return predicate.Address(entsql.FieldEQ(column, true))
+}
+
+// clearOtherDefaults takes each default the address holds away from the
+// client's other addresses, in the same transaction.
+func (q *Request) clearOtherDefaults(tx *ent.Tx, a *ent.Address) error {
+	others := tx.Address.Update().Where(address.ClientID(q.ID), address.IDNEQ(a.ID))
+	switch {
+	case a.DefaultBilling && a.DefaultShipping:
+		others = others.Where(address.Or(address.DefaultBilling(true), address.DefaultShipping(true))).
+			SetDefaultBilling(false).SetDefaultShipping(false)
+	case a.DefaultBilling:
+		others = others.Where(address.DefaultBilling(true)).SetDefaultBilling(false)
+	case a.DefaultShipping:
+		others = others.Where(address.DefaultShipping(true)).SetDefaultShipping(false)
+	default:
+		return nil
+	}
+	return others.Exec(q.Ctx)
+}

@@ -1,0 +1,192 @@
+package writes
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/category"
+)
+
+func init() {
+	register(resource.Categories, resource.Create, saveCategory)
+	register(resource.Categories, resource.Update, saveCategory)
+}
+
+// maxDepth bounds the walk up the tree when checking for a cycle.
+const maxDepth = 1000
+
+// saveCategory creates a category (POST) or updates q.ID (PATCH). The tree
+// hangs by parent_id: the parent must be a category of the workspace, and
+// one that would make the category its own ancestor is a 409
+// invalid_state_transition naming parent_id. A derived slug takes the
+// first free one of name-slug, name-slug-2, ...; a slug sent is used as is
+// and a clash is a 409 duplicate.
+func saveCategory(q *Request) (Result, error) {
+	v, ws, id := q.Body, q.Principal.Workspace.ID, q.ID
+	name, _ := v.String("name")
+	if strings.TrimSpace(name) == "" {
+		return Result{}, apierr.Invalid("name", "name must not be blank")
+	}
+	slug, hasSlug := v.String("slug")
+	if hasSlug && (slug == "" || slugify(slug) != slug) {
+		return Result{}, apierr.Invalid("slug", "slug must be lowercase letters and digits separated by single hyphens, e.g. %q", slugify(name))
+	}
+	var catID string
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		catID = id
+		if id != "" {
+			ok, err := forUpdate(q.DB, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
+			if err != nil {
+				return dbErr(err)
+			}
+			if !ok {
+				return apierr.NotFound("category")
+			}
+		}
+		if pid, ok := v.String("parent_id"); ok {
+			if err := checkParent(q, tx, ws, id, pid); err != nil {
+				return err
+			}
+		}
+		if hasSlug {
+			taken, err := tx.Category.Query().Where(category.WorkspaceID(ws), category.Slug(slug), category.IDNEQ(id)).Exist(q.Ctx)
+			if err != nil {
+				return dbErr(err)
+			}
+			if taken {
+				return duplicate("slug", "another category already has slug %q", slug)
+			}
+		} else if id == "" {
+			var err error
+			if slug, err = freeSlug(q, tx, ws, name); err != nil {
+				return err
+			}
+		}
+		var m *ent.CategoryMutation
+		var save func() error
+		if id == "" {
+			c := tx.Category.Create().SetWorkspaceID(ws)
+			m, save = c.Mutation(), func() error {
+				saved, err := c.Save(q.Ctx)
+				if err == nil {
+					catID = saved.ID
+				}
+				return err
+			}
+		} else {
+			u := tx.Category.UpdateOneID(id)
+			m, save = u.Mutation(), func() error { return u.Exec(q.Ctx) }
+		}
+		m.SetName(name)
+		if slug != "" {
+			m.SetSlug(slug)
+		}
+		if v.IsNull("parent_id") {
+			m.ClearParentID()
+		} else if pid, ok := v.String("parent_id"); ok {
+			m.SetParentID(pid)
+		}
+		if n, ok := v.Int("sort_order"); ok {
+			m.SetSortOrder(int(n))
+		}
+		if b, ok := v.Bool("active"); ok {
+			m.SetActive(b)
+		}
+		if o, ok := v.Object("translations"); ok {
+			m.SetTranslations(o)
+		}
+		return dbErr(save())
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.Categories, catID, "", id == "")
+}
+
+// checkParent refuses a parent outside the workspace (400) and one that
+// has the category among its ancestors (409). Each ancestor is locked on
+// PostgreSQL, so two concurrent moves cannot build a cycle between them:
+// one waits (or deadlocks and is retried) and then sees the other's move.
+func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
+	cycle := func() error {
+		e := apierr.Conflict("invalid_state_transition", "parent_id %q would make a cycle: a category cannot sit under itself or its own descendants", pid)
+		e.Param = "parent_id"
+		return e
+	}
+	if pid == id {
+		return cycle()
+	}
+	at := pid
+	for depth := 0; depth < maxDepth; depth++ {
+		c, err := forUpdate(q.DB, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at))).Only(q.Ctx)
+		if ent.IsNotFound(err) && depth == 0 {
+			return apierr.Invalid("parent_id", "no such category %q in this workspace", pid)
+		}
+		if ent.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return dbErr(err)
+		}
+		if c.ParentID == nil {
+			return nil
+		}
+		if *c.ParentID == id && id != "" {
+			return cycle()
+		}
+		at = *c.ParentID
+	}
+	return cycle()
+}
+
+// freeSlug derives a slug from the name that no category of the workspace has.
+func freeSlug(q *Request, tx *ent.Tx, ws, name string) (string, error) {
+	base := slugify(name)
+	if base == "" {
+		base = "category"
+	}
+	used, err := tx.Category.Query().
+		Where(category.WorkspaceID(ws), category.Or(category.Slug(base), category.SlugHasPrefix(base+"-"))).
+		Select(category.FieldSlug).Strings(q.Ctx)
+	if err != nil {
+		return "", dbErr(err)
+	}
+	taken := setOf(used)
+	slug := base
+	for n := 2; taken[slug]; n++ {
+		slug = base + "-" + strconv.Itoa(n)
+	}
+	return slug, nil
+}
+
+// slugify lowercases s, folds accents to ASCII (é → e) and joins the
+// remaining runs of letters and digits with single hyphens.
+func slugify(s string) string {
+	fold := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	folded, _, err := transform.String(fold, s)
+	if err != nil {
+		folded = s
+	}
+	var b strings.Builder
+	gap := false
+	for _, c := range strings.ToLower(folded) {
+		if c < 128 && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
+			if gap && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			gap = false
+			b.WriteRune(c)
+			continue
+		}
+		gap = true
+	}
+	return b.String()
+}

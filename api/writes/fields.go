@@ -1,0 +1,52 @@
+package writes
+
+import (
+	"fmt"
+
+	"entgo.io/ent"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+func internalf(format string, a ...any) error { return apierr.Internal(fmt.Errorf(format, a...)) }
+
+// enumOf converts a validated enum string to the ent type of a column
+// (ent types each enum column); nil means the column is not an enum.
+type enumOf func(column, value string) ent.Value
+
+// applyBody copies the body fields that are columns of the same name onto
+// an ent mutation: a sent value is set, a sent null clears the column, and an
+// omitted field is left alone (DESIGN.md "Requests": PATCH semantics; a
+// create keeps the schema's defaults). skip names fields the caller handles.
+func applyBody(m ent.Mutation, fields []resource.Field, v Values, enum enumOf, skip ...string) error {
+	for _, f := range fields {
+		if !v.Has(f.Name) || contains(skip, f.Name) {
+			continue
+		}
+		if v.IsNull(f.Name) {
+			if err := m.ClearField(f.Name); err != nil {
+				return internalf("clear %s: %w", f.Name, err)
+			}
+			continue
+		}
+		val := v.Raw(f.Name)
+		if f.Type == resource.Enum && enum != nil {
+			val = enum(f.Name, val.(string))
+		}
+		if err := m.SetField(f.Name, val); err != nil {
+			return internalf("set %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,216 @@
+package writes
+
+import (
+	"time"
+
+	entgo "entgo.io/ent"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/bill"
+	"github.com/ledgerbase/ledgerbase/ent/billpayment"
+	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/invoice"
+	"github.com/ledgerbase/ledgerbase/ent/invoicepayment"
+	"github.com/ledgerbase/ledgerbase/ent/vendor"
+)
+
+func init() {
+	register(resource.InvoicePayments, resource.Create, recordInvoicePayment)
+	register(resource.BillPayments, resource.Create, recordBillPayment)
+}
+
+// balance is what applying a payment needs of an invoice or a bill.
+type balance struct {
+	what            string // "invoice" or "bill"
+	status          string
+	currency        string
+	remaining, paid int64
+}
+
+// apply checks a payment against the document (DESIGN.md "Record
+// semantics") and returns the document's balance after it. Only a completed
+// payment moves money; a pending one is recorded as is.
+func (b balance) apply(v Values, completed bool) (after balance, err error) {
+	if b.status == "draft" || b.status == "void" {
+		return b, apierr.Conflict("invalid_state_transition", "a %s %s cannot take payments", b.status, b.what)
+	}
+	if c, ok := v.String("currency_code"); ok && c != b.currency {
+		return b, apierr.Invalid("currency_code", "the %s is in %s; a payment in %s cannot be applied to it", b.what, b.currency, c)
+	}
+	amount, _ := v.Int("amount_incl_vat_cents")
+	if !completed || amount == 0 {
+		return b, nil
+	}
+	if amount > b.remaining {
+		return b, apierr.Conflict("amount_exceeds_balance", "the payment of %d exceeds the %s's open balance of %d", amount, b.what, b.remaining)
+	}
+	after = b
+	after.remaining -= amount
+	after.paid += amount
+	after.status = "partially_paid"
+	if after.remaining == 0 {
+		after.status = "paid"
+	}
+	return after, nil
+}
+
+// alreadyRecorded answers a payment id the workspace has seen: the existing
+// payment (200) when it is on this document, else a 409.
+func alreadyRecorded(what, docID, existingDocID string) error {
+	if docID != existingDocID {
+		return apierr.Conflict("duplicate", "payment id already recorded on another %s", what)
+	}
+	return nil
+}
+
+func today() string { return time.Now().UTC().Format("2006-01-02") }
+
+func invoicePaymentEnum(column, value string) entgo.Value {
+	if column == invoicepayment.FieldStatus {
+		return invoicepayment.Status(value)
+	}
+	return value
+}
+
+// recordInvoicePayment records a payment on an invoice; the body's id is the
+// caller's, so the same id is recorded once.
+func recordInvoicePayment(q *Request) (Result, error) {
+	ws := q.Workspace().ID
+	extID, _ := q.Body.String("id")
+	var payID string
+	isNew := true
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		isNew = true
+		inv, err := forUpdate(q.DB, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).Only(q.Ctx)
+		if ent.IsNotFound(err) {
+			return apierr.NotFound("invoice")
+		} else if err != nil {
+			return err
+		}
+		prev, err := tx.InvoicePayment.Query().Where(invoicepayment.WorkspaceID(ws), invoicepayment.ExternalID(extID)).Only(q.Ctx)
+		if err == nil {
+			payID, isNew = prev.ID, false
+			return alreadyRecorded("invoice", inv.ID, prev.InvoiceID)
+		} else if !ent.IsNotFound(err) {
+			return err
+		}
+		status, _ := q.Body.String("status")
+		b := balance{what: "invoice", status: string(inv.Status), currency: inv.CurrencyCode, remaining: inv.RemainingCents, paid: inv.PaidCents}
+		after, err := b.apply(q.Body, status == "completed")
+		if err != nil {
+			return err
+		}
+		if err := q.checkParty(tx, "client_id"); err != nil {
+			return err
+		}
+		c := tx.InvoicePayment.Create().SetWorkspaceID(ws).SetInvoiceID(inv.ID).SetExternalID(extID).
+			SetCurrencyCode(inv.CurrencyCode).SetClientName(inv.ClientName).SetNillableClientID(inv.ClientID)
+		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, invoicePaymentEnum, "id", "remaining_cents"); err != nil {
+			return err
+		}
+		// The stored open balance is the invoice's after this payment, not the
+		// caller's informational guess.
+		row, err := c.SetRemainingCents(after.remaining).Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		payID = row.ID
+		if after == b {
+			return nil
+		}
+		return tx.Invoice.UpdateOneID(inv.ID).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
+			SetStatus(invoice.Status(after.status)).Exec(q.Ctx)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.InvoicePayments, payID, q.ID, isNew)
+}
+
+func billPaymentEnum(column, value string) entgo.Value {
+	if column == billpayment.FieldStatus {
+		return billpayment.Status(value)
+	}
+	return value
+}
+
+// recordBillPayment records a payment on a bill, by the same rules.
+func recordBillPayment(q *Request) (Result, error) {
+	ws := q.Workspace().ID
+	extID, _ := q.Body.String("id")
+	var payID string
+	isNew := true
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		isNew = true
+		bl, err := forUpdate(q.DB, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).Only(q.Ctx)
+		if ent.IsNotFound(err) {
+			return apierr.NotFound("bill")
+		} else if err != nil {
+			return err
+		}
+		prev, err := tx.BillPayment.Query().Where(billpayment.WorkspaceID(ws), billpayment.ExternalID(extID)).Only(q.Ctx)
+		if err == nil {
+			payID, isNew = prev.ID, false
+			return alreadyRecorded("bill", bl.ID, prev.BillID)
+		} else if !ent.IsNotFound(err) {
+			return err
+		}
+		status := "completed"
+		if s, ok := q.Body.String("status"); ok {
+			status = s
+		}
+		b := balance{what: "bill", status: string(bl.Status), currency: bl.CurrencyCode, remaining: bl.RemainingCents, paid: bl.PaidCents}
+		after, err := b.apply(q.Body, status == "completed")
+		if err != nil {
+			return err
+		}
+		if err := q.checkParty(tx, "vendor_id"); err != nil {
+			return err
+		}
+		c := tx.BillPayment.Create().SetWorkspaceID(ws).SetBillID(bl.ID).SetExternalID(extID).SetDate(today()).
+			SetCurrencyCode(bl.CurrencyCode).SetVendorName(bl.VendorName).SetNillableVendorID(bl.VendorID)
+		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, billPaymentEnum, "id", "remaining_cents"); err != nil {
+			return err
+		}
+		row, err := c.SetRemainingCents(after.remaining).Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		payID = row.ID
+		if after == b {
+			return nil
+		}
+		return tx.Bill.UpdateOneID(bl.ID).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
+			SetStatus(bill.Status(after.status)).Exec(q.Ctx)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.BillPayments, payID, q.ID, isNew)
+}
+
+// checkParty refuses a client_id or vendor_id that is not a record of the
+// caller's workspace (another workspace's id must not be linkable).
+func (q *Request) checkParty(tx *ent.Tx, field string) error {
+	id, ok := q.Body.String(field)
+	if !ok {
+		return nil
+	}
+	ws := q.Workspace().ID
+	var found bool
+	var err error
+	if field == "client_id" {
+		found, err = tx.Customer.Query().Where(customer.ID(id), customer.WorkspaceID(ws)).Exist(q.Ctx)
+	} else {
+		found, err = tx.Vendor.Query().Where(vendor.ID(id), vendor.WorkspaceID(ws)).Exist(q.Ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if !found {
+		return apierr.Invalid(field, "no such %s in this workspace", field[:len(field)-3])
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package writes
+
+import (
+	entgo "entgo.io/ent"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/vendor"
+)
+
+func init() {
+	register(resource.Vendors, resource.Create, createVendor)
+	register(resource.Vendors, resource.Update, updateVendor)
+}
+
+func vendorEnum(column, value string) entgo.Value {
+	if column == vendor.FieldPreferredLanguage {
+		return vendor.PreferredLanguage(value)
+	}
+	return value
+}
+
+func createVendor(q *Request) (Result, error) {
+	var id string
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		c := tx.Vendor.Create().SetWorkspaceID(q.Workspace().ID)
+		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
+			return err
+		}
+		row, err := c.Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		id = row.ID
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.Vendors, id, "", true)
+}
+
+func updateVendor(q *Request) (Result, error) {
+	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+		u := tx.Vendor.Update().Where(vendor.ID(q.ID), vendor.WorkspaceID(q.Workspace().ID))
+		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
+			return err
+		}
+		n, err := u.Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apierr.NotFound("vendor")
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return answer(q, resource.Vendors, q.ID, "", false)
+}

@@ -1,0 +1,473 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/ent/workspace"
+)
+
+// benchCmd measures the real server against a bare fiber handler in the
+// same run, so figures from a busy or a different machine still compare.
+func benchCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Seed a workspace, serve it, and measure /v1 against a bare fiber baseline",
+		Long: `bench seeds a workspace at --scale (reused when an earlier run seeded it with the
+same scale and seed), starts 'ledgerbase serve' as a child process on a loopback
+port, drives it with keep-alive connections from this process, and prints per
+scenario: requests/s (median of --rounds), its ratio to a bare fiber handler
+serving the same invoice JSON from memory (a second child process; every
+round is paired with a baseline round just before it), p50/p90/p99 latency,
+errors, and the server's peak RSS.`,
+		Args: cobra.NoArgs,
+		RunE: runBench,
+	}
+	f := c.Flags()
+	f.Int("scale", 1_000_000, "invoices to seed; the demo generator sizes every other resource from it")
+	f.Int("conns", 64, "keep-alive connections per scenario")
+	f.Duration("duration", 5*time.Second, "length of one measured round")
+	f.Duration("warmup", 2*time.Second, "unmeasured load before a scenario's rounds")
+	f.Int("rounds", 3, "measured rounds per scenario; the table shows medians")
+	f.Uint64("seed", 1, "seed of the data and of every request sequence")
+	f.String("only", "", "run only the scenarios whose name contains one of these comma-separated words")
+	f.String("dir", filepath.Join(os.TempDir(), "ledgerbase-bench"), "SQLite file (when no --database-url) and server logs")
+	c.AddCommand(baselineCmd())
+	return c
+}
+
+// benchEnv is what the scenarios need: the servers and the seeded data.
+type benchEnv struct {
+	app, base *child
+	auth      string // an admin key without rate limit
+	limited   string // a key allowed one request a minute
+	data      *sample
+	baseGen   func(*rand.Rand) request // the baseline's requests
+	nonce     string                   // keeps this run's created records apart from earlier runs'
+}
+
+func runBench(c *cobra.Command, _ []string) error {
+	ctx := c.Context()
+	f := c.Flags()
+	scale, _ := f.GetInt("scale")
+	conns, _ := f.GetInt("conns")
+	dur, _ := f.GetDuration("duration")
+	warm, _ := f.GetDuration("warmup")
+	rounds, _ := f.GetInt("rounds")
+	seed, _ := f.GetUint64("seed")
+	only, _ := f.GetString("only")
+	dir, _ := f.GetString("dir")
+	out := c.OutOrStdout()
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	url, _ := f.GetString("database-url")
+	if url == "" {
+		url = "sqlite:" + filepath.Join(dir, "bench.db")
+	}
+
+	db, err := database.Open(ctx, url, database.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx, searches()); err != nil {
+		return err
+	}
+	ws, seeded, err := benchWorkspace(ctx, db, scale, seed)
+	if err != nil {
+		return err
+	}
+	env := &benchEnv{nonce: fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff)}
+	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
+	if err != nil {
+		return err
+	}
+	one := 1
+	limited, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
+	if err != nil {
+		return err
+	}
+	env.auth, env.limited = "Bearer "+secret, "Bearer "+limited
+	if env.data, err = sampleData(ctx, db, ws.ID, seed); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "data: %s\n", env.data.describe())
+
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if env.app, err = startChild(ctx, dir, "server", exe, "serve", "--database-url", url); err != nil {
+		return err
+	}
+	defer env.app.stop()
+	if err := env.app.waitReady(ctx, "/v1/me", env.auth); err != nil {
+		return err
+	}
+	inv, err := env.app.get(ctx, "/v1/invoices/"+env.data.invoices[0].id, env.auth)
+	if err != nil {
+		return err
+	}
+	bodyFile := filepath.Join(dir, "baseline-invoice.json")
+	if err := os.WriteFile(bodyFile, inv, 0o600); err != nil {
+		return err
+	}
+	if env.base, err = startChild(ctx, dir, "baseline", exe, "bench", "baseline", "--body", bodyFile); err != nil {
+		return err
+	}
+	defer env.base.stop()
+	if err := env.base.waitReady(ctx, "/v1/invoices/x", ""); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d; %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0), dbKind(url))
+	fmt.Fprintf(out, "run: %d connections, %d rounds of %s after %s warm-up, seed %d; each round paired with a baseline round,\n"+
+		"× baseline is the median of the pairs' ratios; latencies and req/s are medians of the rounds\n\n", conns, rounds, dur, warm, seed)
+
+	var results []result
+	if seeded > 0 {
+		results = append(results, result{name: "seed " + env.data.describe(), note: fmt.Sprintf("%.1f s", seeded.Seconds()),
+			target: "≤ 60 s for 1,000,000 invoices", met: verdict(scale < 1_000_000, seeded <= time.Minute)})
+	}
+	for _, sc := range scenarios(env) {
+		if !sc.selected(only) && sc.name != baselineName {
+			continue
+		}
+		n := conns
+		if sc.conns > 0 {
+			n = sc.conns
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "running %s (%d connections)\n", sc.name, n)
+		results = append(results, sc.measure(ctx, env, seed, n, warm, dur, rounds))
+	}
+	hwm, _ := procStatus(env.app.cmd.Process.Pid, "VmHWM")
+	results = append(results, result{name: "server peak RSS over the whole run (VmHWM)", note: fmt.Sprintf("%.0f MB", float64(hwm)/(1<<20))})
+	printResults(out, results)
+	return nil
+}
+
+// benchWorkspace finds the workspace an earlier run seeded at this scale
+// and seed, or seeds a new one and says how long that took.
+func benchWorkspace(ctx context.Context, db *database.DB, scale int, seed uint64) (*ent.Workspace, time.Duration, error) {
+	name := fmt.Sprintf("bench %d seed %d", scale, seed)
+	ws, err := db.Ent.Workspace.Query().Where(workspace.Name(name)).First(ctx)
+	if err == nil {
+		return ws, 0, nil
+	}
+	if !ent.IsNotFound(err) {
+		return nil, 0, err
+	}
+	fmt.Fprintf(os.Stderr, "seeding %d invoices (and the rest in proportion)...\n", scale)
+	t0 := time.Now()
+	ws, err = access.NewWorkspace(ctx, db.Ent, name+" (seeding)", "business", true, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: scale, Seed: seed}); err != nil {
+		return nil, 0, fmt.Errorf("seed: %w", err)
+	}
+	took := time.Since(t0)
+	// Named only once complete, so an interrupted seeding is never reused.
+	ws, err = ws.Update().SetName(name).Save(ctx)
+	return ws, took, err
+}
+
+// child is a server process of the run.
+type child struct {
+	cmd  *exec.Cmd
+	addr string
+	log  string
+}
+
+func startChild(ctx context.Context, dir, name, exe string, args ...string) (*child, error) {
+	addr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, name+".log")
+	lf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, exe, append(args, "--addr", addr)...)
+	cmd.Stdout, cmd.Stderr = lf, lf
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	if err := cmd.Start(); err != nil {
+		lf.Close()
+		return nil, err
+	}
+	go func() { _ = cmd.Wait(); lf.Close() }()
+	return &child{cmd: cmd, addr: addr, log: logPath}, nil
+}
+
+func (c *child) stop() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+}
+
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// get fetches path and fails on anything but 200.
+func (c *child) get(ctx context.Context, path, auth string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+c.addr+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, b)
+	}
+	return b, nil
+}
+
+// waitReady polls until the server answers path with 200 (a first start
+// may rebuild search indexes over a big table).
+func (c *child) waitReady(ctx context.Context, path, auth string) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		if c.cmd.ProcessState != nil {
+			return fmt.Errorf("%s exited; see %s", c.cmd.Path, c.log)
+		}
+		_, err := c.get(ctx, path, auth)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server not ready: %w (log: %s)", err, c.log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// baselineCmd is the bare fiber handler every figure is compared with.
+func baselineCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:    "baseline",
+		Short:  "Serve one JSON body from memory on GET /v1/invoices/:id (no auth, no database)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			addr, _ := c.Flags().GetString("addr")
+			path, _ := c.Flags().GetString("body")
+			body, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			app := fiber.New(fiber.Config{DisableStartupMessage: true})
+			app.Get("/v1/invoices/:id", func(c *fiber.Ctx) error {
+				c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+				return c.Send(body)
+			})
+			errc := make(chan error, 1)
+			go func() { errc <- app.Listen(addr) }()
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+				return app.Shutdown()
+			}
+		},
+	}
+	c.Flags().String("addr", "127.0.0.1:8081", "address to listen on")
+	c.Flags().String("body", "", "file holding the JSON to answer")
+	return c
+}
+
+func hostInfo() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "model name"); ok {
+				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s/%s, %s", runtime.GOOS, runtime.GOARCH, model)
+}
+
+func dbKind(url string) string {
+	if strings.HasPrefix(url, "postgres") {
+		return "PostgreSQL"
+	}
+	return "SQLite " + strings.TrimPrefix(url, "sqlite:")
+}
+
+// result is one printed row.
+type result struct {
+	name          string
+	conns         int
+	rps, ratio    float64
+	p50, p90, p99 float64
+	errors        int
+	rss           int64
+	note          string // replaces the figures (seeding time, unavailable endpoint)
+	target        string
+	met           string
+}
+
+func verdict(skip, ok bool) string {
+	switch {
+	case skip:
+		return "—"
+	case ok:
+		return "met"
+	default:
+		return "MISSED"
+	}
+}
+
+// printResults writes a Markdown table, so a run pastes into the README as is.
+func printResults(w io.Writer, rs []result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	fmt.Fprintln(tw, "| scenario\t| conns\t| req/s\t| × baseline\t| p50 ms\t| p90 ms\t| p99 ms\t| errors\t| peak RSS MB\t| target\t| \t|")
+	fmt.Fprintln(tw, "|---\t|--:\t|--:\t|--:\t|--:\t|--:\t|--:\t|--:\t|--:\t|---\t|---\t|")
+	for _, r := range rs {
+		if r.note != "" {
+			fmt.Fprintf(tw, "| %s\t| \t| %s\t| \t| \t| \t| \t| \t| \t| %s\t| %s\t|\n", r.name, r.note, r.target, r.met)
+			continue
+		}
+		ratio := "—"
+		if r.ratio > 0 {
+			ratio = fmt.Sprintf("%.2f", r.ratio)
+		}
+		fmt.Fprintf(tw, "| %s\t| %d\t| %.0f\t| %s\t| %.2f\t| %.2f\t| %.2f\t| %d\t| %.0f\t| %s\t| %s\t|\n",
+			r.name, r.conns, r.rps, ratio, r.p50, r.p90, r.p99, r.errors, float64(r.rss)/(1<<20), r.target, r.met)
+	}
+	tw.Flush()
+}
+
+// scenario is one row of the table.
+type scenario struct {
+	name   string
+	conns  int // 0: --conns
+	base   bool
+	gen    func(*rand.Rand) request
+	ok     func(int) bool
+	probe  *request // sent once first; a 501/404/405 means the endpoint is not there yet
+	target string
+	check  func(result) bool
+}
+
+const baselineName = "baseline: bare fiber, invoice JSON from memory"
+
+func (s scenario) selected(only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, w := range strings.Split(only, ",") {
+		if w != "" && strings.Contains(s.name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns int, warm, dur time.Duration, rounds int) result {
+	srv := env.app
+	if s.base {
+		srv = env.base
+	}
+	res := result{name: s.name, conns: conns, target: s.target}
+	if s.probe != nil {
+		status, err := probe(ctx, srv, *s.probe)
+		if err != nil || status == 501 || status == 404 || status == 405 {
+			res.note = fmt.Sprintf("endpoint not available (%d)", status)
+			res.met = verdict(true, false)
+			return res
+		}
+	}
+	l := load{addr: srv.addr, seed: seed}
+	pid := srv.cmd.Process.Pid
+	l.run(ctx, conns, warm, s.gen, s.ok, pid)
+	// Each round is paired with a baseline round just before it, and the
+	// ratio is the median of the pairs' ratios: a shared machine's load
+	// drifts over minutes, and a pair sees the same load.
+	base := load{addr: env.base.addr, seed: seed}
+	var rps, ratios, p50, p90, p99 []float64
+	for i := 0; i < rounds; i++ {
+		var b round
+		if !s.base {
+			b = base.run(ctx, conns, dur, env.baseGen, status(200), 0)
+		}
+		r := l.run(ctx, conns, dur, s.gen, s.ok, pid)
+		rps = append(rps, r.rps())
+		if !s.base && b.rps() > 0 {
+			ratios = append(ratios, r.rps()/b.rps())
+		}
+		p50, p90, p99 = append(p50, r.pct(.5)), append(p90, r.pct(.9)), append(p99, r.pct(.99))
+		res.errors += r.errors
+		res.rss = max(res.rss, r.peakRSS)
+	}
+	res.rps, res.p50, res.p90, res.p99 = median(rps), median(p50), median(p90), median(p99)
+	res.ratio = median(ratios)
+	if s.base {
+		res.ratio = 1
+	}
+	if s.check != nil {
+		res.met = verdict(false, s.check(res) && res.errors == 0)
+	}
+	return res
+}
+
+func probe(ctx context.Context, c *child, r request) (int, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = strings.NewReader(string(r.body))
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, "http://"+c.addr+r.path, body)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", r.auth)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+var errNoData = errors.New("bench: the seeded workspace has no invoices")

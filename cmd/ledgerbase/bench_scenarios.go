@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// sample is what the requests pick from: a fixed-seed sample of the seeded
+// invoices and the sizes of the tables the scenarios read.
+type sample struct {
+	invoices []invoiceRef
+	payable  []string // ids of sent invoices with an open balance
+	counts   map[string]int64
+}
+
+type invoiceRef struct{ id, number, client string }
+
+var countedTables = []string{"invoices", "clients", "sales_orders", "order_lines", "items", "variants"}
+
+func (s *sample) describe() string {
+	out := ""
+	for i, t := range countedTables {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%d %s", s.counts[t], t)
+	}
+	return out
+}
+
+// sampleData reservoir-samples 10,000 invoices in id order, so the same
+// seed picks the same records on every database.
+func sampleData(ctx context.Context, db *database.DB, wsID string, seed uint64) (*sample, error) {
+	const n = 10_000
+	s := &sample{counts: map[string]int64{}}
+	for _, t := range countedTables {
+		var c int64
+		if err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM "+t+" WHERE workspace_id = ?"), wsID).Scan(&c); err != nil {
+			return nil, fmt.Errorf("count %s: %w", t, err)
+		}
+		s.counts[t] = c
+	}
+	rows, err := db.Read.QueryContext(ctx, db.Rebind(
+		"SELECT id, number, client_name, status, remaining_cents FROM invoices WHERE workspace_id = ? ORDER BY id"), wsID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	seen, open := 0, 0
+	for rows.Next() {
+		var r invoiceRef
+		var status string
+		var remaining int64
+		if err := rows.Scan(&r.id, &r.number, &r.client, &status, &remaining); err != nil {
+			return nil, err
+		}
+		seen++
+		if len(s.invoices) < n {
+			s.invoices = append(s.invoices, r)
+		} else if j := rng.IntN(seen); j < n {
+			s.invoices[j] = r
+		}
+		if status == "sent" && remaining >= 1000 {
+			open++
+			if len(s.payable) < n {
+				s.payable = append(s.payable, r.id)
+			} else if j := rng.IntN(open); j < n {
+				s.payable[j] = r.id
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(s.invoices) == 0 {
+		return nil, errNoData
+	}
+	return s, nil
+}
+
+func (s *sample) invoice(r *rand.Rand) invoiceRef { return s.invoices[r.IntN(len(s.invoices))] }
+
+func status(codes ...int) func(int) bool {
+	return func(c int) bool {
+		for _, x := range codes {
+			if c == x {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func atLeast(ratio float64) func(result) bool {
+	return func(r result) bool { return r.ratio >= ratio }
+}
+
+func p99Within(ms float64) func(result) bool { return func(r result) bool { return r.p99 <= ms } }
+
+func both(a, b func(result) bool) func(result) bool {
+	return func(r result) bool { return a(r) && b(r) }
+}
+
+// scenarios are the rows of issue 7, in the order they are printed.
+func scenarios(env *benchEnv) []scenario {
+	d, auth := env.data, env.auth
+	get := func(path string) request { return request{method: "GET", path: path, auth: auth} }
+	getInvoice := func(r *rand.Rand) request { return get("/v1/invoices/" + d.invoice(r).id) }
+	listInvoices := func(r *rand.Rand) request {
+		return get("/v1/invoices?limit=25&offset=" + strconv.Itoa(r.IntN(20)*25))
+	}
+	deep := min(500_000, d.counts["invoices"]/2)
+	createClient := func(r *rand.Rand) request {
+		n := r.Uint64()
+		return request{method: "POST", path: "/v1/clients", auth: auth,
+			body: fmt.Appendf(nil, `{"name":"Bench Client %s-%x","email":"bench-%s-%x@example.com"}`, env.nonce, n, env.nonce, n)}
+	}
+	payment := func(r *rand.Rand) request {
+		id := d.invoices[0].id
+		if len(d.payable) > 0 {
+			id = d.payable[r.IntN(len(d.payable))]
+		}
+		return request{method: "POST", path: "/v1/invoices/" + id + "/payments", auth: auth,
+			body: fmt.Appendf(nil, `{"id":"bench-%s-%x","number":"PAY-%x","status":"completed","date":"2026-01-15","amount_incl_vat_cents":1}`,
+				env.nonce, r.Uint64(), r.Uint32())}
+	}
+	bulk := func(r *rand.Rand) request {
+		b := []byte(`{"products":[`)
+		batch := r.Uint64()
+		for i := 0; i < 100; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"name":"Bench Tee %d","sku":"BT-%s-%x-%d","unit_price_cents":%d,"brand":"Bench",`+
+				`"variant_axes":[{"code":"size","name":"Size","values":["S","M","L"]},{"code":"color","name":"Color","values":["red","blue"]}]}`,
+				i, env.nonce, batch, i, 1000+r.IntN(9000))
+		}
+		return request{method: "POST", path: "/v1/products/bulk", auth: auth, body: append(b, "]}"...)}
+	}
+	env.baseGen = getInvoice
+	writeTarget := "≥ 5,000/s, p99 ≤ 30 ms"
+	writeCheck := func(r result) bool { return r.rps >= 5000 && r.p99 <= 30 }
+	probeOf := func(gen func(*rand.Rand) request) *request {
+		r := gen(rand.New(rand.NewPCG(0, 0)))
+		return &r
+	}
+	return []scenario{
+		{name: baselineName, base: true, gen: getInvoice, ok: status(200)},
+		{name: "read one invoice", gen: getInvoice, ok: status(200),
+			target: "≥ 0.40×, p99 ≤ 5 ms", check: both(atLeast(0.40), p99Within(5))},
+		{name: "list invoices, limit 25, exact total", gen: listInvoices, ok: status(200),
+			target: "≥ 0.10×, p99 ≤ 15 ms", check: both(atLeast(0.10), p99Within(15))},
+		{name: "list invoices at offset " + strconv.FormatInt(deep, 10), ok: status(200),
+			gen: func(r *rand.Rand) request {
+				return get("/v1/invoices?limit=25&offset=" + strconv.FormatInt(deep+int64(r.IntN(40)*25), 10))
+			},
+			target: "p99 ≤ 50 ms", check: p99Within(50)},
+		{name: "q search by invoice number", ok: status(200),
+			gen:    func(r *rand.Rand) request { return get("/v1/invoices?q=" + d.invoice(r).number) },
+			target: "p99 ≤ 20 ms", check: p99Within(20)},
+		{name: "q search by client name", ok: status(200),
+			gen:    func(r *rand.Rand) request { return get("/v1/invoices?q=" + urlQuery(d.invoice(r).client)) },
+			target: "p99 ≤ 20 ms", check: p99Within(20)},
+		{name: "sales orders, status=confirmed", ok: status(200),
+			gen: func(r *rand.Rand) request {
+				return get("/v1/sales-orders?status=confirmed&offset=" + strconv.Itoa(r.IntN(20)*25))
+			},
+			target: "list: p99 ≤ 15 ms", check: p99Within(15)},
+		{name: "sales orders, online=true", ok: status(200),
+			gen: func(r *rand.Rand) request {
+				return get("/v1/sales-orders?online=true&offset=" + strconv.Itoa(r.IntN(20)*25))
+			},
+			target: "list: p99 ≤ 15 ms", check: p99Within(15)},
+		{name: "create client", gen: createClient, ok: status(201), probe: probeOf(createClient),
+			target: writeTarget, check: writeCheck},
+		{name: "record invoice payment", gen: payment, ok: status(200, 201), probe: probeOf(payment),
+			target: writeTarget, check: writeCheck},
+		{name: "bulk upsert 100 products with variants", gen: bulk, ok: status(200, 201, 207), probe: probeOf(bulk),
+			target: "p50 ≤ 100 ms", check: func(r result) bool { return r.p50 <= 100 }},
+		{name: "mix 90% reads / 10% create client", ok: status(200, 201), probe: probeOf(createClient),
+			gen: func(r *rand.Rand) request {
+				switch x := r.IntN(10); {
+				case x == 0:
+					return createClient(r)
+				case x < 3:
+					return listInvoices(r)
+				default:
+					return getInvoice(r)
+				}
+			}},
+		{name: "429 to an over-limit key", ok: status(429),
+			gen: func(r *rand.Rand) request {
+				return request{method: "GET", path: "/v1/invoices/" + d.invoice(r).id, auth: env.limited}
+			},
+			target: "≥ 0.80×", check: atLeast(0.80)},
+		{name: "read one invoice, 256 connections", conns: 256, gen: getInvoice, ok: status(200),
+			target: "peak RSS ≤ 150 MB", check: func(r result) bool { return r.rss <= 150<<20 }},
+	}
+}
+
+// urlQuery escapes a query value the simple way (names are letters and spaces).
+func urlQuery(s string) string {
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			b = append(b, '+')
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.':
+			b = append(b, c)
+		default:
+			b = fmt.Appendf(b, "%%%02X", c)
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,90 @@
+package database_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
+	"github.com/ledgerbase/ledgerbase/ent/vendor"
+)
+
+func TestMain(m *testing.M) { apitest.Main(m) }
+
+// Vendors over three days, several a day, some at the same instant.
+func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
+	t.Parallel()
+	db, _ := apitest.DB(t)
+	ctx := context.Background()
+	ws, err := access.NewWorkspace(ctx, db.Ent, "skip test", "starter", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bulk []*ent.VendorCreate
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for d, n := range []int{5, 7, 4} {
+		for i := 0; i < n; i++ {
+			at := day.AddDate(0, 0, d).Add(time.Duration(i/2) * 7 * time.Hour) // pairs share a time
+			bulk = append(bulk, db.Ent.Vendor.Create().SetID(ids.At("ven", at)).SetWorkspaceID(ws.ID).
+				SetName(fmt.Sprintf("V %d-%d", d, i)).SetCreatedAt(at).SetUpdatedAt(at))
+		}
+	}
+	if err := db.Ent.Vendor.CreateBulk(bulk...).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// One deleted: counts follow deletes too.
+	if _, err := db.Ent.Vendor.Delete().Where(vendor.Name("V 1-3")).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page := func(cond string, arg any, offset, limit int) []string {
+		q := "SELECT t.id FROM vendors t WHERE t.workspace_id = ?"
+		args := []any{ws.ID}
+		if cond != "" {
+			q += " AND " + cond
+			args = append(args, arg)
+		}
+		rows, err := db.Read.QueryContext(ctx, db.Rebind(q+" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"), append(args, limit, offset)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, id)
+		}
+		return out
+	}
+	all := page("", nil, 0, 100)
+	if n, ok := db.Count(ctx, ws.ID, "vendors", ""); !ok || n != int64(len(all)) || n != 15 {
+		t.Fatalf("Count = %d, %v; want %d", n, ok, len(all))
+	}
+	for off := 0; off < len(all); off++ {
+		cond, arg, rest, ok := db.Skip(ctx, ws.ID, "vendors", off)
+		if !ok {
+			t.Fatalf("offset %d: no skip", off)
+		}
+		// Newest first: 4 on the third day, 6 on the second, 5 on the first;
+		// the offset left is counted from the start of its day.
+		dayStart := 0
+		if off >= 10 {
+			dayStart = 10
+		} else if off >= 4 {
+			dayStart = 4
+		}
+		if rest != off-dayStart {
+			t.Fatalf("offset %d: rest %d, want %d", off, rest, off-dayStart)
+		}
+		if got, want := page(cond, arg, rest, 3), all[off:min(off+3, len(all))]; !slices.Equal(got, want) {
+			t.Fatalf("offset %d (%s %v, rest %d): %v, want %v", off, cond, arg, rest, got, want)
+		}
+	}
+}

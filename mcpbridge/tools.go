@@ -1,0 +1,319 @@
+package mcpbridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// Tool is one MCP tool derived from a /v1 endpoint declaration: nothing in
+// it is written per endpoint, so a new declaration is a new tool.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Endpoint    resource.Endpoint
+	Schema      *object
+	// ReadOnly, Destructive and Idempotent are the MCP annotations.
+	ReadOnly, Destructive, Idempotent bool
+	// params map the path's placeholders to argument names, in path order.
+	params []pathParam
+}
+
+type pathParam struct{ placeholder, arg string }
+
+// Tools derives a tool for every endpoint of every declared resource.
+func Tools() []Tool {
+	var out []Tool
+	for _, e := range resource.Endpoints() {
+		out = append(out, toolFor(e))
+	}
+	return out
+}
+
+func snake(s string) string { return strings.NewReplacer("-", "_", " ", "_").Replace(s) }
+
+// words is a resource's plural as a person says it: "sales orders".
+func words(r *resource.Resource) string { return strings.ReplaceAll(r.Name, "-", " ") }
+
+func article(s string) string {
+	if strings.IndexByte("aeiou", s[0]) >= 0 {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// toolName names a tool by verb and noun as a model would guess it:
+// list_sales_orders, get_invoice, create_shipment, add_invoice_payment,
+// add_tracking_events, bulk_upsert_products; /v1/me is whoami.
+func toolName(e resource.Endpoint) string {
+	r := e.Resource
+	if r == resource.Me {
+		return "whoami"
+	}
+	one := snake(r.Singular)
+	switch e.Op.Kind {
+	case resource.List:
+		return "list_" + snake(r.Name)
+	case resource.Create:
+		if r.Parent == nil {
+			return "create_" + one
+		}
+		if e.Op.BulkKey != "" {
+			return "add_" + one + "s"
+		}
+		return "add_" + one
+	case resource.Bulk:
+		return "bulk_upsert_" + snake(r.Name)
+	}
+	return string(e.Op.Kind) + "_" + one
+}
+
+// parentArg names a sub-resource's parent id argument: invoice_id.
+func parentArg(r *resource.Resource) string { return snake(r.Parent.Resource.Singular) + "_id" }
+
+func idSchema(doc string) map[string]any {
+	return map[string]any{"type": "string", "minLength": 1, "description": doc}
+}
+
+func toolFor(e resource.Endpoint) Tool {
+	r, op := e.Resource, e.Op
+	t := Tool{Name: toolName(e), Endpoint: e}
+	in := newObject("")
+	// Path arguments come first: they say which record the call is about.
+	for _, seg := range strings.Split(e.Path, "/") {
+		if !strings.HasPrefix(seg, ":") {
+			continue
+		}
+		ph := seg[1:]
+		switch {
+		case ph == "id" && r.Parent != nil:
+			p := r.Parent.Resource
+			arg := parentArg(r)
+			in.add(arg, idSchema(fmt.Sprintf("The %s's id (%s_...).", p.Singular, p.Prefix)), true)
+			t.params = append(t.params, pathParam{ph, arg})
+		case ph == "id":
+			in.add("id", idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
+			t.params = append(t.params, pathParam{ph, "id"})
+		default:
+			in.add(ph, idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
+			t.params = append(t.params, pathParam{ph, ph})
+		}
+	}
+	var what, use string
+	switch op.Kind {
+	case resource.List:
+		t.ReadOnly, t.Idempotent = true, true
+		if r == resource.Me {
+			t.Title = "Who am I"
+			t.Description = "Show the workspace this bridge acts on (id, name, plan, commerce mode and module) and its API key (name, role, expiry). " +
+				"Call it first when unsure what the workspace can do, or to explain why a record type or a write is unavailable."
+			t.Schema = in
+			return t
+		}
+		listArgs(in, r)
+		t.Title = "List " + words(r)
+		of := ""
+		if r.Parent != nil {
+			of = " of one " + r.Parent.Resource.Singular
+		}
+		what = fmt.Sprintf("List the %s%s, newest first, %d per page by default (at most %d). %s",
+			words(r), of, resource.DefaultLimit, resource.MaxLimit, r.Doc)
+		use = listUse(r)
+	case resource.Get:
+		t.ReadOnly, t.Idempotent = true, true
+		t.Title = "Get " + article(r.Singular)
+		what = fmt.Sprintf("Get one %s by its id (%s_...) with every field", r.Singular, r.Prefix)
+		if len(r.Embeds) > 0 {
+			var names []string
+			for _, em := range r.Embeds {
+				names = append(names, em.Name)
+			}
+			what += " and its " + strings.Join(names, " and ")
+		}
+		what += ". " + r.Doc
+		use = fmt.Sprintf("Use it when you have an id (from list_%s or another record) and need the whole record.", snake(r.Name))
+	case resource.Bulk:
+		t.Destructive = true
+		t.Title = "Bulk upsert " + words(r)
+		in.add(op.BulkKey, map[string]any{
+			"type": "array", "minItems": 1, "maxItems": op.BulkMax,
+			"description": fmt.Sprintf("The %s, at most %d per call; split larger batches into several calls.", words(r), op.BulkMax),
+			"items":       fieldsObject("", op.Body),
+		}, true)
+		what = op.Summary + fmt.Sprintf(" At most %d per call.", op.BulkMax)
+		use = fmt.Sprintf("One bad %s does not fail the others: read the answer for each one's outcome and fix only those that failed.", r.Singular)
+	default:
+		t.Destructive = op.Kind != resource.Create
+		t.Idempotent = op.Kind != resource.Create || hasRequiredID(op.Body)
+		t.Title = strings.ToUpper(t.Name[:1]) + strings.ReplaceAll(t.Name[1:], "_", " ")
+		if op.BulkKey != "" {
+			in.add(op.BulkKey, map[string]any{
+				"type": "array", "minItems": 1, "maxItems": op.BulkMax,
+				"description": fmt.Sprintf("One or more %ss (at most %d per call).", r.Singular, op.BulkMax),
+				"items":       fieldsObject("", op.Body),
+			}, true)
+		} else {
+			for _, f := range op.Body {
+				if in.has(f.Name) {
+					panic(fmt.Sprintf("mcpbridge: %s: body field %q collides with a path argument", t.Name, f.Name))
+				}
+				in.add(f.Name, fieldSchema(f), f.Required)
+			}
+		}
+		what = op.Summary
+		use = writeUse(r, op)
+	}
+	t.Schema = in
+	t.Description = strings.TrimSpace(what + " " + use + conventions(op.Body))
+	return t
+}
+
+func listArgs(in *object, r *resource.Resource) {
+	in.add("limit", map[string]any{"type": "integer", "minimum": 1, "maximum": resource.MaxLimit, "default": resource.DefaultLimit,
+		"description": fmt.Sprintf("How many records to return, 1 to %d.", resource.MaxLimit)}, false)
+	in.add("offset", map[string]any{"type": "integer", "minimum": 0, "default": 0,
+		"description": "How many records to skip: the next page starts at offset + limit."}, false)
+	if len(r.Search) > 0 {
+		in.add("q", map[string]any{"type": "string", "maxLength": resource.MaxQLen,
+			"description": "Search text, case-insensitive, matched against " + strings.Join(r.Search, ", ") + "."}, false)
+	}
+	for _, f := range r.Filters {
+		s := map[string]any{"description": f.Doc}
+		switch f.Type {
+		case resource.Bool:
+			s["type"] = "boolean"
+		case resource.Enum:
+			s["type"] = "string"
+			s["enum"] = f.Values
+		default:
+			s["type"] = "string"
+			s["minLength"] = 1
+		}
+		in.add(f.Param, s, false)
+	}
+}
+
+func listUse(r *resource.Resource) string {
+	var b strings.Builder
+	if len(r.Filters) > 0 {
+		var ps []string
+		for _, f := range r.Filters {
+			ps = append(ps, f.Param)
+		}
+		fmt.Fprintf(&b, "Narrow it with the filters (%s), which combine with AND", strings.Join(ps, ", "))
+		if len(r.Search) > 0 {
+			b.WriteString(" and with q")
+		}
+		b.WriteString(". ")
+	} else if len(r.Search) > 0 {
+		fmt.Fprintf(&b, "Find records with q (searches %s). ", strings.Join(r.Search, ", "))
+	}
+	b.WriteString(`Answers {"data": [...], "meta": {"limit", "offset", "total"}}: total counts every match (no need to page to count); the next page starts at offset + limit.`)
+	if _, ok := r.Op(resource.Get); ok {
+		fmt.Fprintf(&b, " Use get_%s for one record by id.", snake(r.Singular))
+	}
+	return b.String()
+}
+
+func writeUse(r *resource.Resource, op resource.Op) string {
+	switch op.Kind {
+	case resource.Update:
+		var req []string
+		for _, f := range op.Body {
+			if f.Required {
+				req = append(req, f.Name)
+			}
+		}
+		s := "Send the fields to change; omitted fields keep their value and null clears a nullable one."
+		if len(req) > 0 {
+			s += " " + strings.Join(req, ", ") + " must be sent even when unchanged."
+		}
+		return s + fmt.Sprintf(" Returns the updated %s.", r.Singular)
+	case resource.Upsert:
+		return fmt.Sprintf("Safe to repeat: it returns the %s as stored.", r.Singular)
+	}
+	if hasRequiredID(op.Body) {
+		return fmt.Sprintf("Choose the id yourself and reuse it when retrying: the same id is stored once. Returns the %s.", r.Singular)
+	}
+	if r.Parent != nil {
+		return fmt.Sprintf("Returns what was added to the %s.", r.Parent.Resource.Singular)
+	}
+	return fmt.Sprintf("Returns the created %s, as get_%s shows it.", r.Singular, snake(r.Singular))
+}
+
+// hasRequiredID tells creates whose caller chooses the id (payments): a
+// repeat with the same id is not stored again, so they are idempotent.
+func hasRequiredID(fs []resource.Field) bool {
+	for _, f := range fs {
+		if f.Name == "id" && f.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// conventions reminds a model of the units a body uses.
+func conventions(fs []resource.Field) string {
+	var cents, milli bool
+	var walk func([]resource.Field)
+	walk = func(fs []resource.Field) {
+		for _, f := range fs {
+			cents = cents || strings.HasSuffix(f.Name, "_cents")
+			milli = milli || strings.HasSuffix(f.Name, "_milli")
+			walk(f.Items)
+		}
+	}
+	walk(fs)
+	var s string
+	if cents {
+		s += " Money is an integer in minor units (1250 = 12.50)."
+	}
+	if milli {
+		s += " Quantities are integers in thousandths (qty_milli 2000 = 2)."
+	}
+	return s
+}
+
+// request turns a call's arguments into the HTTP request of the endpoint:
+// path arguments fill the path, the rest is the query (reads) or the JSON
+// body (writes).
+func (t Tool) request(args map[string]any) (path string, query url.Values, body map[string]any, err error) {
+	rest := make(map[string]any, len(args))
+	for k, v := range args {
+		rest[k] = v
+	}
+	path = t.Endpoint.Path
+	for _, p := range t.params {
+		id, ok := rest[p.arg].(string)
+		if !ok || id == "" {
+			return "", nil, nil, fmt.Errorf("%s is required: the %s", p.arg, strings.TrimSuffix(p.arg, "_id")+" id")
+		}
+		delete(rest, p.arg)
+		path = strings.Replace(path, ":"+p.placeholder, url.PathEscape(id), 1)
+	}
+	if t.Endpoint.Method != "GET" {
+		return path, nil, rest, nil
+	}
+	query = url.Values{}
+	for k, v := range rest {
+		switch x := v.(type) {
+		case string:
+			query.Set(k, x)
+		case bool:
+			query.Set(k, strconv.FormatBool(x))
+		case float64:
+			query.Set(k, strconv.FormatFloat(x, 'f', -1, 64))
+		case json.Number:
+			query.Set(k, x.String())
+		case nil:
+		default:
+			return "", nil, nil, fmt.Errorf("%s must be a string, number or boolean", k)
+		}
+	}
+	return path, query, nil, nil
+}

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/usage"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/apikey"
+)
+
+type countCard struct {
+	R     *resource.Resource
+	Count int
+	Gate  string // set when the workspace cannot reach the resource
+}
+
+type trafficRow struct {
+	Key   *ent.APIKey
+	State string
+	usage.Counts
+}
+
+type dashboardData struct {
+	page
+	Counts  []countCard
+	Traffic []trafficRow
+	Total   usage.Counts
+}
+
+func (u *UI) dashboard(c *fiber.Ctx) error {
+	ws := workspaceOf(c)
+	ctx := c.UserContext()
+	d := dashboardData{page: u.pageOf(c, ws.Name)}
+	d.Current = "dashboard"
+	if c.Query("created") != "" {
+		d.Notice = "Workspace created. Next, create an API key for it."
+	}
+	aw := access.WorkspaceOf(ws)
+	for _, r := range browsable() {
+		card := countCard{R: r}
+		if err := access.GatePlan(aw, r); err != nil {
+			card.Gate = "needs " + r.Gate()
+			d.Counts = append(d.Counts, card)
+			continue
+		}
+		// The same query as GET /v1/{resource}?limit=1 answers meta.total.
+		b, err := u.srv.Records.List(ctx, r, recordsWorkspace(ws), records.Page{Limit: 1})
+		if err != nil {
+			return u.internal(c, err)
+		}
+		env, _, err := decodeList(b)
+		if err != nil {
+			return u.internal(c, err)
+		}
+		card.Count = env.Meta.Total
+		d.Counts = append(d.Counts, card)
+	}
+	// This process's latest counts go to the table first, so the page is current.
+	if err := u.srv.Usage.Flush(ctx); err != nil {
+		u.log.Warn("usage flush", "err", err)
+	}
+	now := time.Now()
+	traffic, err := usage.Since(ctx, u.db.Reader, ws.ID, now.Add(-24*time.Hour))
+	if err != nil {
+		return u.internal(c, err)
+	}
+	keys, err := u.db.Reader.APIKey.Query().Where(apikey.WorkspaceID(ws.ID)).Order(ent.Desc(apikey.FieldCreatedAt)).All(ctx)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	for _, k := range keys {
+		t := traffic[k.ID]
+		if t.Requests == 0 && keyState(k, now) != "active" {
+			continue // a dead key without traffic is noise here
+		}
+		d.Traffic = append(d.Traffic, trafficRow{Key: k, State: keyState(k, now), Counts: t})
+		d.Total.Requests += t.Requests
+		d.Total.Errors += t.Errors
+		d.Total.RateLimited += t.RateLimited
+	}
+	sort.SliceStable(d.Traffic, func(i, j int) bool { return d.Traffic[i].Requests > d.Traffic[j].Requests })
+	return render(c, http.StatusOK, dashboardView(d))
+}

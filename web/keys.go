@@ -1,0 +1,157 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/apikey"
+	"github.com/ledgerbase/ledgerbase/ent/role"
+)
+
+// expiryChoices are the lifetimes the key form offers ("" = never).
+var expiryChoices = []struct{ Value, Label string }{
+	{"", "Never"}, {"24h", "1 day"}, {"168h", "7 days"}, {"720h", "30 days"}, {"2160h", "90 days"}, {"8760h", "1 year"},
+}
+
+type keyRow struct {
+	K     *ent.APIKey
+	State string // active, expired or revoked
+}
+
+type keysData struct {
+	page
+	Keys   []keyRow
+	Roles  []string // every role a key may have
+	Secret string   // the new key's secret, shown once
+	New    *ent.APIKey
+	Form   struct{ Name, Role, Expiry string }
+}
+
+func keyState(k *ent.APIKey, now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		return "expired"
+	}
+	return "active"
+}
+
+func (u *UI) keysData(c *fiber.Ctx) (keysData, error) {
+	ws := workspaceOf(c)
+	d := keysData{page: u.pageOf(c, "API keys")}
+	d.Current = "keys"
+	d.Form.Role = access.RoleAdmin
+	ctx := c.UserContext()
+	keys, err := u.db.Reader.APIKey.Query().Where(apikey.WorkspaceID(ws.ID)).
+		Order(ent.Desc(apikey.FieldCreatedAt), ent.Desc(apikey.FieldID)).All(ctx)
+	if err != nil {
+		return d, err
+	}
+	now := time.Now()
+	for _, k := range keys {
+		d.Keys = append(d.Keys, keyRow{K: k, State: keyState(k, now)})
+	}
+	custom, err := u.db.Reader.Role.Query().Where(role.WorkspaceID(ws.ID)).Order(ent.Asc(role.FieldName)).Select(role.FieldName).Strings(ctx)
+	if err != nil {
+		return d, err
+	}
+	d.Roles = append([]string{access.RoleAdmin, access.RoleViewer}, custom...)
+	return d, nil
+}
+
+func (u *UI) keys(c *fiber.Ctx) error {
+	d, err := u.keysData(c)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	for _, r := range d.Keys {
+		if r.K.ID == c.Query("revoked") && r.State == "revoked" {
+			d.Notice = "The key " + r.K.Name + " (" + r.K.Prefix + "…) is revoked: its next API call gets 401."
+		}
+	}
+	return render(c, http.StatusOK, keysView(d))
+}
+
+func (u *UI) createKey(c *fiber.Ctx) error {
+	ws := workspaceOf(c)
+	d, err := u.keysData(c)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	d.Form.Name = strings.TrimSpace(c.FormValue("name"))
+	d.Form.Role = c.FormValue("role")
+	d.Form.Expiry = c.FormValue("expires_in")
+	spec := access.KeySpec{WorkspaceID: ws.ID, Name: d.Form.Name, Role: d.Form.Role}
+	switch {
+	case d.Form.Name == "":
+		d.Error = "Give the key a name, so you can tell it apart later."
+	case !slices.Contains(d.Roles, d.Form.Role):
+		d.Error = "Choose one of the listed roles."
+	case d.Form.Expiry != "" && !validExpiry(d.Form.Expiry):
+		d.Error = "Choose one of the listed expiry times."
+	}
+	if d.Error != "" {
+		return render(c, http.StatusUnprocessableEntity, keysView(d))
+	}
+	if d.Form.Expiry != "" {
+		spec.ExpiresIn, _ = time.ParseDuration(d.Form.Expiry)
+	}
+	secret, k, err := access.NewKey(c.UserContext(), u.db.Ent, spec)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	// The secret is rendered in this response only; it is never stored.
+	d2, err := u.keysData(c)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	d2.Secret, d2.New = secret, k
+	return render(c, http.StatusCreated, keysView(d2))
+}
+
+func validExpiry(v string) bool {
+	for _, e := range expiryChoices {
+		if e.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (u *UI) keyOf(c *fiber.Ctx) (*ent.APIKey, error) {
+	return u.db.Reader.APIKey.Query().Where(apikey.ID(c.Params("id")), apikey.WorkspaceID(workspaceOf(c).ID)).Only(c.UserContext())
+}
+
+type revokeData struct {
+	page
+	Key *ent.APIKey
+}
+
+func (u *UI) revokePage(c *fiber.Ctx) error {
+	k, err := u.keyOf(c)
+	if err != nil {
+		return u.lookupFailed(c, err)
+	}
+	d := revokeData{page: u.pageOf(c, "Revoke key"), Key: k}
+	d.Current = "keys"
+	return render(c, http.StatusOK, revokeView(d))
+}
+
+func (u *UI) revokeKey(c *fiber.Ctx) error {
+	k, err := u.keyOf(c)
+	if err != nil {
+		return u.lookupFailed(c, err)
+	}
+	if err := access.RevokeKey(c.UserContext(), u.db.Ent, k.ID); err != nil {
+		return u.internal(c, err)
+	}
+	u.afterAccessChange()
+	return redirect(c, wsURL(workspaceOf(c), "keys")+"?revoked="+k.ID)
+}

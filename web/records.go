@@ -1,0 +1,478 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api"
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+)
+
+// browsable lists the resources with their own list page: every declared
+// resource with a table and a list, except sub-resources, which appear on
+// their parent's page.
+func browsable() []*resource.Resource {
+	var out []*resource.Resource
+	for _, r := range resource.All {
+		if _, ok := r.Op(resource.List); ok && r.Table != "" && r.Parent == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func browsableByName(name string) *resource.Resource {
+	for _, r := range browsable() {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// children are the sub-resources listed on a record's page (an invoice's payments).
+func children(r *resource.Resource) []*resource.Resource {
+	var out []*resource.Resource
+	for _, c := range resource.All {
+		if _, ok := c.Op(resource.List); ok && c.Parent != nil && c.Parent.Resource == r {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// navGroup is a heading of the sidebar's record links.
+type navGroup struct {
+	Title     string
+	Resources []*resource.Resource
+}
+
+var toolsetTitles = map[string]string{"sales": "Sales", "commerce": "Commerce", "purchasing": "Purchasing", "catalog": "Catalog"}
+
+func navGroups() []navGroup {
+	var out []navGroup
+	for _, ts := range []string{"sales", "purchasing", "catalog", "commerce"} {
+		g := navGroup{Title: toolsetTitles[ts]}
+		for _, r := range browsable() {
+			if r.Toolset == ts {
+				g.Resources = append(g.Resources, r)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func recordsWorkspace(ws *ent.Workspace) records.Workspace {
+	return records.Workspace{ID: ws.ID, Commerce: access.WorkspaceOf(ws).Commerce()}
+}
+
+// field is one field of a record, in the order the API writes it.
+type field struct {
+	Name  string
+	Value any
+}
+
+type record []field
+
+func (r record) get(name string) any {
+	for _, f := range r {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// decodeRecord reads a JSON object keeping its key order, nested objects
+// included (they become records too).
+func decodeRecord(b []byte) (record, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := v.(record)
+	if !ok {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return r, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		r := record{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, field{Name: k.(string), Value: v})
+		}
+		_, err := dec.Token()
+		return r, err
+	case json.Delim('['):
+		xs := []any{}
+		for dec.More() {
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			xs = append(xs, v)
+		}
+		_, err := dec.Token()
+		return xs, err
+	}
+	return t, nil
+}
+
+type listEnvelope struct {
+	Data []json.RawMessage `json:"data"`
+	Meta struct{ Limit, Offset, Total int }
+}
+
+func decodeList(b []byte) (listEnvelope, []record, error) {
+	var env listEnvelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return env, nil, err
+	}
+	recs := make([]record, 0, len(env.Data))
+	for _, raw := range env.Data {
+		r, err := decodeRecord(raw)
+		if err != nil {
+			return env, nil, err
+		}
+		recs = append(recs, r)
+	}
+	return env, recs, nil
+}
+
+// listColumns picks the columns a list page shows, from the declaration:
+// the id, what `q` searches, the enum filters (statuses), one amount and
+// the creation time.
+func listColumns(r *resource.Resource) []string {
+	have := map[string]bool{}
+	for _, c := range records.Columns(r) {
+		have[c.Name] = true
+	}
+	cols := []string{"id"}
+	add := func(n string) bool {
+		if have[n] && !slices.Contains(cols, n) {
+			cols = append(cols, n)
+			return true
+		}
+		return false
+	}
+	for i, n := range r.Search {
+		if i < 2 {
+			add(n)
+		}
+	}
+	for _, f := range r.Filters {
+		if f.Type == resource.Enum {
+			add(f.Column)
+		}
+	}
+	for _, n := range []string{"amount_incl_vat_cents", "balance_cents", "unit_price_cents", "amount_cents", "total_cents"} {
+		if add(n) {
+			break
+		}
+	}
+	add("created_at")
+	return cols
+}
+
+type filterInput struct {
+	Filter resource.Filter
+	Value  string
+}
+
+type listData struct {
+	page
+	R       *resource.Resource
+	Gate    string // why the workspace cannot reach the resource, if it cannot
+	Q       string
+	Filters []filterInput
+	Limit   int
+	Cols    []string
+	Rows    []record
+	Total   int
+	Offset  int
+	PrevURL string
+	NextURL string
+	Base    string // the list's address without a query
+}
+
+func (d listData) cell(rec record, col string) shown {
+	if col == "id" {
+		id, _ := rec.get("id").(string)
+		return shown{Text: id, Href: d.Base + "/" + url.PathEscape(id), Class: "mono"}
+	}
+	return show(d.WS, col, rec.get(col), rec)
+}
+
+func (u *UI) recordList(c *fiber.Ctx) error {
+	ws := workspaceOf(c)
+	r := browsableByName(c.Params("res"))
+	if r == nil {
+		return u.notFound(c)
+	}
+	d := listData{page: u.pageOf(c, displayName(r)), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
+	d.Current = "rec:" + r.Name
+	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
+		d.Gate = gateMessage(err)
+		return render(c, http.StatusForbidden, recordListView(d))
+	}
+	// A blank form field means "any", as when an API caller leaves the parameter out.
+	args := c.Context().QueryArgs()
+	var blank []string
+	args.VisitAll(func(k, v []byte) {
+		if len(bytes.TrimSpace(v)) == 0 {
+			blank = append(blank, string(k))
+		}
+	})
+	for _, k := range blank {
+		args.Del(k)
+	}
+	d.Q = c.Query("q")
+	for _, f := range r.Filters {
+		d.Filters = append(d.Filters, filterInput{Filter: f, Value: c.Query(f.Param)})
+	}
+	pg, err := api.ParsePage(c, r)
+	if err != nil {
+		d.Error = gateMessage(err)
+		return render(c, http.StatusBadRequest, recordListView(d))
+	}
+	d.Limit = pg.Limit
+	b, err := u.srv.Records.List(c.UserContext(), r, recordsWorkspace(ws), pg)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	env, recs, err := decodeList(b)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	d.Cols, d.Rows, d.Total, d.Offset = listColumns(r), recs, env.Meta.Total, env.Meta.Offset
+	q := url.Values{}
+	for k, v := range c.Queries() {
+		q.Set(k, v)
+	}
+	pageURL := func(offset int) string {
+		q.Set("offset", strconv.Itoa(offset))
+		return d.Base + "?" + q.Encode()
+	}
+	if pg.Offset > 0 {
+		d.PrevURL = pageURL(max(0, pg.Offset-pg.Limit))
+	}
+	if pg.Offset+pg.Limit < d.Total {
+		d.NextURL = pageURL(pg.Offset + pg.Limit)
+	}
+	return render(c, http.StatusOK, recordListView(d))
+}
+
+// gateMessage is the API's own explanation of a refusal.
+func gateMessage(err error) string {
+	if e, ok := apierr.As(err); ok {
+		return capitalize(e.Message) + "."
+	}
+	return "This request cannot be served."
+}
+
+// subTable is a list shown inside a record's page: embedded children
+// (order lines, tracking events), JSON arrays (packages, a gift card's
+// ledger) and sub-resources (an invoice's payments).
+type subTable struct {
+	Title    string
+	Note     string
+	Cols     []string
+	Rows     []record
+	Timeline bool // tracking events read best as a timeline
+}
+
+type detailData struct {
+	page
+	R      *resource.Resource
+	ID     string
+	Fields []field // scalar and small values, shown as a list
+	Tables []subTable
+	Gate   string
+}
+
+func (u *UI) recordDetail(c *fiber.Ctx) error {
+	ws := workspaceOf(c)
+	r := browsableByName(c.Params("res"))
+	if r == nil {
+		return u.notFound(c)
+	}
+	if _, ok := r.Op(resource.Get); !ok {
+		return u.notFound(c)
+	}
+	id := c.Params("id")
+	d := detailData{page: u.pageOf(c, r.Singular+" "+id), R: r, ID: id}
+	d.Current = "rec:" + r.Name
+	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
+		d.Gate = gateMessage(err)
+		return render(c, http.StatusForbidden, recordDetailView(d))
+	}
+	ctx := c.UserContext()
+	b, err := u.srv.Records.Get(ctx, r, recordsWorkspace(ws), id, "")
+	if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
+		return u.fail(c, http.StatusNotFound, "Not found", "This workspace has no "+r.Singular+" with the id "+id+".")
+	}
+	if err != nil {
+		return u.internal(c, err)
+	}
+	rec, err := decodeRecord(b)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	for _, f := range rec {
+		if rows, ok := objectRows(f.Value); ok {
+			d.Tables = append(d.Tables, subTable{Title: humanize(f.Name), Cols: columnsOf(rows), Rows: rows, Timeline: f.Name == "events"})
+			continue
+		}
+		d.Fields = append(d.Fields, f)
+	}
+	for _, sub := range children(r) {
+		if access.GatePlan(access.WorkspaceOf(ws), sub) != nil {
+			continue
+		}
+		b, err := u.srv.Records.List(ctx, sub, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit, ParentID: id})
+		if err != nil {
+			return u.internal(c, err)
+		}
+		env, rows, err := decodeList(b)
+		if err != nil {
+			return u.internal(c, err)
+		}
+		t := subTable{Title: humanize(sub.Parent.Segment), Rows: rows, Cols: columnsOf(rows)}
+		if env.Meta.Total > len(rows) {
+			t.Note = "The newest " + strconv.Itoa(len(rows)) + " of " + strconv.Itoa(env.Meta.Total) + "; GET " +
+				"/v1/" + r.Name + "/" + id + "/" + sub.Parent.Segment + " pages through all of them."
+		}
+		d.Tables = append(d.Tables, t)
+	}
+	return render(c, http.StatusOK, recordDetailView(d))
+}
+
+// objectRows reads a JSON array of objects (an empty array counts).
+func objectRows(v any) ([]record, bool) {
+	xs, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	rows := make([]record, 0, len(xs))
+	for _, x := range xs {
+		r, ok := x.(record)
+		if !ok {
+			return nil, false
+		}
+		rows = append(rows, r)
+	}
+	return rows, true
+}
+
+// columnsOf are the union of the rows' fields, minus the parent link that
+// every row repeats.
+func columnsOf(rows []record) []string {
+	var cols []string
+	for _, r := range rows {
+		for _, f := range r {
+			if !slices.Contains(cols, f.Name) && f.Name != "workspace_id" {
+				cols = append(cols, f.Name)
+			}
+		}
+	}
+	return cols
+}
+
+func displayName(r *resource.Resource) string { return humanize(r.Name) }
+
+// label names a field for people: the unit suffix is dropped, since the
+// value is shown in its unit ("cost_cents" is "Cost", shown as 14.90 EUR).
+func label(name string) string {
+	for _, suffix := range []string{"_cents", "_milli", "_bp", "_g"} {
+		if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
+			return humanize(strings.TrimSuffix(name, suffix))
+		}
+	}
+	return humanize(name)
+}
+
+// humanize turns "credit-notes" or "amount_incl_vat_cents" into words.
+func humanize(s string) string {
+	s = strings.NewReplacer("-", " ", "_", " ").Replace(s)
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// gateNote says why the sidebar's link leads to a refusal, if it does.
+func gateNote(p page, r *resource.Resource) string {
+	if access.GatePlan(access.WorkspaceOf(p.WS), r) != nil {
+		return "Needs " + r.Gate()
+	}
+	return ""
+}
+
+func searchHint(r *resource.Resource) string {
+	if len(r.Search) == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(strings.Join(r.Search, ", "), "_", " ")
+}
+
+func humanizeLower(s string) string { return strings.ToLower(humanize(s)) }
+
+func filtered(d listData) bool {
+	for _, f := range d.Filters {
+		if f.Value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func rangeText(d listData) string {
+	return strconv.Itoa(d.Offset+1) + "–" + strconv.Itoa(d.Offset+len(d.Rows)) + " of " + strconv.Itoa(d.Total)
+}
+
+func textOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// withCurrency lets a child row without its own currency (a ledger entry,
+// a line) show amounts in its parent's.
+func withCurrency(row, parent record) record {
+	if row.get("currency_code") != nil {
+		return row
+	}
+	if cur := parent.get("currency_code"); cur != nil {
+		return append(row[:len(row):len(row)], field{Name: "currency_code", Value: cur})
+	}
+	return row
+}

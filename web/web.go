@@ -1,0 +1,181 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
+	"github.com/ledgerbase/ledgerbase/api"
+	"github.com/ledgerbase/ledgerbase/api/ratelimit"
+	"github.com/ledgerbase/ledgerbase/assets"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// Base is where the UI lives.
+const Base = "/admin"
+
+// UI serves the admin pages.
+type UI struct {
+	srv *api.Server
+	db  *database.DB
+	log *slog.Logger
+	// logins throttles sign-in attempts per address and per email.
+	logins *ratelimit.Limiter
+	// LoginsPerMinute bounds attempts per email and address (default 10);
+	// an address as a whole gets six times as many.
+	LoginsPerMinute int
+}
+
+// New prepares the UI of a server; mount it with srv.Mount(ui.Mount).
+func New(srv *api.Server) *UI {
+	return &UI{srv: srv, db: srv.DB, log: srv.Logger(), logins: ratelimit.New(), LoginsPerMinute: 10}
+}
+
+// Mount installs every /admin route on app.
+func (u *UI) Mount(app *fiber.App) {
+	a := app.Group(Base, securityHeaders)
+	a.Use("/assets", filesystem.New(filesystem.Config{Root: http.FS(assets.FS), MaxAge: 3600}))
+	a.Get("/setup", u.setupPage)
+	a.Post("/setup", u.checkFormCSRF, u.setup)
+	a.Get("/login", u.loginPage)
+	a.Post("/login", u.checkFormCSRF, u.login)
+
+	in := a.Group("", u.requireSession, u.checkSessionCSRF)
+	in.Post("/logout", u.logout)
+	in.Get("/", u.workspaces)
+	in.Post("/workspaces", u.createWorkspace)
+	w := in.Group("/w/:ws", u.loadWorkspace)
+	w.Get("/", u.dashboard)
+	w.Get("/settings", u.settingsPage)
+	w.Post("/settings", u.saveSettings)
+	w.Get("/keys", u.keys)
+	w.Post("/keys", u.createKey)
+	w.Get("/keys/:id/revoke", u.revokePage)
+	w.Post("/keys/:id/revoke", u.revokeKey)
+	w.Get("/roles", u.roles)
+	w.Get("/roles/new", u.newRolePage)
+	w.Post("/roles", u.createRole)
+	w.Get("/roles/:id", u.rolePage)
+	w.Post("/roles/:id", u.saveRole)
+	w.Post("/roles/:id/delete", u.deleteRole)
+	w.Get("/records/:res", u.recordList)
+	w.Get("/records/:res/:id", u.recordDetail)
+	a.Use(u.notFound)
+}
+
+// securityHeaders keep admin pages out of frames and caches (a key's
+// secret is shown once and must not linger in a shared cache).
+func securityHeaders(c *fiber.Ctx) error {
+	h := &c.Response().Header
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	err := c.Next()
+	if !strings.HasPrefix(c.Path(), Base+"/assets/") {
+		h.Set("Cache-Control", "no-store")
+	}
+	return err
+}
+
+// render writes a page with a status.
+func render(c *fiber.Ctx, status int, comp templ.Component) error {
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	return comp.Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// redirect answers 303 so a form POST becomes a GET; htmx follows HX-Redirect.
+func redirect(c *fiber.Ctx, to string) error {
+	if c.Get("HX-Request") == "true" {
+		c.Set("HX-Redirect", to)
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
+func (u *UI) notFound(c *fiber.Ctx) error {
+	return u.fail(c, http.StatusNotFound, "Page not found", "There is no page at this address.")
+}
+
+// fail renders an error page; the cause goes to the log, never to the page.
+func (u *UI) fail(c *fiber.Ctx, status int, title, msg string) error {
+	p := u.pageOf(c, title)
+	return render(c, status, errorPage(p, status, msg))
+}
+
+// lookupFailed answers a failed lookup of the record a page is about.
+func (u *UI) lookupFailed(c *fiber.Ctx, err error) error {
+	if ent.IsNotFound(err) {
+		return u.notFound(c)
+	}
+	return u.internal(c, err)
+}
+
+// internal logs an unexpected error and shows a page that reveals nothing.
+func (u *UI) internal(c *fiber.Ctx, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	u.log.Error("admin page failed", "method", c.Method(), "path", c.Path(), "err", err)
+	return u.fail(c, http.StatusInternalServerError, "Something went wrong",
+		"The page could not be shown. The details are in the server log; try again in a moment.")
+}
+
+// afterAccessChange makes the API see a workspace, key or role change on
+// its next request.
+func (u *UI) afterAccessChange() { u.srv.Auth.Invalidate() }
+
+// page is what the layout needs to know.
+type page struct {
+	Title   string
+	Email   string         // the signed-in admin; "" outside a session
+	CSRF    string         // the session's token for forms
+	WS      *ent.Workspace // nil outside a workspace
+	Current string         // the nav entry shown as current
+	Notice  string
+	Error   string
+}
+
+func (u *UI) pageOf(c *fiber.Ctx, title string) page {
+	p := page{Title: title}
+	if s := sessionOf(c); s != nil {
+		p.CSRF = s.CsrfToken
+		if a, ok := c.Locals(adminKey).(*ent.AdminUser); ok {
+			p.Email = a.Email
+		}
+	}
+	p.WS, _ = c.Locals(workspaceKey).(*ent.Workspace)
+	return p
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+func fmtTimePtr(t *time.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	return fmtTime(*t)
+}
+
+func planLine(ws *ent.Workspace) string {
+	s := string(ws.Plan) + " plan"
+	if ws.CommerceMode {
+		s += " · commerce mode"
+	}
+	if ws.CommerceModule {
+		s += " · commerce module"
+	}
+	return s
+}
+
+func statusText(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }

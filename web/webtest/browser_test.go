@@ -1,0 +1,357 @@
+package webtest_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/ent/workspace"
+	"github.com/ledgerbase/ledgerbase/web/webtest"
+)
+
+// This package has a database of its own (one per test process), so the
+// first-run setup really is the first.
+func TestMain(m *testing.M) { apitest.Main(m) }
+
+// chromium finds the system browser; LEDGERBASE_CHROMIUM overrides.
+func chromium() string {
+	if p := os.Getenv("LEDGERBASE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser starts one headless browser for the test process and returns
+// its first tab; under CI=true a missing browser fails the test.
+func browser(t *testing.T) context.Context {
+	path := chromium()
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no chromium on PATH: the browser tests cannot run (apt-get install chromium)")
+		}
+		t.Skip("no chromium on PATH: skipping the browser tests (apt-get install chromium to run them)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // start it now, so a broken browser fails here
+		t.Fatalf("start %s: %v", path, err)
+	}
+	return ctx
+}
+
+// tab drives one page, failing the test on the first error.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+	env *apitest.Env
+}
+
+func (b *tab) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (b *tab) open(path string) { b.t.Helper(); b.do("open "+path, chromedp.Navigate(b.env.URL+path)) }
+
+// waitText waits until the page's text includes s; it looks again after
+// each navigation, since a submitted form replaces the page under it.
+func (b *tab) waitText(s string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var body string
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.body && document.readyState !== "loading" && document.body.innerText.includes(`+jsString(s)+`)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	body, _ = chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	b.t.Fatalf("waiting for %q on %s; page:\n%s", s, b.location(), body)
+}
+
+func (b *tab) text(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+func (b *tab) location() string {
+	b.t.Helper()
+	u, err := chromedp.Run(b.ctx, chromedp.Location())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return u
+}
+
+func (b *tab) fill(sel, value string) {
+	b.t.Helper()
+	b.do("fill "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Clear(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), value))
+}
+
+func (b *tab) choose(sel, value string) {
+	b.t.Helper()
+	b.do("choose "+value+" in "+sel, chromedp.SetValue(chromedp.CSS(sel), value))
+}
+
+func (b *tab) click(sel string) { b.t.Helper(); b.do("click "+sel, chromedp.Click(chromedp.CSS(sel))) }
+
+// submit clicks a button or link that loads another page, and waits until
+// the old page is gone (the new one may be at the same address).
+func (b *tab) submit(sel string) {
+	b.t.Helper()
+	b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.__leaving = true`))
+	b.click(sel)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+		left, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__leaving !== true && document.readyState !== "loading"`))
+		cancel()
+		if err == nil && left {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.t.Fatalf("clicking %s loaded no page", sel)
+}
+
+// screenshot saves the page (or only the viewport) for the README.
+func (b *tab) screenshot(name string, fullPage bool) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	shot := chromedp.CaptureScreenshot()
+	if fullPage {
+		shot = chromedp.FullScreenshot(100)
+	}
+	png, err := chromedp.Run(ctx, shot)
+	if err != nil {
+		b.t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", "assets", "screenshots", name), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func jsString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
+
+var secretPattern = regexp.MustCompile(`^lb_[0-9A-Za-z]{40}$`)
+
+// TestAdminUIInABrowser walks a new admin through the UI, checking each
+// change on /v1 over HTTP as an integration would see it.
+func TestAdminUIInABrowser(t *testing.T) {
+	ctx := browser(t)
+	env := webtest.Start(t)
+	b := &tab{t: t, ctx: ctx, env: env}
+	var wsID, secret string
+	step := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, func(t *testing.T) { b.t = t; f(t) }) {
+			t.FailNow()
+		}
+		b.t = t
+	}
+
+	step("first admin setup", func(t *testing.T) {
+		b.open("/admin/")
+		if !strings.HasSuffix(b.location(), "/admin/setup") {
+			t.Fatalf("a fresh install opens %s, want the setup page", b.location())
+		}
+		b.fill("#email", "owner@example.com")
+		b.fill("#password", "a long enough password")
+		b.fill("#password_again", "a long enough password")
+		b.submit(`button[type=submit]`)
+		b.waitText("No workspaces yet.")
+	})
+
+	step("sign out and in", func(t *testing.T) {
+		b.submit(`form[action="/admin/logout"] button`)
+		b.waitText("You are signed out.")
+		b.fill("#email", "owner@example.com")
+		b.fill("#password", "not the password")
+		b.submit(`button[type=submit]`)
+		b.waitText("The email or password is not right.")
+		b.fill("#password", "a long enough password")
+		b.submit(`button[type=submit]`)
+		b.waitText("Create a workspace")
+	})
+
+	step("create a starter workspace", func(t *testing.T) {
+		b.fill("#name", "Acme Books")
+		b.choose("#plan", "starter")
+		b.click("#commerce_module")
+		b.submit(`form[action="/admin/workspaces"] button[type=submit]`)
+		b.waitText("Workspace created.")
+		m := regexp.MustCompile(`/admin/w/(ws_[0-9a-z]+)`).FindStringSubmatch(b.location())
+		if m == nil {
+			t.Fatalf("not on a workspace page: %s", b.location())
+		}
+		wsID = m[1]
+		ws, err := env.DB.Ent.Workspace.Get(t.Context(), wsID)
+		if err != nil || ws.Name != "Acme Books" || ws.Plan != workspace.PlanStarter || ws.CommerceMode || !ws.CommerceModule {
+			t.Fatalf("stored workspace: %+v %v", ws, err)
+		}
+	})
+
+	step("create a key and call /v1/me", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/keys")
+		b.waitText("No API keys yet.")
+		b.fill("#key-name", "Shop sync")
+		b.choose("#key-role", "admin")
+		b.choose("#key-expiry", "720h")
+		b.submit(`form[action$="/keys"] button[type=submit]`)
+		b.waitText("Copy the secret")
+		secret = b.text("#new-secret")
+		if !secretPattern.MatchString(secret) {
+			t.Fatalf("shown secret %q", secret)
+		}
+		b.click(`[data-copy="#new-secret"]`)
+		b.waitText("Copied")
+		b.screenshot("keys.png", true)
+		var me struct {
+			Data []struct {
+				WorkspaceID string `json:"workspace_id"`
+				Plan        string
+			}
+		}
+		env.Get(t, "/v1/me", secret).WantStatus(t, 200).Decode(t, &me)
+		if len(me.Data) != 1 || me.Data[0].WorkspaceID != wsID || me.Data[0].Plan != "starter" {
+			t.Fatalf("/v1/me: %+v", me)
+		}
+		b.open("/admin/w/" + wsID + "/keys")
+		b.waitText("Shop sync")
+		if body := b.text("main"); strings.Contains(body, secret) {
+			t.Fatal("the secret is shown a second time")
+		}
+	})
+
+	saveSettings := func() {
+		b.submit(`form[action$="/settings"] button[type=submit]`)
+		b.waitText("Saved.")
+	}
+
+	step("clients need the growth plan", func(t *testing.T) {
+		env.Get(t, "/v1/clients", secret).WantError(t, 403, "plan_required")
+		b.open("/admin/w/" + wsID + "/settings")
+		b.choose("#plan", "growth")
+		saveSettings()
+		env.Get(t, "/v1/clients", secret).WantStatus(t, 200)
+	})
+
+	step("commerce mode opens products", func(t *testing.T) {
+		env.Get(t, "/v1/products", secret).WantError(t, 403, "commerce_mode_required")
+		b.click("#commerce_mode")
+		saveSettings()
+		env.Get(t, "/v1/products", secret).WantStatus(t, 200)
+		b.click("#commerce_mode")
+		saveSettings()
+		env.Get(t, "/v1/products", secret).WantError(t, 403, "commerce_mode_required")
+	})
+
+	step("a custom role without write on clients", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/roles")
+		b.waitText("No custom roles yet.")
+		b.submit(`a[href$="/roles/new"]`)
+		b.fill("#role-name", "client reader")
+		b.click(`input[name="grant.clients"][value="read"]`)
+		b.click(`input[name="grant.invoices"][value="write"]`)
+		b.submit(`form[action$="/roles"] button[type=submit]`)
+		b.waitText("Role created.")
+		b.open("/admin/w/" + wsID + "/keys")
+		b.fill("#key-name", "Reader")
+		b.choose("#key-role", "client reader")
+		b.submit(`form[action$="/keys"] button[type=submit]`)
+		b.waitText("Copy the secret")
+		reader := b.text("#new-secret")
+		env.Get(t, "/v1/clients", reader).WantStatus(t, 200)
+		env.Do(t, "POST", "/v1/clients", reader, map[string]any{"name": "Refused Ltd"}).WantError(t, 403, "permission_denied")
+		env.Do(t, "POST", "/v1/vendors", reader, map[string]any{"name": "Refused Ltd"}).WantError(t, 403, "permission_denied")
+	})
+
+	step("revoke the key", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/keys")
+		b.submit(`a[aria-label="Revoke Shop sync"]`)
+		b.waitText("Revoke the key “Shop sync”?")
+		env.Get(t, "/v1/me", secret).WantStatus(t, 200) // asking is not revoking
+		b.submit(`button.danger`)
+		b.waitText("is revoked")
+		env.Get(t, "/v1/me", secret).WantError(t, 401, "revoked_api_key")
+	})
+
+	step("browse records", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/settings")
+		b.choose("#plan", "business")
+		b.click("#commerce_mode")
+		saveSettings()
+		if err := demo.Seed(t.Context(), env.DB, wsID, demo.Options{Invoices: 40}); err != nil {
+			t.Fatal(err)
+		}
+		shp := webtest.Records(t, env, wsID)
+		b.open("/admin/w/" + wsID + "/records/invoices")
+		b.waitText("of 40")
+		// The search box searches as one types (htmx), like ?q= on the API.
+		b.open("/admin/w/" + wsID + "/records/shipments")
+		b.fill("#q", "JD014600003828")
+		b.waitText("1–1 of 1")
+		for i := 0; !strings.Contains(b.location(), "q=JD014600003828"); i++ {
+			if i == 40 { // htmx pushes the address once the results settle
+				t.Fatalf("the search is not in the address: %s", b.location())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b.submit(`#results a[href$="` + shp + `"]`)
+		b.waitText("Out for delivery")
+		b.waitText("JD014600003829") // the second parcel
+		b.screenshot("record.png", true)
+		b.do("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		b.open("/admin/w/" + wsID + "/keys")
+		b.waitText("Shop sync")
+		b.screenshot("keys-phone.png", false)
+		b.do("laptop viewport", chromedp.ResetViewport())
+	})
+
+	step("a form without its CSRF token is refused", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/settings")
+		b.fill("#name", "Hijacked")
+		b.do("drop the token", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('input[name="csrf"]').forEach(e => e.remove())`))
+		b.submit(`form[action$="/settings"] button[type=submit]`)
+		b.waitText("Form refused")
+		ws, err := env.DB.Ent.Workspace.Get(t.Context(), wsID)
+		if err != nil || ws.Name != "Acme Books" {
+			t.Fatalf("the refused form changed the workspace: %+v %v", ws, err)
+		}
+	})
+}

@@ -1,0 +1,153 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/workspace"
+)
+
+const workspaceKey = "admin_workspace"
+
+func workspaceOf(c *fiber.Ctx) *ent.Workspace {
+	w, _ := c.Locals(workspaceKey).(*ent.Workspace)
+	return w
+}
+
+// wsURL is the address of a page of the current workspace.
+func wsURL(ws *ent.Workspace, parts ...string) string {
+	u := Base + "/w/" + ws.ID
+	for _, p := range parts {
+		u += "/" + p
+	}
+	return u
+}
+
+func (u *UI) loadWorkspace(c *fiber.Ctx) error {
+	ws, err := u.db.Reader.Workspace.Get(c.UserContext(), c.Params("ws"))
+	if ent.IsNotFound(err) {
+		return u.fail(c, http.StatusNotFound, "Workspace not found", "There is no workspace with this id.")
+	}
+	if err != nil {
+		return u.internal(c, err)
+	}
+	c.Locals(workspaceKey, ws)
+	return c.Next()
+}
+
+type workspacesData struct {
+	page
+	List []*ent.Workspace
+	Form workspaceForm
+}
+
+// workspaceForm is the create and settings form's values.
+type workspaceForm struct {
+	Name           string
+	Plan           string
+	CommerceMode   bool
+	CommerceModule bool
+}
+
+func formOf(c *fiber.Ctx) workspaceForm {
+	return workspaceForm{
+		Name:           strings.TrimSpace(c.FormValue("name")),
+		Plan:           c.FormValue("plan"),
+		CommerceMode:   c.FormValue("commerce_mode") == "on",
+		CommerceModule: c.FormValue("commerce_module") == "on",
+	}
+}
+
+func (f workspaceForm) check() string {
+	if f.Name == "" {
+		return "Give the workspace a name."
+	}
+	if _, ok := resource.ParsePlan(f.Plan); !ok {
+		return "Choose a plan: starter, growth or business."
+	}
+	return ""
+}
+
+func (u *UI) workspacesData(c *fiber.Ctx) (workspacesData, error) {
+	d := workspacesData{page: u.pageOf(c, "Workspaces"), Form: workspaceForm{Plan: "starter"}}
+	d.Current = "workspaces"
+	var err error
+	d.List, err = u.db.Reader.Workspace.Query().Order(ent.Desc(workspace.FieldCreatedAt), ent.Desc(workspace.FieldID)).All(c.UserContext())
+	return d, err
+}
+
+func (u *UI) workspaces(c *fiber.Ctx) error {
+	d, err := u.workspacesData(c)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	return render(c, http.StatusOK, workspacesView(d))
+}
+
+func (u *UI) createWorkspace(c *fiber.Ctx) error {
+	f := formOf(c)
+	if msg := f.check(); msg != "" {
+		d, err := u.workspacesData(c)
+		if err != nil {
+			return u.internal(c, err)
+		}
+		d.Form, d.Error = f, msg
+		return render(c, http.StatusUnprocessableEntity, workspacesView(d))
+	}
+	ws, err := access.NewWorkspace(c.UserContext(), u.db.Ent, f.Name, f.Plan, f.CommerceMode, f.CommerceModule)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	return redirect(c, wsURL(ws)+"?created=1")
+}
+
+type settingsData struct {
+	page
+	Form workspaceForm
+}
+
+func (u *UI) settingsPage(c *fiber.Ctx) error {
+	ws := workspaceOf(c)
+	d := settingsData{page: u.pageOf(c, "Settings"),
+		Form: workspaceForm{Name: ws.Name, Plan: string(ws.Plan), CommerceMode: ws.CommerceMode, CommerceModule: ws.CommerceModule}}
+	d.Current = "settings"
+	if c.Query("saved") != "" {
+		d.Notice = "Saved. API calls see the change from their next request."
+	}
+	return render(c, http.StatusOK, settingsView(d))
+}
+
+func (u *UI) saveSettings(c *fiber.Ctx) error {
+	ws := workspaceOf(c)
+	f := formOf(c)
+	if msg := f.check(); msg != "" {
+		d := settingsData{page: u.pageOf(c, "Settings"), Form: f}
+		d.Current, d.Error = "settings", msg
+		return render(c, http.StatusUnprocessableEntity, settingsView(d))
+	}
+	err := u.db.Ent.Workspace.UpdateOneID(ws.ID).SetName(f.Name).SetPlan(workspace.Plan(f.Plan)).
+		SetCommerceMode(f.CommerceMode).SetCommerceModule(f.CommerceModule).Exec(c.UserContext())
+	if err != nil {
+		return u.internal(c, err)
+	}
+	u.afterAccessChange()
+	return redirect(c, wsURL(ws, "settings")+"?saved=1")
+}
+
+var planChoices = []struct{ Value, Label string }{
+	{"starter", "Starter: invoices, quotes, credit notes, orders, vendors, bills, items"},
+	{"growth", "Growth: adds clients and their addresses"},
+	{"business", "Business: adds stores, shipments, returns, promotions, gift cards, payments"},
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
