@@ -20,6 +20,9 @@ import (
 // own limit overrides its plan's.
 func TestRateLimitsByPlan(t *testing.T) {
 	t.Parallel()
+	if d := api.DefaultRateLimits(); !(d[resource.Starter] < d[resource.Growth] && d[resource.Growth] < d[resource.Business]) {
+		t.Fatalf("default limits do not rise with the plan: %v", d)
+	}
 	limits := map[resource.Plan]int{resource.Starter: 3, resource.Growth: 5, resource.Business: 8}
 	env := apitest.Start(t, apitest.WithRateLimits(limits))
 	for plan, limit := range limits {

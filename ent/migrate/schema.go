@@ -77,6 +77,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{AddressesColumns[1], AddressesColumns[2], AddressesColumns[0]},
 			},
+			{
+				Name:    "address_client_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AddressesColumns[17], AddressesColumns[2]},
+			},
 		},
 	}
 	// AdminSessionsColumns holds the columns for the "admin_sessions" table.
@@ -184,6 +189,11 @@ var (
 				Name:    "billpayment_workspace_id_external_id",
 				Unique:  true,
 				Columns: []*schema.Column{BillPaymentsColumns[1], BillPaymentsColumns[4]},
+			},
+			{
+				Name:    "billpayment_bill_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{BillPaymentsColumns[14], BillPaymentsColumns[2]},
 			},
 		},
 	}
@@ -450,6 +460,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{InvoicePaymentsColumns[1], InvoicePaymentsColumns[4]},
 			},
+			{
+				Name:    "invoicepayment_invoice_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicePaymentsColumns[17], InvoicePaymentsColumns[2]},
+			},
 		},
 	}
 	// ItemsColumns holds the columns for the "items" table.
@@ -571,6 +586,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OrderLinesColumns[1], OrderLinesColumns[2], OrderLinesColumns[0]},
 			},
+			{
+				Name:    "orderline_sales_order_id_position",
+				Unique:  false,
+				Columns: []*schema.Column{OrderLinesColumns[15], OrderLinesColumns[4]},
+			},
 		},
 	}
 	// PaymentsColumns holds the columns for the "payments" table.
@@ -680,6 +700,11 @@ var (
 				Name:    "promotioncode_workspace_id_code_key",
 				Unique:  true,
 				Columns: []*schema.Column{PromotionCodesColumns[1], PromotionCodesColumns[5]},
+			},
+			{
+				Name:    "promotioncode_promotion_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PromotionCodesColumns[10], PromotionCodesColumns[2]},
 			},
 		},
 	}

@@ -74,6 +74,11 @@ func (OrderLine) Fields() []ent.Field {
 		cents("unit_price_cents"),
 	}, totals()...)
 }
+
+// Order lines are read by their order (embedded in every order read).
+func (OrderLine) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("sales_order_id", "position")}
+}
 func (OrderLine) Edges() []ent.Edge {
 	return []ent.Edge{edge.From("sales_order", SalesOrder.Type).Ref("lines").Field("sales_order_id").Unique().Required().Immutable()}
 }
@@ -202,7 +207,7 @@ func (PromotionCode) Edges() []ent.Edge {
 	return []ent.Edge{edge.From("promotion", Promotion.Type).Ref("codes").Field("promotion_id").Unique().Required().Immutable()}
 }
 func (PromotionCode) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "code_key").Unique()}
+	return []ent.Index{index.Fields("workspace_id", "code_key").Unique(), index.Fields("promotion_id", "created_at")}
 }
 
 // GiftCard is a prepaid balance; the code is kept only as a hash and its last four characters.

@@ -63,6 +63,9 @@ func (Address) Fields() []ent.Field {
 		field.Bool("default_shipping").Default(false),
 	}, contactFields()...)
 }
+
+// Sub-resource lists read children by their parent.
+func (Address) Indexes() []ent.Index { return []ent.Index{index.Fields("client_id", "created_at")} }
 func (Address) Edges() []ent.Edge {
 	return []ent.Edge{edge.From("client", Customer.Type).Ref("addresses").Field("client_id").Unique().Required().Immutable()}
 }
@@ -125,7 +128,7 @@ func (InvoicePayment) Edges() []ent.Edge {
 	return []ent.Edge{edge.From("invoice", Invoice.Type).Ref("payments").Field("invoice_id").Unique().Required().Immutable()}
 }
 func (InvoicePayment) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "external_id").Unique()}
+	return []ent.Index{index.Fields("workspace_id", "external_id").Unique(), index.Fields("invoice_id", "created_at")}
 }
 
 // Quote is an offer that may become an invoice.
@@ -201,5 +204,5 @@ func (BillPayment) Edges() []ent.Edge {
 	return []ent.Edge{edge.From("bill", Bill.Type).Ref("payments").Field("bill_id").Unique().Required().Immutable()}
 }
 func (BillPayment) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "external_id").Unique()}
+	return []ent.Index{index.Fields("workspace_id", "external_id").Unique(), index.Fields("bill_id", "created_at")}
 }
