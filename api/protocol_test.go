@@ -20,6 +20,9 @@ import (
 // own limit overrides its plan's.
 func TestRateLimitsByPlan(t *testing.T) {
 	t.Parallel()
+	if d := api.DefaultRateLimits(); !(d[resource.Starter] < d[resource.Growth] && d[resource.Growth] < d[resource.Business]) {
+		t.Fatalf("default limits do not rise with the plan: %v", d)
+	}
 	limits := map[resource.Plan]int{resource.Starter: 3, resource.Growth: 5, resource.Business: 8}
 	env := apitest.Start(t, apitest.WithRateLimits(limits))
 	for plan, limit := range limits {
@@ -105,7 +108,9 @@ func TestOversizedBodiesAre413(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "business", true, true)
 	big := `{"name":"` + strings.Repeat("x", 1<<20) + `"}`
-	env.Do(t, "POST", "/v1/clients", ws.Key, big).WantError(t, 413, "payload_too_large")
+	if e := env.Do(t, "POST", "/v1/clients", ws.Key, big).WantError(t, 413, "payload_too_large"); !strings.Contains(e["message"].(string), "1 MiB") {
+		t.Errorf("the 413 message does not name the limit: %v", e["message"])
+	}
 	env.Do(t, "POST", "/v1/vendors", "", big).WantError(t, 413, "payload_too_large")
 }
 

@@ -101,7 +101,7 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f WriteFunc) (write
 	res, err := f(req)
 	status, stored := res.Status, res.Body
 	if err != nil {
-		e := toAPIError(err)
+		e := s.toAPIError(err)
 		status, stored = e.Status, idempotency.EncodeError(e)
 	}
 	if idempotency.Stored(status) {

@@ -35,7 +35,7 @@ var carriers = []struct{ name, service, prefix string }{
 // timeline; online ones get the payments behind their payment status and,
 // when delivered, sometimes a return.
 func (g *gen) salesOrders() {
-	n := scale(g.n, 10, 10)
+	n := scale(g.n, 20, 40)
 	for i := 0; i < n; i++ {
 		if i%10_000 == 0 && g.t.orders.s.stopped() {
 			return
@@ -77,7 +77,7 @@ func (g *gen) order(at time.Time) {
 	status := "confirmed"
 	var ships []plannedShipment
 	switch {
-	case g.chance(0.04):
+	case g.chance(0.04) || online && g.first("cancelled", 1):
 		status = "cancelled"
 	case !online && age < 7*24*time.Hour && g.chance(0.3):
 		status = "draft"
@@ -105,10 +105,11 @@ func (g *gen) order(at time.Time) {
 			g.shopOrders = append(g.shopOrders, id)
 		}
 		// Returns have no foreign key, so one can be written before its order.
-		if g.chance(0.08) {
+		if g.chance(0.08) || g.first("return", 2) {
 			delivered := ships[len(ships)-1].delivery
-			if refund, whole := g.returnRequest(id, lines, delivered); refund > 0 {
-				pays = append(pays, payment{kind: "refund", at: g.after(delivered, 72, 20), amount: refund})
+			if refund, refundedAt, whole := g.returnRequest(id, lines, delivered); refund > 0 {
+				pays = append(pays, payment{kind: "refund", at: refundedAt, amount: refund})
+				updated = later(updated, refundedAt)
 				payStatus = "partially_refunded"
 				if whole {
 					payStatus = "refunded"
@@ -232,7 +233,7 @@ func (g *gen) shipment(orderID string, s plannedShipment) {
 		evs = append(evs, ev{s.shipped.Add(20 * time.Hour), "in_transit", "In transit to the destination hub", g.pick(cities)})
 	}
 	if s.status == "delivered" {
-		delivered = s.delivery
+		delivered = g.tm(s.delivery)
 		evs = append(evs, ev{s.delivery, "delivered", "Delivered", ""})
 	}
 	for i := range evs {
@@ -248,17 +249,17 @@ func (g *gen) shipment(orderID string, s plannedShipment) {
 	// The shipment goes first: its events refer to it.
 	g.t.shipments.row(append(g.base(id, s.shipped, last), orderID, fmt.Sprintf("SHP-%06d", num), s.status,
 		js(s.lines), js(pk), nil, cr.name, cr.service, tracking, nil, int64(490+g.rng.IntN(1500)), "",
-		s.shipped, delivered)...)
+		g.tm(s.shipped), delivered)...)
 	for _, e := range evs {
 		g.t.events.row(append(g.base(g.id("sev", e.at), e.at, e.at), id, fmt.Sprintf("%s-%d-%s", tracking, len(e.status), e.status),
-			e.at, e.status, e.desc, e.place)...)
+			g.tm(e.at), e.status, e.desc, e.place)...)
 	}
 }
 
 // returnRequest writes a return of one line of a delivered online order;
-// it answers the refunded amount (0 while not refunded) and whether the
-// whole order came back.
-func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Time) (int64, bool) {
+// it answers the refunded amount (0 while not refunded), when it was
+// refunded and whether the whole order came back.
+func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Time) (int64, time.Time, bool) {
 	var l *orderLine
 	for j := range lines {
 		if lines[j].returnable {
@@ -267,7 +268,7 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 		}
 	}
 	if l == nil {
-		return 0, false
+		return 0, time.Time{}, false
 	}
 	at := g.after(delivered, 24, 14)
 	qty := int64(1000)
@@ -278,7 +279,7 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 	reason := g.pick([]string{"Wrong size", "Damaged in transit", "Not as described", "Changed my mind"})
 	status, outcome := "requested", "pending"
 	var refund int64
-	var refundedAt any
+	var refundedAt time.Time
 	switch since := g.now.Sub(at); {
 	case since > 10*24*time.Hour && g.chance(0.1):
 		status, outcome = "rejected", "rejected"
@@ -290,9 +291,13 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 	case since > 2*24*time.Hour:
 		status = "approved"
 	}
-	g.t.returns.row(append(g.base(g.id("ret", at), at, at), orderID, fmt.Sprintf("RMA-%06d", g.next("ret")), status, reason,
-		js([]shape.ReturnLine{{OrderLineID: l.id, QtyMilli: qty, Reason: reason}}), "EUR", refund, outcome, refundedAt)...)
-	return refund, len(lines) == 1 && qty == l.qty
+	var refunded any
+	if refund > 0 {
+		refunded = g.tm(refundedAt)
+	}
+	g.t.returns.row(append(g.base(g.id("ret", at), at, later(at, refundedAt)), orderID, fmt.Sprintf("RMA-%06d", g.next("ret")), status, reason,
+		js([]shape.ReturnLine{{OrderLineID: l.id, QtyMilli: qty, Reason: reason}}), "EUR", refund, outcome, refunded)...)
+	return refund, refundedAt, len(lines) == 1 && qty == l.qty
 }
 
 type payment struct {
@@ -395,7 +400,7 @@ func (g *gen) promotions() {
 					perCustomer = int64(1)
 				}
 				used += uses
-				codes = append(codes, append(g.base(g.id("pcd", at), at, at), id, code, strings.ToLower(code), maxUses, perCustomer, ends, uses))
+				codes = append(codes, append(g.base(g.id("pcd", at), at, at), id, code, strings.ToLower(code), maxUses, perCustomer, g.tm(ends), uses))
 			}
 		} else if status != "scheduled" {
 			used = int64(g.rng.IntN(2000))
@@ -407,7 +412,7 @@ func (g *gen) promotions() {
 		case "free_shipping":
 			perUse = 590
 		}
-		g.t.promotions.row(append(g.base(id, at, at), name, kind, status, dtype, value, "EUR", starts, ends, used, used*perUse)...)
+		g.t.promotions.row(append(g.base(id, at, at), name, kind, status, dtype, value, "EUR", g.tm(starts), g.tm(ends), used, used*perUse)...)
 		for _, c := range codes {
 			g.t.codes.row(c...)
 		}
@@ -456,7 +461,7 @@ func (g *gen) giftCards() {
 			client = g.clientAt(at).id
 		}
 		g.t.giftCards.row(append(g.base(g.id("gc", at), at, last), hex.EncodeToString(sum[:]), code[len(code)-4:], status, "EUR",
-			initial, bal, expires, client, js(ledger))...)
+			initial, bal, g.tm(expires), client, js(ledger))...)
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
@@ -54,7 +56,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	}
 	g := &gen{
 		rng: rand.New(rand.NewPCG(o.Seed, 0x1edb)), now: o.Now.UTC().Truncate(time.Second),
-		ws: wsID, seed: o.Seed, n: o.Invoices,
+		ws: wsID, seed: o.Seed, n: o.Invoices, sqlite: db.Dialect == dialect.SQLite,
 	}
 	// A second run into the same workspace numbers after the first.
 	var err error
@@ -124,6 +126,8 @@ type gen struct {
 	n    int
 	run  int // earlier runs in this workspace
 	t    *tables
+	// sqlite: times go to the driver preformatted (see tm).
+	sqlite bool
 
 	storeList []store
 	cats      []category
@@ -134,6 +138,7 @@ type gen struct {
 	// delivered online orders, for gift card redemptions
 	shopOrders []string
 	seq        map[string]int
+	quota      map[string]int
 }
 
 type party struct {
@@ -179,6 +184,16 @@ func (g *gen) next(name string) int {
 	}
 	g.seq[name]++
 	return g.run*10_000_000 + g.seq[name]
+}
+
+// first is true the first k times it is asked about name: small runs still
+// get one of each rare case (a cancelled order, a return).
+func (g *gen) first(name string, k int) bool {
+	if g.quota == nil {
+		g.quota = map[string]int{}
+	}
+	g.quota[name]++
+	return g.quota[name] <= k
 }
 
 func (g *gen) pick(xs []string) string { return xs[g.rng.IntN(len(xs))] }

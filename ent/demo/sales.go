@@ -42,7 +42,7 @@ func (g *gen) phone() string {
 // clients writes clients, each with a default billing and a default
 // shipping address, some with a second shipping address and an external_ref.
 func (g *gen) clients() {
-	n := scale(g.n, 20, 5)
+	n := scale(g.n, 40, 5)
 	for i := 0; i < n; i++ {
 		at := g.rosterTime(i, n)
 		id := g.id("cli", at)
@@ -124,9 +124,9 @@ func amounts(qty, price, bp int64) (excl, vat int64) {
 	return
 }
 
-// docLines makes 1 to 3 lines of items that existed at `at`.
+// docLines makes 1 to 3 lines (most often one) of items that existed at `at`.
 func (g *gen) docLines(at time.Time) ([]shape.DocLine, totals) {
-	k := 1 + g.rng.IntN(3)
+	k := []int{1, 1, 1, 1, 1, 2, 2, 2, 3, 3}[g.rng.IntN(10)]
 	lines := make([]shape.DocLine, k)
 	var t totals
 	for i := range lines {
@@ -204,7 +204,7 @@ func (g *gen) settle(at, due time.Time, total int64) (outcome, []settlement) {
 		if g.chance(0.03) {
 			pay(total, "failed")
 		}
-		if total > 100 && g.chance(0.2) {
+		if total > 100 && g.chance(0.1) {
 			first := total * int64(30+g.rng.IntN(40)) / 100
 			pay(first, "completed")
 			pay(total-first, "completed")
@@ -259,7 +259,7 @@ func (g *gen) invoices() {
 				fmt.Sprintf("PMT-%07d", g.next("ipay")), fmt.Sprintf("RCPT-%06d", g.seq["ipay"]), p.status, day(p.at), nil,
 				c.currency, p.remaining, "", c.id, c.name, excl, p.amount-excl, p.amount)...)
 		}
-		if g.chance(0.15) {
+		if g.chance(0.06) {
 			qat := at.Add(-time.Duration(3+g.rng.IntN(20)) * 24 * time.Hour)
 			g.t.quotes.row(append(g.base(g.id("quo", qat), qat, at), fmt.Sprintf("QUO-%06d", g.next("quo")), day(qat),
 				day(qat.AddDate(0, 0, 30)), c.currency, js(lines), "", tot.excl, tot.vat, tot.incl,
@@ -286,7 +286,7 @@ func (g *gen) creditNote(c party, invoiceID string, invoiced time.Time, l shape.
 
 // standaloneQuotes are quotes that did not become invoices.
 func (g *gen) standaloneQuotes() {
-	n := scale(g.n, 20, 3)
+	n := scale(g.n, 80, 3)
 	for i := 0; i < n; i++ {
 		at := g.timeline(i, n)
 		c := g.clientAt(at)
@@ -313,7 +313,7 @@ var billStatus = [...]string{outDraft: "draft", outOpen: "open", outOverdue: "op
 
 // bills writes vendors' bills with the payments that settle them.
 func (g *gen) bills() {
-	n := scale(g.n, 10, 5)
+	n := scale(g.n, 20, 5)
 	for i := 0; i < n; i++ {
 		if i%10_000 == 0 && g.t.bills.s.stopped() {
 			return

@@ -1,5 +1,11 @@
 package demo
 
+import (
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
 // tables are the destinations of the generated rows. Each row starts with
 // id, workspace_id, created_at, updated_at (see base).
 type tables struct {
@@ -19,8 +25,18 @@ func cols(extra ...string) []string {
 }
 
 // base is the leading values of every row.
-func (g *gen) base(id string, created, updated any) []any {
-	return []any{id, g.ws, created, updated}
+func (g *gen) base(id string, created, updated time.Time) []any {
+	return []any{id, g.ws, g.tm(created), g.tm(updated)}
+}
+
+// tm is a time as the driver would store it. On SQLite that is text in
+// go-sqlite3's format: formatting it here, on the generating goroutine,
+// spares the single writer the work.
+func (g *gen) tm(t time.Time) any {
+	if g.sqlite {
+		return t.Format(sqlite3.SQLiteTimestampFormats[0])
+	}
+	return t
 }
 
 func newTables(s *sink) *tables {
