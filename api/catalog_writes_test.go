@@ -35,6 +35,23 @@ func countVariants(t *testing.T, env *apitest.Env, itemID string) int {
 	return n
 }
 
+// tally counts the responses of concurrent requests with status want and
+// fails on any status other than want and other.
+func tally(t *testing.T, statuses []int, want, other int) int {
+	t.Helper()
+	n := 0
+	for _, s := range statuses {
+		switch s {
+		case want:
+			n++
+		case other:
+		default:
+			t.Fatalf("statuses %v: only %d and %d are right", statuses, want, other)
+		}
+	}
+	return n
+}
+
 func wantParam(t *testing.T, e map[string]any, param string) {
 	t.Helper()
 	if e["param"] != param {
@@ -156,8 +173,12 @@ func TestItemWritesRefuseBadBodiesAndWriteNothing(t *testing.T) {
 	viewer := ws.NewKey(t, access.KeySpec{Role: access.RoleViewer})
 	env.Do(t, "POST", "/v1/items", viewer, obj{"name": "A"}).WantError(t, 403, "permission_denied")
 	env.Do(t, "POST", "/v1/items/upsert", viewer, obj{"name": "A", "number": "A"}).WantError(t, 403, "permission_denied")
+	ws.Role(t, "catalog-reader", "items:read")
+	reader := ws.NewKey(t, access.KeySpec{Role: "catalog-reader"})
+	env.Get(t, "/v1/items", reader).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/items", reader, obj{"name": "A"}).WantError(t, 403, "permission_denied")
 	if n := countItems(t, env, ws.ID); n != 0 {
-		t.Fatalf("a viewer wrote %d items", n)
+		t.Fatalf("read-only keys wrote %d items", n)
 	}
 }
 
@@ -183,14 +204,8 @@ func TestConcurrentUpsertsOfOneSKUMakeOneItem(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
-	created := 0
-	for i, s := range statuses {
-		if s == 201 {
-			created++
-		} else if s != 200 {
-			t.Fatalf("request %d: status %d", i, s)
-		}
+	created := tally(t, statuses, 201, 200)
+	for i := range ids {
 		if ids[i] != ids[0] {
 			t.Fatalf("upserts answered different items: %v", ids)
 		}
@@ -216,7 +231,6 @@ func TestConcurrentCreatesGetDistinctSKUs(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
 	sort.Strings(nums)
 	for i, s := range nums {
 		if want := fmt.Sprintf("ITM-%06d", i+1); s != want {
@@ -349,8 +363,12 @@ func TestProductWithVariantAxes(t *testing.T) {
 		t.Fatalf("patch replaced existing data: %v", up)
 	}
 	// Categories: the list sent replaces the product's; unknown ids are 400.
-	e := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{{"id": cat["id"]}, {"id": "cat_nope"}}}).WantError(t, 400, "invalid_request")
-	wantParam(t, e, "categories[1].id")
+	e := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{{"id": cat["id"]}, {"id": cat["id"]}, {"id": "cat_nope"}}}).WantError(t, 400, "invalid_request")
+	wantParam(t, e, "categories[2].id")
+	twice := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{{"id": cat["id"]}, {"id": cat["id"]}}}).WantStatus(t, 200).JSON(t)
+	if cs, _ := twice["categories"].([]any); len(cs) != 1 {
+		t.Fatalf("a category sent twice: %v", twice["categories"])
+	}
 	cleared := env.Do(t, "PATCH", "/v1/products/"+id, ws.Key, obj{"name": "Tee", "categories": []obj{}}).WantStatus(t, 200).JSON(t)
 	if cs, _ := cleared["categories"].([]any); len(cs) != 0 {
 		t.Fatalf("categories not cleared: %v", cleared["categories"])
@@ -414,15 +432,18 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	ws := env.Workspace(t, "starter", true, true)
 	env.Do(t, "POST", "/v1/products", ws.Key, obj{"name": "Existing", "sku": "EX"}).WantStatus(t, 201)
 	env.Do(t, "POST", "/v1/products", ws.Key, obj{"name": "Kept", "sku": "KEPT"}).WantStatus(t, 201)
+	cat := env.Do(t, "POST", "/v1/categories", ws.Key, obj{"name": "Cat"}).WantStatus(t, 201).JSON(t)
 	r := env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{"products": []any{
-		obj{"name": "New", "sku": "NEW", "variant_axes": []obj{{"code": "size", "values": []string{"S", "M"}}}},
+		obj{"name": "New", "sku": "NEW", "variant_axes": []obj{{"code": "size", "values": []string{"S", "M"}}},
+			"categories": []obj{{"id": cat["id"]}}},
 		obj{"sku": "NONAME"},
-		obj{"name": "Existing v2", "sku": "EX"},
+		obj{"name": "Existing v2", "sku": "EX", "categories": []obj{{"id": cat["id"]}}},
 		obj{"name": "Refused", "sku": "EX2", "categories": []obj{{"id": "cat_nope"}}},
 		obj{"name": "Allocated"},
 		obj{"name": "Strict", "sku": "KEPT", "upsert": false},
 		"not an object",
 		obj{"name": "Twice", "sku": "NEW"},
+		obj{"name": "Looks allocated", "sku": "ITM-000001"},
 	}}).WantStatus(t, 200)
 	var got struct {
 		Data []struct {
@@ -437,6 +458,7 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	want := []struct{ status, param string }{
 		{"created", ""}, {"error", "products[1].name"}, {"updated", ""}, {"error", "products[3].categories[0].id"},
 		{"created", ""}, {"error", "products[5].sku"}, {"error", "products[6]"}, {"error", "products[7].sku"},
+		{"created", ""},
 	}
 	if len(got.Data) != len(want) {
 		t.Fatalf("%d results for %d products: %s", len(got.Data), len(want), r.Body)
@@ -459,11 +481,19 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	if vs, _ := got.Data[0].Product["variants"].([]any); len(vs) != 2 {
 		t.Fatalf("bulk variants: %v", got.Data[0].Product["variants"])
 	}
-	if got.Data[2].Product["name"] != "Existing v2" || got.Meta["created"] != 2 || got.Meta["updated"] != 1 || got.Meta["failed"] != 5 {
+	for _, i := range []int{0, 2} {
+		if cs, _ := got.Data[i].Product["categories"].([]any); len(cs) != 1 || cs[0].(obj)["id"] != cat["id"] {
+			t.Fatalf("bulk result %d categories: %v", i, got.Data[i].Product["categories"])
+		}
+	}
+	if got.Data[2].Product["name"] != "Existing v2" || got.Meta["created"] != 3 || got.Meta["updated"] != 1 || got.Meta["failed"] != 5 {
 		t.Fatalf("bulk answer: %s", r.Body)
 	}
-	if n := countItems(t, env, ws.ID); n != 4 {
-		t.Fatalf("%d items, want EX, KEPT, NEW and the allocated one", n)
+	if got.Data[4].Product["number"] != "ITM-000002" {
+		t.Fatalf("allocated %v next to a hand-typed ITM-000001 in the same batch", got.Data[4].Product["number"])
+	}
+	if n := countItems(t, env, ws.ID); n != 5 {
+		t.Fatalf("%d items, want EX, KEPT, NEW, ITM-000001 and the allocated one", n)
 	}
 
 	// The batch itself: at most 100, an array, nothing else beside it.
@@ -475,7 +505,7 @@ func TestProductBulkAnswersPerProduct(t *testing.T) {
 	wantParam(t, env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{"products": []obj{}}).WantError(t, 400, "invalid_request"), "products")
 	wantParam(t, env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{"items": []obj{}}).WantError(t, 400, "invalid_request"), "items")
 	wantParam(t, env.Do(t, "POST", "/v1/products/bulk", ws.Key, obj{}).WantError(t, 400, "invalid_request"), "products")
-	if n := countItems(t, env, ws.ID); n != 4 {
+	if n := countItems(t, env, ws.ID); n != 5 {
 		t.Fatalf("refused batches wrote items: %d", n)
 	}
 	viewer := ws.NewKey(t, access.KeySpec{Role: access.RoleViewer})
@@ -526,5 +556,46 @@ func TestBulkUpsertOfHundredProductsWithVariants(t *testing.T) {
 	}
 	if r := env.Get(t, "/v1/products?limit=1", ws.Key).WantStatus(t, 200).JSON(t); r["meta"].(obj)["total"] != 100.0 {
 		t.Fatalf("list total %v", r["meta"])
+	}
+}
+
+func TestConcurrentMovesNeverMakeACategoryCycle(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", true, false)
+	// A ring of moves, all at once: category i goes under category i+1.
+	// Whatever order they commit in, the last one would close the ring.
+	const n = 12
+	for round := range 3 {
+		cats := make([]string, n)
+		for i := range cats {
+			cats[i] = env.Do(t, "POST", "/v1/categories", ws.Key, obj{"name": fmt.Sprintf("R%d-%d", round, i)}).WantStatus(t, 201).JSON(t)["id"].(string)
+		}
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range cats {
+			wg.Go(func() {
+				statuses[i] = env.Do(t, "PATCH", "/v1/categories/"+cats[i], ws.Key, obj{"name": "moved", "parent_id": cats[(i+1)%n]}).Status
+			})
+		}
+		wg.Wait()
+		refused := tally(t, statuses, 409, 200)
+		parent := map[string]string{}
+		for _, id := range cats {
+			c, err := env.DB.Ent.Category.Get(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ParentID != nil {
+				parent[id] = *c.ParentID
+			}
+		}
+		at := cats[0]
+		for range n + 1 {
+			at = parent[at]
+		}
+		if at != "" || refused != 1 {
+			t.Fatalf("round %d: %d moves refused (want 1) and the tree has a cycle: %v", round, refused, at != "")
+		}
 	}
 }

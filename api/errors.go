@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -13,7 +14,7 @@ import (
 
 // toAPIError maps any error to what the client sees. This is the one place
 // errors become HTTP.
-func toAPIError(err error) *apierr.Error {
+func (s *Server) toAPIError(err error) *apierr.Error {
 	if e, ok := apierr.As(err); ok {
 		return e
 	}
@@ -21,7 +22,7 @@ func toAPIError(err error) *apierr.Error {
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case http.StatusRequestEntityTooLarge:
-			return apierr.New(fe.Code, "payload_too_large", "the request body is larger than 1 MiB")
+			return apierr.New(fe.Code, "payload_too_large", "the request body is larger than %s", byteSize(s.cfg.BodyLimit))
 		case http.StatusNotFound:
 			return apierr.New(fe.Code, "route_not_found", "no such route; see /v1/openapi.json")
 		case http.StatusMethodNotAllowed:
@@ -42,7 +43,7 @@ func toAPIError(err error) *apierr.Error {
 
 // errorHandler writes every error response of the app.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
-	e := toAPIError(err)
+	e := s.toAPIError(err)
 	rid := requestID(c)
 	if e.Status >= 500 {
 		s.log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", e.Status, "err", err)
@@ -69,4 +70,15 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	b = append(b, "}}"...)
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Status(e.Status).Send(b)
+}
+
+// byteSize says a limit the way a person reads it: 1 MiB, 512 KiB, 100 bytes.
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -47,7 +47,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if s.Usage != nil {
 		status := c.Response().StatusCode()
 		if err != nil {
-			status = toAPIError(err).Status
+			status = s.toAPIError(err).Status
 		}
 		s.Usage.Record(p.Workspace.ID, p.Key.ID, status, time.Now())
 	}

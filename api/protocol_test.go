@@ -108,7 +108,9 @@ func TestOversizedBodiesAre413(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "business", true, true)
 	big := `{"name":"` + strings.Repeat("x", 1<<20) + `"}`
-	env.Do(t, "POST", "/v1/clients", ws.Key, big).WantError(t, 413, "payload_too_large")
+	if e := env.Do(t, "POST", "/v1/clients", ws.Key, big).WantError(t, 413, "payload_too_large"); !strings.Contains(e["message"].(string), "1 MiB") {
+		t.Errorf("the 413 message does not name the limit: %v", e["message"])
+	}
 	env.Do(t, "POST", "/v1/vendors", "", big).WantError(t, 413, "payload_too_large")
 }
 

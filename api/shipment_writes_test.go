@@ -112,6 +112,27 @@ func TestShipPartThenTheRestOfAnOnlineOrder(t *testing.T) {
 	}
 }
 
+func TestRetriedShipmentWithIdempotencyKeyShipsOnce(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", true, false)
+	o, ls := order(t, env, ws.ID, true, 3000)
+	body := obj{"sales_order_id": o.ID, "lines": []obj{{"order_line_id": ls[0].ID, "qty_milli": 1000}}}
+	first := env.Do(t, "POST", "/v1/shipments", ws.Key, body, "Idempotency-Key", "ship-1").WantStatus(t, 201)
+	again := env.Do(t, "POST", "/v1/shipments", ws.Key, body, "Idempotency-Key", "ship-1").WantStatus(t, 201)
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+		t.Fatalf("retry was not a replay: %s\n%s", again.Header, again.Body)
+	}
+	if _, shipped := reloadOrder(t, env, o.ID); shipped[ls[0].ID] != 1000 || countShipments(t, env, o.ID) != 1 {
+		t.Fatalf("a retried shipment shipped twice: %v", shipped)
+	}
+	// Without the key a repeat is a second shipment, as asked.
+	env.Do(t, "POST", "/v1/shipments", ws.Key, body).WantStatus(t, 201)
+	if _, shipped := reloadOrder(t, env, o.ID); shipped[ls[0].ID] != 2000 {
+		t.Fatalf("shipped %v", shipped)
+	}
+}
+
 func TestShipmentCreateRules(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
@@ -306,7 +327,6 @@ func TestConcurrentShipmentsNeverShipMoreThanOrdered(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
 	got, shipped := reloadOrder(t, env, o.ID)
 	if shipped[ls[0].ID] != 5000 || shipped[ls[1].ID] != 3000 || got.Status != salesorder.StatusShipped {
 		t.Fatalf("shipped %v, order %s (statuses %v)", shipped, got.Status, statuses)
@@ -315,15 +335,10 @@ func TestConcurrentShipmentsNeverShipMoreThanOrdered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total, created := map[string]int64{}, 0
+	total, created := map[string]int64{}, tally(t, statuses, 201, 409)
 	for _, s := range ships {
 		for _, l := range s.Lines {
 			total[l.OrderLineID] += l.QtyMilli
-		}
-	}
-	for _, s := range statuses {
-		if s == 201 {
-			created++
 		}
 	}
 	if total[ls[0].ID] != 5000 || total[ls[1].ID] != 3000 || created != len(ships) {
@@ -351,17 +366,7 @@ func TestConcurrentEventPostsStoreOneCarrierEventOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	env.Client.CloseIdleConnections()
-	created := 0
-	for _, st := range statuses {
-		switch st {
-		case 201:
-			created++
-		case 200:
-		default:
-			t.Fatalf("statuses %v", statuses)
-		}
-	}
+	created := tally(t, statuses, 201, 200)
 	stored, err := env.DB.Ent.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ type Tool struct {
 	Title       string
 	Description string
 	Endpoint    resource.Endpoint
-	Schema      *object
+	Schema      *resource.ObjectSchema
 	// ReadOnly, Destructive and Idempotent are the MCP annotations.
 	ReadOnly, Destructive, Idempotent bool
 	// params map the path's placeholders to argument names, in path order.
@@ -83,7 +83,7 @@ func idSchema(doc string) map[string]any {
 func toolFor(e resource.Endpoint) Tool {
 	r, op := e.Resource, e.Op
 	t := Tool{Name: toolName(e), Endpoint: e}
-	in := newObject("")
+	in := resource.NewObject("")
 	// Path arguments come first: they say which record the call is about.
 	for _, seg := range strings.Split(e.Path, "/") {
 		if !strings.HasPrefix(seg, ":") {
@@ -94,13 +94,13 @@ func toolFor(e resource.Endpoint) Tool {
 		case ph == "id" && r.Parent != nil:
 			p := r.Parent.Resource
 			arg := parentArg(r)
-			in.add(arg, idSchema(fmt.Sprintf("The %s's id (%s_...).", p.Singular, p.Prefix)), true)
+			in.Add(arg, idSchema(fmt.Sprintf("The %s's id (%s_...).", p.Singular, p.Prefix)), true)
 			t.params = append(t.params, pathParam{ph, arg})
 		case ph == "id":
-			in.add("id", idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
+			in.Add("id", idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
 			t.params = append(t.params, pathParam{ph, "id"})
 		default:
-			in.add(ph, idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
+			in.Add(ph, idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
 			t.params = append(t.params, pathParam{ph, ph})
 		}
 	}
@@ -140,10 +140,10 @@ func toolFor(e resource.Endpoint) Tool {
 	case resource.Bulk:
 		t.Destructive = true
 		t.Title = "Bulk upsert " + words(r)
-		in.add(op.BulkKey, map[string]any{
+		in.Add(op.BulkKey, map[string]any{
 			"type": "array", "minItems": 1, "maxItems": op.BulkMax,
 			"description": fmt.Sprintf("The %s, at most %d per call; split larger batches into several calls.", words(r), op.BulkMax),
-			"items":       fieldsObject("", op.Body),
+			"items":       resource.FieldsSchema("", op.Body, argOptions),
 		}, true)
 		what = op.Summary + fmt.Sprintf(" At most %d per call.", op.BulkMax)
 		use = fmt.Sprintf("One bad %s does not fail the others: read the answer for each one's outcome and fix only those that failed.", r.Singular)
@@ -152,17 +152,17 @@ func toolFor(e resource.Endpoint) Tool {
 		t.Idempotent = op.Kind != resource.Create || hasRequiredID(op.Body)
 		t.Title = strings.ToUpper(t.Name[:1]) + strings.ReplaceAll(t.Name[1:], "_", " ")
 		if op.BulkKey != "" {
-			in.add(op.BulkKey, map[string]any{
+			in.Add(op.BulkKey, map[string]any{
 				"type": "array", "minItems": 1, "maxItems": op.BulkMax,
 				"description": fmt.Sprintf("One or more %ss (at most %d per call).", r.Singular, op.BulkMax),
-				"items":       fieldsObject("", op.Body),
+				"items":       resource.FieldsSchema("", op.Body, argOptions),
 			}, true)
 		} else {
 			for _, f := range op.Body {
-				if in.has(f.Name) {
+				if in.Has(f.Name) {
 					panic(fmt.Sprintf("mcpbridge: %s: body field %q collides with a path argument", t.Name, f.Name))
 				}
-				in.add(f.Name, fieldSchema(f), f.Required)
+				in.Add(f.Name, resource.FieldSchema(f, argOptions), f.Required)
 			}
 		}
 		what = op.Summary
@@ -173,13 +173,13 @@ func toolFor(e resource.Endpoint) Tool {
 	return t
 }
 
-func listArgs(in *object, r *resource.Resource) {
-	in.add("limit", map[string]any{"type": "integer", "minimum": 1, "maximum": resource.MaxLimit, "default": resource.DefaultLimit,
+func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
+	in.Add("limit", map[string]any{"type": "integer", "minimum": 1, "maximum": resource.MaxLimit, "default": resource.DefaultLimit,
 		"description": fmt.Sprintf("How many records to return, 1 to %d.", resource.MaxLimit)}, false)
-	in.add("offset", map[string]any{"type": "integer", "minimum": 0, "default": 0,
+	in.Add("offset", map[string]any{"type": "integer", "minimum": 0, "default": 0,
 		"description": "How many records to skip: the next page starts at offset + limit."}, false)
 	if len(r.Search) > 0 {
-		in.add("q", map[string]any{"type": "string", "maxLength": resource.MaxQLen,
+		in.Add("q", map[string]any{"type": "string", "maxLength": resource.MaxQLen,
 			"description": "Search text, case-insensitive, matched against " + strings.Join(r.Search, ", ") + "."}, false)
 	}
 	for _, f := range r.Filters {
@@ -194,7 +194,7 @@ func listArgs(in *object, r *resource.Resource) {
 			s["type"] = "string"
 			s["minLength"] = 1
 		}
-		in.add(f.Param, s, false)
+		in.Add(f.Param, s, false)
 	}
 }
 
@@ -317,3 +317,7 @@ func (t Tool) request(args map[string]any) (path string, query url.Values, body 
 	}
 	return path, query, nil, nil
 }
+
+// argOptions leave out the API's default length bounds: a safety net no
+// real value reaches is not worth a model's context.
+var argOptions = resource.SchemaOptions{}

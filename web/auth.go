@@ -88,9 +88,9 @@ func (u *UI) requireSession(c *fiber.Ctx) error {
 	s, err := session.Lookup(ctx, u.db.Reader, c.Cookies(sessionCookie))
 	if errors.Is(err, session.ErrNoSession) {
 		to := Base + "/login"
-		if any, err := session.AnyAdmin(ctx, u.db.Reader); err != nil {
+		if exists, err := session.AnyAdmin(ctx, u.db.Reader); err != nil {
 			return u.internal(c, err)
-		} else if !any {
+		} else if !exists {
 			to = Base + "/setup"
 		}
 		return redirect(c, to)
@@ -118,11 +118,11 @@ type authForm struct {
 }
 
 func (u *UI) setupPage(c *fiber.Ctx) error {
-	any, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
+	exists, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
 	if err != nil {
 		return u.internal(c, err)
 	}
-	if any {
+	if exists {
 		return redirect(c, Base+"/login")
 	}
 	return render(c, http.StatusOK, setupView(authForm{page: page{Title: "Set up Ledgerbase"}, Token: formToken(c)}))
@@ -147,11 +147,11 @@ func (u *UI) loginPage(c *fiber.Ctx) error {
 	if _, err := session.Lookup(c.UserContext(), u.db.Reader, c.Cookies(sessionCookie)); err == nil {
 		return redirect(c, Base+"/")
 	}
-	any, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
+	exists, err := session.AnyAdmin(c.UserContext(), u.db.Reader)
 	if err != nil {
 		return u.internal(c, err)
 	}
-	if !any {
+	if !exists {
 		return redirect(c, Base+"/setup")
 	}
 	f := authForm{page: page{Title: "Sign in"}, Token: formToken(c)}
@@ -164,11 +164,7 @@ func (u *UI) loginPage(c *fiber.Ctx) error {
 func (u *UI) login(c *fiber.Ctx) error {
 	f := authForm{page: page{Title: "Sign in"}, Token: formToken(c), Email: c.FormValue("email")}
 	email := strings.ToLower(strings.TrimSpace(f.Email))
-	now := time.Now()
-	byAddr := u.logins.Take("ip:"+c.IP(), 6*u.LoginsPerMinute, now)
-	byEmail := u.logins.Take("email:"+c.IP()+"|"+email, u.LoginsPerMinute, now)
-	if !byAddr.Allowed || !byEmail.Allowed {
-		wait := max(byAddr.RetryAfter, byEmail.RetryAfter)
+	if wait := u.takeLogin(c.IP(), email); wait > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(wait))
 		f.Error = "Too many sign-in attempts. Wait " + strconv.Itoa(wait) + " seconds and try again."
 		return render(c, http.StatusTooManyRequests, loginView(f))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/usage"
@@ -42,11 +41,10 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 	if c.Query("created") != "" {
 		d.Notice = "Workspace created. Next, create an API key for it."
 	}
-	aw := access.WorkspaceOf(ws)
 	for _, r := range browsable() {
 		card := countCard{R: r}
-		if err := access.GatePlan(aw, r); err != nil {
-			card.Gate = "needs " + r.Gate()
+		if m := missing(ws, r); m != "" {
+			card.Gate = "needs " + m
 			d.Counts = append(d.Counts, card)
 			continue
 		}

@@ -155,3 +155,10 @@ func (u *UI) revokeKey(c *fiber.Ctx) error {
 	u.afterAccessChange()
 	return redirect(c, wsURL(workspaceOf(c), "keys")+"?revoked="+k.ID)
 }
+
+func keyName(k *ent.APIKey) string {
+	if k.Name == "" {
+		return "(no name)"
+	}
+	return k.Name
+}

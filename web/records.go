@@ -223,6 +223,7 @@ type listData struct {
 	PrevURL string
 	NextURL string
 	Base    string // the list's address without a query
+	Problem string // why the query was refused (the API's 400 message)
 }
 
 func (d listData) cell(rec record, col string) shown {
@@ -262,7 +263,7 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	}
 	pg, err := api.ParsePage(c, r)
 	if err != nil {
-		d.Error = gateMessage(err)
+		d.Problem = gateMessage(err)
 		return render(c, http.StatusBadRequest, recordListView(d))
 	}
 	d.Limit = pg.Limit
@@ -432,10 +433,39 @@ func humanize(s string) string {
 
 // gateNote says why the sidebar's link leads to a refusal, if it does.
 func gateNote(p page, r *resource.Resource) string {
-	if access.GatePlan(access.WorkspaceOf(p.WS), r) != nil {
-		return "Needs " + r.Gate()
+	if m := missing(p.WS, r); m != "" {
+		return "Needs " + m
 	}
 	return ""
+}
+
+// missing names what the workspace lacks to reach r ("" when nothing):
+// "the business plan", "commerce mode and the commerce module".
+func missing(ws *ent.Workspace, r *resource.Resource) string {
+	w := access.WorkspaceOf(ws)
+	var parts []string
+	if w.Plan < r.Plan {
+		parts = append(parts, "the "+r.Plan.String()+" plan")
+	}
+	if r.Needs&resource.CommerceMode != 0 && !w.CommerceMode {
+		parts = append(parts, "commerce mode")
+	}
+	if r.Needs&resource.CommerceModule != 0 && !w.CommerceModule {
+		parts = append(parts, "the commerce module")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// requirement is everything r needs, for the role matrix: "business plan, commerce mode".
+func requirement(r *resource.Resource) string {
+	s := r.Plan.String() + " plan"
+	if r.Needs&resource.CommerceMode != 0 {
+		s += ", commerce mode"
+	}
+	if r.Needs&resource.CommerceModule != 0 {
+		s += ", commerce module"
+	}
+	return s
 }
 
 func searchHint(r *resource.Resource) string {

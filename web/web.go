@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -29,7 +30,9 @@ type UI struct {
 	db  *database.DB
 	log *slog.Logger
 	// logins throttles sign-in attempts per address and per email.
-	logins *ratelimit.Limiter
+	loginsMu sync.Mutex
+	logins   *ratelimit.Limiter
+	attempts int // since logins was made
 	// LoginsPerMinute bounds attempts per email and address (default 10);
 	// an address as a whole gets six times as many.
 	LoginsPerMinute int
@@ -42,6 +45,8 @@ func New(srv *api.Server) *UI {
 
 // Mount installs every /admin route on app.
 func (u *UI) Mount(app *fiber.App) {
+	// A person who opens the server's address in a browser wants the UI.
+	app.Get("/", func(c *fiber.Ctx) error { return c.Redirect(Base+"/", fiber.StatusFound) })
 	a := app.Group(Base, securityHeaders)
 	a.Use("/assets", filesystem.New(filesystem.Config{Root: http.FS(assets.FS), MaxAge: 3600}))
 	a.Get("/setup", u.setupPage)
@@ -70,6 +75,27 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Get("/records/:res", u.recordList)
 	w.Get("/records/:res/:id", u.recordDetail)
 	a.Use(u.notFound)
+}
+
+// takeLogin spends a sign-in attempt of an address, then of the address
+// and email; it returns 0 when allowed, else the seconds to wait.
+func (u *UI) takeLogin(addr, email string) int {
+	u.loginsMu.Lock()
+	// Each email tried makes a bucket: start afresh now and then rather
+	// than let a flood of made-up emails grow memory without bound.
+	if u.attempts++; u.attempts > 100_000 {
+		u.logins, u.attempts = ratelimit.New(), 0
+	}
+	l := u.logins
+	u.loginsMu.Unlock()
+	now := time.Now()
+	if r := l.Take("addr:"+addr, 6*u.LoginsPerMinute, now); !r.Allowed {
+		return r.RetryAfter
+	}
+	if r := l.Take("email:"+addr+"|"+email, u.LoginsPerMinute, now); !r.Allowed {
+		return r.RetryAfter
+	}
+	return 0
 }
 
 // securityHeaders keep admin pages out of frames and caches (a key's

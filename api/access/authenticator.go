@@ -2,6 +2,8 @@ package access
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +25,7 @@ type Authenticator struct {
 	TTL time.Duration
 
 	mu    sync.RWMutex
-	cache map[string]cached // by secret hash
+	cache map[[sha256.Size]byte]cached // by secret hash
 	// lastUsed throttles last_used_at writes to one a minute per key.
 	lastUsed sync.Map // key id -> time.Time
 }
@@ -36,13 +38,13 @@ type cached struct {
 
 // NewAuthenticator reads keys with reader and records last use with writer.
 func NewAuthenticator(reader, writer *ent.Client) *Authenticator {
-	return &Authenticator{db: reader, w: writer, TTL: 5 * time.Second, cache: map[string]cached{}}
+	return &Authenticator{db: reader, w: writer, TTL: 5 * time.Second, cache: map[[sha256.Size]byte]cached{}}
 }
 
 // Invalidate forgets every cached key (after a revoke, a plan or role change).
 func (a *Authenticator) Invalidate() {
 	a.mu.Lock()
-	a.cache = map[string]cached{}
+	a.cache = map[[sha256.Size]byte]cached{}
 	a.mu.Unlock()
 }
 
@@ -62,20 +64,21 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Princ
 	if !WellFormed(secret) {
 		return nil, errInvalid
 	}
-	h := HashSecret(secret)
+	// The binary hash keys the cache: no hex string per request.
+	h := sha256.Sum256([]byte(secret))
 	now := time.Now()
 	a.mu.RLock()
 	c, hit := a.cache[h]
 	a.mu.RUnlock()
 	if !hit || now.Sub(c.at) > a.TTL {
-		p, err := a.load(ctx, h)
+		p, err := a.load(ctx, hex.EncodeToString(h[:]))
 		if err != nil && !isAuthError(err) {
 			return nil, err // database trouble is not cached
 		}
 		c = cached{p: p, err: err, at: now}
 		a.mu.Lock()
 		if len(a.cache) > 100_000 { // bound memory under a flood of fake keys
-			a.cache = map[string]cached{}
+			a.cache = map[[sha256.Size]byte]cached{}
 		}
 		a.cache[h] = c
 		a.mu.Unlock()

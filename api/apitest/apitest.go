@@ -182,9 +182,14 @@ func Serve(t testing.TB, srv *api.Server) *Env {
 		t.Fatalf("apitest: listen: %v", err)
 	}
 	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
-	return &Env{URL: "http://" + ln.Addr().String(), DB: srv.DB, Server: srv,
+	env := &Env{URL: "http://" + ln.Addr().String(), DB: srv.DB, Server: srv,
 		Client: &http.Client{Timeout: 30 * time.Second}}
+	t.Cleanup(func() {
+		// Idle keep-alive connections would hold shutdown for its whole timeout.
+		env.Client.CloseIdleConnections()
+		_ = app.ShutdownWithTimeout(5 * time.Second)
+	})
+	return env
 }
 
 // Workspace is a test workspace with an admin key.

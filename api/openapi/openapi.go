@@ -187,70 +187,30 @@ func errorSchema() *openapi3.Schema {
 	}, "error")
 }
 
-// fieldSchema is the JSON schema of a declared body field; it accepts
-// exactly what api/body accepts.
-func fieldSchema(f resource.Field) *openapi3.Schema {
-	maxLen := uint64(body.DefaultMaxLen)
-	if f.MaxLen > 0 {
-		maxLen = uint64(f.MaxLen)
-	}
-	var s *openapi3.Schema
-	switch f.Type {
-	case resource.String:
-		s = &openapi3.Schema{Type: types(openapi3.TypeString), MaxLength: &maxLen}
-	case resource.Enum:
-		s = &openapi3.Schema{Type: types(openapi3.TypeString)}
-		for _, v := range f.Values {
-			s.Enum = append(s.Enum, v)
-		}
-	case resource.Date:
-		s = &openapi3.Schema{Type: types(openapi3.TypeString), Format: "date"}
-	case resource.Time:
-		s = &openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time"}
-	case resource.Integer:
-		s = integer(f.Min, f.Max, "")
-	case resource.Boolean:
-		s = &openapi3.Schema{Type: types(openapi3.TypeBoolean)}
-	case resource.Object:
-		if f.Open {
-			s = &openapi3.Schema{Type: types(openapi3.TypeObject)}
-		} else {
-			s = fieldsSchema(f.Items)
-		}
-	case resource.Array:
-		s = &openapi3.Schema{Type: types(openapi3.TypeArray), MaxItems: &maxLen}
-		if len(f.Items) == 1 && f.Items[0].Name == "" {
-			s.Items = openapi3.NewSchemaRef("", fieldSchema(f.Items[0]))
-		} else {
-			s.Items = openapi3.NewSchemaRef("", fieldsSchema(f.Items))
-		}
-	case resource.Ref:
-		s = &openapi3.Schema{OneOf: openapi3.SchemaRefs{
-			openapi3.NewSchemaRef("", &openapi3.Schema{Type: types(openapi3.TypeString), Pattern: `^[^:]+:[^:]*:.+$`,
-				Description: `"system:connection:id"; "system::id" when there is no connection.`}),
-			openapi3.NewSchemaRef("", fieldsSchema(resource.ExternalRefFields)),
-		}}
-	default: // resource.Any: checked by the operation
-		s = &openapi3.Schema{}
-	}
-	s.Description = f.Doc
-	if f.Nullable {
-		nullable(s)
-	}
-	return s
-}
+// bodyOptions state the API's exact bounds, so the document accepts exactly
+// what api/body accepts.
+var bodyOptions = resource.SchemaOptions{DefaultMaxLen: body.DefaultMaxLen}
+
+// fieldSchema is a declared body field's schema (resource.FieldSchema, the
+// one the MCP bridge also uses) as kin-openapi's type.
+func fieldSchema(f resource.Field) *openapi3.Schema { return kin(resource.FieldSchema(f, bodyOptions)) }
 
 // fieldsSchema is the closed object of a list of declared fields.
 func fieldsSchema(fs []resource.Field) *openapi3.Schema {
-	props := map[string]*openapi3.Schema{}
-	var req []string
-	for _, f := range fs {
-		props[f.Name] = fieldSchema(f)
-		if f.Required {
-			req = append(req, f.Name)
+	return kin(resource.FieldsSchema("", fs, bodyOptions))
+}
+
+// kin converts a JSON Schema value. The declarations are static, so a
+// failure is a programming error that the document's own test catches.
+func kin(v any) *openapi3.Schema {
+	b, err := json.Marshal(v)
+	if err == nil {
+		s := &openapi3.Schema{}
+		if err = json.Unmarshal(b, s); err == nil {
+			return s
 		}
 	}
-	return object(props, req...)
+	panic(fmt.Sprintf("openapi: declared schema %s: %v", b, err))
 }
 
 // columnSchema maps an ent column type to its JSON form on reads.

@@ -43,6 +43,7 @@ type plan struct {
 	r        *resource.Resource
 	cols     []column
 	selects  string // "t.a, t.b"
+	getSQL   string // one record by id (and parent, for sub-resources)
 	search   database.Search
 	embeds   []*embedPlan
 	flag     int // index of the commerce flag column, or -1
@@ -223,6 +224,8 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 		}
 	}
 	p.selects = strings.Join(names, ", ")
+	w, _ := p.where("")
+	p.getSQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
 	for _, e := range r.Embeds {
 		ct := table(e.Table)
 		if ct == nil {
@@ -416,11 +419,11 @@ func (e *Engine) query(ctx context.Context, p *plan, q string, args []any) (*sca
 // and returns, per row, the JSON array of each embed.
 func (e *Engine) loadEmbeds(ctx context.Context, p *plan, ws Workspace, s *scanned) ([][][]byte, error) {
 	out := make([][][]byte, len(s.rows))
-	for i := range out {
-		out[i] = make([][]byte, len(p.embeds))
-	}
 	if len(p.embeds) == 0 || len(s.ids) == 0 {
 		return out, nil
+	}
+	for i := range out {
+		out[i] = make([][]byte, len(p.embeds))
 	}
 	pos := make(map[string]int, len(s.ids))
 	args := make([]any, len(s.ids))
@@ -490,10 +493,10 @@ func (p *plan) where(parentID string) (string, []any) {
 // Get answers one record as JSON. parentID scopes sub-resources.
 func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
 	p := e.plans[r]
-	w, extra := p.where(parentID)
+	_, extra := p.where(parentID)
 	args := append([]any{ws.ID}, extra...)
 	args = append(args, id)
-	s, err := e.query(ctx, p, "SELECT "+p.selects+" FROM "+r.Table+" t WHERE "+w+" AND t.id = ?", args)
+	s, err := e.query(ctx, p, p.getSQL, args)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ var defaultFlags = []struct {
 // a time: two "make default" calls cannot both win.
 func (q *Request) lockClient(tx *ent.Tx) error {
 	query := tx.Customer.Query().Where(customer.ID(q.ID), customer.WorkspaceID(q.Workspace().ID))
-	if _, err := forUpdate(q.DB, query).OnlyID(q.Ctx); err != nil {
+	if _, err := forUpdate(q, query).OnlyID(q.Ctx); err != nil {
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("client")
 		}
@@ -53,7 +53,7 @@ func (q *Request) lockClient(tx *ent.Tx) error {
 // kind has one default of it.
 func createAddress(q *Request) (Result, error) {
 	var id string
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		if err := q.lockClient(tx); err != nil {
 			return err
 		}
@@ -89,13 +89,13 @@ func createAddress(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Addresses, id, q.ID, true)
+	return q.answer(created(true), resource.Addresses, id, q.ID)
 }
 
 // updateAddress updates an address of the client; default_billing or
 // default_shipping true makes it that kind's default and clears the previous.
 func updateAddress(q *Request) (Result, error) {
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		if err := q.lockClient(tx); err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func updateAddress(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Addresses, q.ChildID, q.ID, false)
+	return q.answer(created(false), resource.Addresses, q.ChildID, q.ID)
 }
 
 func defaultIs(column string) predicate.Address {

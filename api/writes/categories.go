@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 func init() {
@@ -40,18 +42,24 @@ func saveCategory(q *Request) (Result, error) {
 		return Result{}, apierr.Invalid("slug", "slug must be lowercase letters and digits separated by single hyphens, e.g. %q", slugify(name))
 	}
 	var catID string
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	pid, moves := v.String("parent_id")
+	err := q.inTx(func(tx *ent.Tx) error {
 		catID = id
+		if moves {
+			if err := serialize(q.Ctx, tx, ws, "category-tree"); err != nil {
+				return err
+			}
+		}
 		if id != "" {
-			ok, err := forUpdate(q.DB, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
+			ok, err := forUpdate(q, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
 			if err != nil {
-				return dbErr(err)
+				return err
 			}
 			if !ok {
 				return apierr.NotFound("category")
 			}
 		}
-		if pid, ok := v.String("parent_id"); ok {
+		if moves {
 			if err := checkParent(q, tx, ws, id, pid); err != nil {
 				return err
 			}
@@ -59,7 +67,7 @@ func saveCategory(q *Request) (Result, error) {
 		if hasSlug {
 			taken, err := tx.Category.Query().Where(category.WorkspaceID(ws), category.Slug(slug), category.IDNEQ(id)).Exist(q.Ctx)
 			if err != nil {
-				return dbErr(err)
+				return err
 			}
 			if taken {
 				return duplicate("slug", "another category already has slug %q", slug)
@@ -71,50 +79,36 @@ func saveCategory(q *Request) (Result, error) {
 			}
 		}
 		var m *ent.CategoryMutation
-		var save func() error
+		var exec func(context.Context) error
 		if id == "" {
-			c := tx.Category.Create().SetWorkspaceID(ws)
-			m, save = c.Mutation(), func() error {
-				saved, err := c.Save(q.Ctx)
-				if err == nil {
-					catID = saved.ID
-				}
-				return err
-			}
+			catID = ids.New(resource.Categories.Prefix)
+			c := tx.Category.Create().SetID(catID).SetWorkspaceID(ws)
+			m, exec = c.Mutation(), c.Exec
 		} else {
 			u := tx.Category.UpdateOneID(id)
-			m, save = u.Mutation(), func() error { return u.Exec(q.Ctx) }
+			m, exec = u.Mutation(), u.Exec
 		}
-		m.SetName(name)
+		// name, parent_id (null clears it), active and translations as sent.
+		if err := applyBody(m, q.Op.Body, v, nil, "slug", "sort_order"); err != nil {
+			return err
+		}
 		if slug != "" {
 			m.SetSlug(slug)
 		}
-		if v.IsNull("parent_id") {
-			m.ClearParentID()
-		} else if pid, ok := v.String("parent_id"); ok {
-			m.SetParentID(pid)
-		}
 		if n, ok := v.Int("sort_order"); ok {
-			m.SetSortOrder(int(n))
+			m.SetSortOrder(int(n)) // an int column; the body's integers are int64
 		}
-		if b, ok := v.Bool("active"); ok {
-			m.SetActive(b)
-		}
-		if o, ok := v.Object("translations"); ok {
-			m.SetTranslations(o)
-		}
-		return dbErr(save())
+		return exec(q.Ctx)
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Categories, catID, "", id == "")
+	return q.answer(created(id == ""), resource.Categories, catID, "")
 }
 
 // checkParent refuses a parent outside the workspace (400) and one that
-// has the category among its ancestors (409). Each ancestor is locked on
-// PostgreSQL, so two concurrent moves cannot build a cycle between them:
-// one waits (or deadlocks and is retried) and then sees the other's move.
+// has the category among its ancestors (409). The caller holds the tree's
+// lock (serialize), so the ancestors it walks cannot move meanwhile.
 func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 	cycle := func() error {
 		e := apierr.Conflict("invalid_state_transition", "parent_id %q would make a cycle: a category cannot sit under itself or its own descendants", pid)
@@ -126,7 +120,7 @@ func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 	}
 	at := pid
 	for depth := 0; depth < maxDepth; depth++ {
-		c, err := forUpdate(q.DB, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at))).Only(q.Ctx)
+		c, err := tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(at)).Only(q.Ctx)
 		if ent.IsNotFound(err) && depth == 0 {
 			return apierr.Invalid("parent_id", "no such category %q in this workspace", pid)
 		}
@@ -134,7 +128,7 @@ func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 			return nil
 		}
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		if c.ParentID == nil {
 			return nil
@@ -157,7 +151,7 @@ func freeSlug(q *Request, tx *ent.Tx, ws, name string) (string, error) {
 		Where(category.WorkspaceID(ws), category.Or(category.Slug(base), category.SlugHasPrefix(base+"-"))).
 		Select(category.FieldSlug).Strings(q.Ctx)
 	if err != nil {
-		return "", dbErr(err)
+		return "", err
 	}
 	taken := setOf(used)
 	slug := base

@@ -85,7 +85,7 @@ func createClient(q *Request) (Result, error) {
 	ws := q.Workspace().ID
 	var id string
 	isNew := true
-	err = inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err = q.inTx(func(tx *ent.Tx) error {
 		isNew = true
 		if ref != nil {
 			found, err := tx.Customer.Query().Where(customer.WorkspaceID(ws), customer.ExtKey(ref.key())).Only(q.Ctx)
@@ -120,7 +120,7 @@ func createClient(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Clients, id, "", isNew)
+	return q.answer(created(isNew), resource.Clients, id, "")
 }
 
 // updateClient applies a PATCH; a new external_ref must not belong to
@@ -131,7 +131,7 @@ func updateClient(q *Request) (Result, error) {
 		return Result{}, err
 	}
 	ws := q.Workspace().ID
-	err = inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err = q.inTx(func(tx *ent.Tx) error {
 		if ref != nil {
 			other, err := tx.Customer.Query().Where(customer.WorkspaceID(ws), customer.ExtKey(ref.key()), customer.IDNEQ(q.ID)).Exist(q.Ctx)
 			if err != nil {
@@ -160,5 +160,5 @@ func updateClient(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Clients, q.ID, "", false)
+	return q.answer(created(false), resource.Clients, q.ID, "")
 }

@@ -34,7 +34,8 @@ type catalogRow struct {
 	media  []shape.Media
 	attrs  []shape.Attribute
 	axes   []shape.VariantAxis
-	cats   []string
+	cats   []string // distinct, in the order sent
+	catPos []int    // each one's index in the body's categories, for errors
 	hasCat bool
 
 	invalid  error // what the body alone already refuses
@@ -117,32 +118,27 @@ func isCurrency(c string) bool {
 }
 
 // apply sets the sent fields on a create or an update: omitted fields stay
-// as they are (DESIGN.md PATCH semantics).
-func (r *catalogRow) apply(m *ent.ItemMutation) {
-	v := r.v
+// as they are (DESIGN.md PATCH semantics). Body fields named like columns
+// are copied as sent; the others are the row's own work.
+func (r *catalogRow) apply(m *ent.ItemMutation, fields []resource.Field) error {
 	m.SetNumber(r.number)
-	setStrings(v, map[string]func(string){"name": m.SetName, "description": m.SetDescription, "currency_code": m.SetCurrencyCode})
-	if n, ok := v.Int("unit_price_cents"); ok {
-		m.SetUnitPriceCents(n)
-	}
-	if b, ok := v.Bool("active"); ok {
-		m.SetActive(b)
-	}
-	if o, ok := v.Object("translations"); ok {
-		m.SetTranslations(o)
+	if err := applyBody(m, fields, r.v, nil, "number", "sku", "upsert", "media", "attributes", "variant_axes", "categories"); err != nil {
+		return err
 	}
 	if r.product {
 		r.applyProduct(m)
 	}
+	return nil
 }
 
 // catalogBatch writes rows in one transaction.
 type catalogBatch struct {
-	ctx  context.Context
-	q    *Request
-	tx   *ent.Tx
-	ws   string
-	rows []*catalogRow
+	ctx    context.Context
+	q      *Request
+	tx     *ent.Tx
+	ws     string
+	fields []resource.Field // the declared body of each row
+	rows   []*catalogRow
 }
 
 // ok lists the rows still without an error.
@@ -213,10 +209,10 @@ func (b *catalogBatch) matchExisting() error {
 	if len(ids)+len(skus) == 0 {
 		return nil
 	}
-	found, err := forUpdate(b.q.DB, b.tx.Item.Query().
+	found, err := forUpdate(b.q, b.tx.Item.Query().
 		Where(item.WorkspaceID(b.ws), item.Or(item.IDIn(ids...), item.NumberIn(skus...)))).All(b.ctx)
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	byID := make(map[string]*ent.Item, len(found))
 	byNumber := make(map[string]*ent.Item, len(found))
@@ -265,12 +261,20 @@ func (b *catalogBatch) allocateNumbers() error {
 	if len(need) == 0 {
 		return nil
 	}
+	inBatch := map[string]bool{} // SKUs other rows of the batch asked for
+	for _, r := range b.ok() {
+		inBatch[r.number] = r.number != ""
+	}
 	nums, err := itemNumbers.allocate(b.ctx, b.tx, b.ws, len(need), func(cand []string) (map[string]bool, error) {
 		used, err := b.tx.Item.Query().Where(item.WorkspaceID(b.ws), item.NumberIn(cand...)).Select(item.FieldNumber).Strings(b.ctx)
-		return setOf(used), err
+		taken := setOf(used)
+		for _, c := range cand {
+			taken[c] = taken[c] || inBatch[c]
+		}
+		return taken, err
 	})
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	for i, r := range need {
 		r.number = nums[i]
@@ -289,13 +293,13 @@ func (b *catalogBatch) checkCategories() error {
 	}
 	have, err := b.tx.Category.Query().Where(category.WorkspaceID(b.ws), category.IDIn(all...)).IDs(b.ctx)
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	known := setOf(have)
 	for _, r := range b.ok() {
 		for i, id := range r.cats {
 			if !known[id] {
-				p := fmt.Sprintf("%scategories[%d].id", r.param, i)
+				p := fmt.Sprintf("%scategories[%d].id", r.param, r.catPos[i])
 				r.fail(apierr.Invalid(p, "%s: no such category %q in this workspace", p, id))
 				break
 			}
@@ -313,15 +317,19 @@ func (b *catalogBatch) save() error {
 			// Update, not UpdateOne: no read-back of the row, which the
 			// answer renders after commit anyway.
 			u := b.tx.Item.Update().Where(item.ID(r.existing.ID))
-			r.apply(u.Mutation())
+			if err := r.apply(u.Mutation(), b.fields); err != nil {
+				return err
+			}
 			if err := u.Exec(b.ctx); err != nil {
-				return dbErr(err)
+				return err
 			}
 			r.itemID = r.existing.ID
 			continue
 		}
 		c := b.tx.Item.Create().SetWorkspaceID(b.ws)
-		r.apply(c.Mutation())
+		if err := r.apply(c.Mutation(), b.fields); err != nil {
+			return err
+		}
 		creates = append(creates, c)
 		created = append(created, r)
 	}
@@ -330,7 +338,7 @@ func (b *catalogBatch) save() error {
 	}
 	items, err := b.tx.Item.CreateBulk(creates...).Save(b.ctx)
 	if err != nil {
-		return dbErr(err)
+		return err
 	}
 	for i, it := range items {
 		created[i].itemID, created[i].created = it.ID, true
@@ -366,8 +374,8 @@ func saveOne(q *Request, upsertRoute bool, id string) (Result, error) {
 	if r.err != nil {
 		return Result{}, r.err
 	}
-	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, rows: []*catalogRow{r}}
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, fields: q.Op.Body, rows: []*catalogRow{r}}
+	err := q.inTx(func(tx *ent.Tx) error {
 		b.tx = tx
 		if err := b.run(); err != nil {
 			return err
@@ -377,7 +385,7 @@ func saveOne(q *Request, upsertRoute bool, id string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, q.Resource, r.itemID, "", r.created)
+	return q.answer(created(r.created), q.Resource, r.itemID, "")
 }
 
 func skuOf(v Values) (string, bool) {

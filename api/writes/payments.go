@@ -81,9 +81,9 @@ func recordInvoicePayment(q *Request) (Result, error) {
 	extID, _ := q.Body.String("id")
 	var payID string
 	isNew := true
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		isNew = true
-		inv, err := forUpdate(q.DB, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).Only(q.Ctx)
+		inv, err := forUpdate(q, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("invoice")
 		} else if err != nil {
@@ -126,7 +126,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.InvoicePayments, payID, q.ID, isNew)
+	return q.answer(created(isNew), resource.InvoicePayments, payID, q.ID)
 }
 
 func billPaymentEnum(column, value string) entgo.Value {
@@ -142,9 +142,9 @@ func recordBillPayment(q *Request) (Result, error) {
 	extID, _ := q.Body.String("id")
 	var payID string
 	isNew := true
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		isNew = true
-		bl, err := forUpdate(q.DB, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).Only(q.Ctx)
+		bl, err := forUpdate(q, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("bill")
 		} else if err != nil {
@@ -188,7 +188,7 @@ func recordBillPayment(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.BillPayments, payID, q.ID, isNew)
+	return q.answer(created(isNew), resource.BillPayments, payID, q.ID)
 }
 
 // checkParty refuses a client_id or vendor_id that is not a record of the

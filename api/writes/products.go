@@ -71,10 +71,11 @@ func (r *catalogRow) readProduct() {
 	if cs, ok := v.Objects("categories"); ok {
 		r.hasCat = true
 		seen := map[string]bool{}
-		for _, c := range cs {
+		for i, c := range cs {
 			if id, _ := c.String("id"); !seen[id] {
 				seen[id] = true
 				r.cats = append(r.cats, id)
+				r.catPos = append(r.catPos, i)
 			}
 		}
 	}
@@ -156,7 +157,6 @@ func (r *catalogRow) resolveAxes() {
 func (r *catalogRow) applyProduct(m *ent.ItemMutation) {
 	v := r.v
 	m.SetIsProduct(true)
-	setStrings(v, map[string]func(string){"product_type": m.SetProductType, "brand": m.SetBrand, "brand_id": m.SetBrandID})
 	if v.Has("media") {
 		m.SetMedia(r.media)
 	}
@@ -206,7 +206,7 @@ func (b *catalogBatch) generateVariants() error {
 		err := b.tx.Variant.Query().Where(variant.ItemIDIn(updated...)).
 			Select(variant.FieldItemID, variant.FieldOptionsKey).Scan(b.ctx, &ex)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		for _, e := range ex {
 			have[e.ItemID+"\x00"+e.OptionsKey] = true
@@ -237,7 +237,7 @@ func (b *catalogBatch) generateVariants() error {
 	for len(creates) > 0 {
 		n := min(len(creates), 400)
 		if err := b.tx.Variant.CreateBulk(creates[:n]...).Exec(b.ctx); err != nil {
-			return dbErr(err)
+			return err
 		}
 		creates = creates[n:]
 	}
@@ -258,7 +258,7 @@ func (b *catalogBatch) variantSKUs(todo []newVariant) ([]string, error) {
 		used, err := b.tx.Variant.Query().Where(variant.WorkspaceID(b.ws), variant.SkuIn(cand...)).
 			Select(variant.FieldSku).Strings(b.ctx)
 		if err != nil {
-			return nil, dbErr(err)
+			return nil, err
 		}
 		for _, s := range used {
 			taken[s] = true
@@ -273,7 +273,7 @@ func (b *catalogBatch) variantSKUs(todo []newVariant) ([]string, error) {
 			if !taken[sku] {
 				exists, err := b.tx.Variant.Query().Where(variant.WorkspaceID(b.ws), variant.Sku(sku)).Exist(b.ctx)
 				if err != nil {
-					return nil, dbErr(err)
+					return nil, err
 				}
 				if exists {
 					taken[sku] = true
@@ -365,8 +365,8 @@ func bulkProducts(q *Request) (Result, error) {
 		}
 		rows[i] = newCatalogRow(v, p+".", true, "", true)
 	}
-	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, rows: rows}
-	if err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error { b.tx = tx; return b.run() }); err != nil {
+	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, fields: q.Op.Body, rows: rows}
+	if err := q.inTx(func(tx *ent.Tx) error { b.tx = tx; return b.run() }); err != nil {
 		return Result{}, err
 	}
 	var ids []string

@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"net/http"
 	"strings"
 	"time"
 
@@ -34,14 +35,14 @@ func addPromotionCode(q *Request) (Result, error) {
 		return Result{}, apierr.Invalid("max_uses_per_customer", "max_uses_per_customer (%d) exceeds max_uses (%d)", perCustomer, maxUses)
 	}
 	var id string
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		p, err := tx.Promotion.Query().
 			Where(promotion.WorkspaceID(ws), promotion.ID(q.ID), promotion.StatusNEQ(promotion.StatusArchived)).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("promotion")
 		}
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		if p.Kind != promotion.KindCode {
 			return apierr.Conflict("invalid_state_transition", "codes can be added only to a promotion of kind code; this one is %s", p.Kind)
@@ -49,7 +50,7 @@ func addPromotionCode(q *Request) (Result, error) {
 		key := strings.ToLower(code)
 		taken, err := tx.PromotionCode.Query().Where(promotioncode.WorkspaceID(ws), promotioncode.CodeKey(key)).Exist(q.Ctx)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		if taken {
 			return duplicate("code", "the code %q is already used in this workspace (codes ignore case)", code)
@@ -67,7 +68,7 @@ func addPromotionCode(q *Request) (Result, error) {
 		}
 		pc, err := c.Save(q.Ctx)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		id = pc.ID
 		return nil
@@ -75,5 +76,5 @@ func addPromotionCode(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.PromotionCodes, id, q.ID, true)
+	return q.answer(http.StatusCreated, resource.PromotionCodes, id, q.ID)
 }

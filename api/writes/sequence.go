@@ -41,6 +41,15 @@ func reserve(ctx context.Context, tx *ent.Tx, workspaceID, name string, n int64)
 	return int64(last) - n + 1, nil
 }
 
+// serialize makes the workspace's writers that name the same counter take
+// turns until the transaction ends: the counter's row lock on PostgreSQL,
+// the single writer on SQLite. Category moves use it so two concurrent moves
+// cannot each pass the cycle check and build a cycle together.
+func serialize(ctx context.Context, tx *ent.Tx, workspaceID, name string) error {
+	_, err := reserve(ctx, tx, workspaceID, name, 0)
+	return err
+}
+
 // allocate returns n fresh numbers of the series. Numbers a caller chose
 // by hand may already hold a value the counter reaches later; taken
 // reports those, and the counter moves past them.

@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func createShipment(q *Request) (Result, error) {
 		return Result{}, err
 	}
 	var shpID string
-	err = inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err = q.inTx(func(tx *ent.Tx) error {
 		order, err := lockOrder(q, tx, ws, soID)
 		if err != nil {
 			return err
@@ -54,7 +55,7 @@ func createShipment(q *Request) (Result, error) {
 		lines, err := tx.OrderLine.Query().Where(orderline.SalesOrderID(order.ID)).
 			Order(ent.Asc(orderline.FieldPosition), ent.Asc(orderline.FieldID)).All(q.Ctx)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		ship, err := linesToShip(lines, want)
 		if err != nil {
@@ -64,7 +65,7 @@ func createShipment(q *Request) (Result, error) {
 		for _, l := range ship {
 			shipped[l.OrderLineID] = l.QtyMilli
 			if err := tx.OrderLine.UpdateOneID(l.OrderLineID).AddShippedQtyMilli(l.QtyMilli).Exec(q.Ctx); err != nil {
-				return dbErr(err)
+				return err
 			}
 		}
 		complete := true
@@ -82,21 +83,23 @@ func createShipment(q *Request) (Result, error) {
 			u.SetShippingStatus(shipping)
 		}
 		if err := u.Exec(q.Ctx); err != nil {
-			return dbErr(err)
+			return err
 		}
 		nums, err := shipmentNumbers.allocate(q.Ctx, tx, ws, 1, func(cand []string) (map[string]bool, error) {
 			used, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.NumberIn(cand...)).Select(shipment.FieldNumber).Strings(q.Ctx)
 			return setOf(used), err
 		})
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		c := tx.Shipment.Create().SetWorkspaceID(ws).SetSalesOrderID(order.ID).SetNumber(nums[0]).
 			SetLines(ship).SetShippedAt(time.Now().UTC())
-		applyShipment(c.Mutation(), v)
+		if err := applyShipment(c.Mutation(), q); err != nil {
+			return err
+		}
 		s, err := c.Save(q.Ctx)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		shpID = s.ID
 		return nil
@@ -104,7 +107,7 @@ func createShipment(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Shipments, shpID, "", true)
+	return q.answer(http.StatusCreated, resource.Shipments, shpID, "")
 }
 
 // requestedLines reads lines; nil means everything that remains.
@@ -168,21 +171,19 @@ func linesToShip(lines []*ent.OrderLine, want []shape.ShipmentLine) ([]shape.Shi
 
 // lockOrder reads the body's order, locked until commit on PostgreSQL.
 func lockOrder(q *Request, tx *ent.Tx, ws, id string) (*ent.SalesOrder, error) {
-	o, err := forUpdate(q.DB, tx.SalesOrder.Query().Where(salesorder.WorkspaceID(ws), salesorder.ID(id))).Only(q.Ctx)
+	o, err := forUpdate(q, tx.SalesOrder.Query().Where(salesorder.WorkspaceID(ws), salesorder.ID(id))).Only(q.Ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierr.Invalid("sales_order_id", "no such sales order %q in this workspace", id)
 	}
-	return o, dbErr(err)
+	return o, err
 }
 
-// applyShipment sets the descriptive fields sent (both on POST and PATCH).
-func applyShipment(m *ent.ShipmentMutation, v Values) {
-	setStrings(v, map[string]func(string){
-		"location_id": m.SetLocationID, "carrier": m.SetCarrier, "service": m.SetService,
-		"tracking_no": m.SetTrackingNo, "shipping_method_id": m.SetShippingMethodID, "notes": m.SetNotes,
-	})
-	if n, ok := v.Int("cost_cents"); ok {
-		m.SetCostCents(n)
+// applyShipment sets the descriptive fields sent (both on POST and PATCH);
+// the order, lines and status are the callers' to set.
+func applyShipment(m *ent.ShipmentMutation, q *Request) error {
+	v := q.Body
+	if err := applyBody(m, q.Op.Body, v, nil, "sales_order_id", "lines", "packages", "status"); err != nil {
+		return err
 	}
 	if ps, ok := v.Objects("packages"); ok {
 		out := make([]shape.Package, len(ps))
@@ -192,6 +193,7 @@ func applyShipment(m *ent.ShipmentMutation, v Values) {
 		}
 		m.SetPackages(out)
 	}
+	return nil
 }
 
 // updateShipment changes a shipment's details and moves its status forward
@@ -204,13 +206,13 @@ func updateShipment(q *Request) (Result, error) {
 	if v.Has("lines") {
 		return Result{}, apierr.Invalid("lines", "the lines of a shipment cannot change once shipped; create another shipment")
 	}
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		s, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.ID(q.ID)).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("shipment")
 		}
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		if s.SalesOrderID != soID {
 			return apierr.Invalid("sales_order_id", "shipment %s belongs to sales order %s, not %q", s.ID, s.SalesOrderID, soID)
@@ -222,10 +224,12 @@ func updateShipment(q *Request) (Result, error) {
 			return err
 		}
 		if s, err = tx.Shipment.Get(q.Ctx, s.ID); err != nil {
-			return dbErr(err)
+			return err
 		}
 		u := tx.Shipment.UpdateOneID(s.ID)
-		applyShipment(u.Mutation(), v)
+		if err := applyShipment(u.Mutation(), q); err != nil {
+			return err
+		}
 		delivered := false
 		if st, ok := v.String("status"); ok {
 			to := shipment.Status(st)
@@ -241,25 +245,25 @@ func updateShipment(q *Request) (Result, error) {
 			}
 		}
 		if err := u.Exec(q.Ctx); err != nil {
-			return dbErr(err)
+			return err
 		}
 		if !delivered || order.Status != salesorder.StatusShipped {
 			return nil
 		}
 		pending, err := tx.Shipment.Query().Where(shipment.SalesOrderID(order.ID), shipment.StatusNEQ(shipment.StatusDelivered)).Exist(q.Ctx)
 		if err != nil || pending {
-			return dbErr(err)
+			return err
 		}
 		ou := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(salesorder.StatusDelivered)
 		if order.Online {
 			ou.SetShippingStatus(salesorder.ShippingStatusDelivered)
 		}
-		return dbErr(ou.Exec(q.Ctx))
+		return ou.Exec(q.Ctx)
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Shipments, q.ID, "", false)
+	return q.answer(http.StatusOK, resource.Shipments, q.ID, "")
 }
 
 // addTrackingEvents stores one event, or {events: [...]}, on a shipment.
@@ -275,10 +279,10 @@ func addTrackingEvents(q *Request) (Result, error) {
 	}
 	ws := q.Principal.Workspace.ID
 	stored := 0
-	err = inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err = q.inTx(func(tx *ent.Tx) error {
 		ok, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.ID(q.ID)).Exist(q.Ctx)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		if !ok {
 			return apierr.NotFound("shipment")
@@ -290,23 +294,23 @@ func addTrackingEvents(q *Request) (Result, error) {
 			at, _ := e.String("occurred_at")
 			t, _ := time.Parse(time.RFC3339, at)
 			c := tx.ShipmentEvent.Create().SetID(newIDs[i]).SetWorkspaceID(ws).SetShipmentID(q.ID).SetOccurredAt(t.UTC())
-			m := c.Mutation()
-			setStrings(e, map[string]func(string){"carrier_event_id": m.SetCarrierEventID,
-				"status": m.SetStatus, "description": m.SetDescription, "location": m.SetLocation})
+			if err := applyBody(c.Mutation(), resource.TrackingEventFields(), e, nil, "occurred_at"); err != nil {
+				return err
+			}
 			creates[i] = c
 		}
 		err = tx.ShipmentEvent.CreateBulk(creates...).
 			OnConflictColumns(shipmentevent.FieldShipmentID, shipmentevent.FieldCarrierEventID).DoNothing().Exec(q.Ctx)
 		if err != nil {
-			return dbErr(err)
+			return err
 		}
 		stored, err = tx.ShipmentEvent.Query().Where(shipmentevent.IDIn(newIDs...)).Count(q.Ctx)
-		return dbErr(err)
+		return err
 	})
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Shipments, q.ID, "", stored > 0)
+	return q.answer(created(stored > 0), resource.Shipments, q.ID, "")
 }
 
 // trackingEvents splits the body: {events: [...]} or one event object,

@@ -23,7 +23,7 @@ func vendorEnum(column, value string) entgo.Value {
 
 func createVendor(q *Request) (Result, error) {
 	var id string
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		c := tx.Vendor.Create().SetWorkspaceID(q.Workspace().ID)
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
 			return err
@@ -38,11 +38,11 @@ func createVendor(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Vendors, id, "", true)
+	return q.answer(created(true), resource.Vendors, id, "")
 }
 
 func updateVendor(q *Request) (Result, error) {
-	err := inTx(q.Ctx, q.DB, func(tx *ent.Tx) error {
+	err := q.inTx(func(tx *ent.Tx) error {
 		u := tx.Vendor.Update().Where(vendor.ID(q.ID), vendor.WorkspaceID(q.Workspace().ID))
 		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
 			return err
@@ -59,5 +59,5 @@ func updateVendor(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return answer(q, resource.Vendors, q.ID, "", false)
+	return q.answer(created(false), resource.Vendors, q.ID, "")
 }

@@ -23,8 +23,11 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// These tests are not parallel: each migrates a fresh database, and ent's
+// migration rewrites package-level table descriptions, so two migrations
+// in one process race.
+
 func TestAdminCreate(t *testing.T) {
-	t.Parallel()
 	url := "sqlite:" + filepath.Join(t.TempDir(), "cli.db")
 	out, err := runCLI(t, "a long enough password\n", "admin", "create", "--database-url", url, "--email", "Ops@Example.com", "--password-stdin")
 	if err != nil || !strings.HasPrefix(out, "adm_") {
@@ -53,7 +56,6 @@ func TestAdminCreate(t *testing.T) {
 }
 
 func TestDemoCreatesAnAdminOnce(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	db, err := database.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "demo.db"), database.Options{})
 	if err != nil {

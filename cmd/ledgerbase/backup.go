@@ -41,7 +41,6 @@ file (see the README). PostgreSQL is backed up with its own tools (pg_dump).`,
 	}
 	c.Flags().String("out", "", "file to write the copy to; it must not exist (required)")
 	_ = c.MarkFlagRequired("out")
-	addConfigFlags(c.Flags(), "database.url")
 	return c
 }
 

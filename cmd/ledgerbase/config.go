@@ -112,11 +112,10 @@ func settings(c *Config) []setting {
 	return out
 }
 
-// addConfigFlags declares --config and the flags of the settings named by
-// keys (all when none) on fs, with their defaults. database.url is left to
-// the root command, which declares it for every command.
+// addConfigFlags declares the flags of the settings named by keys (all
+// when none) on fs, with their defaults. --config and --database-url are
+// the root command's, so every command reads the same file and database.
 func addConfigFlags(fs *pflag.FlagSet, keys ...string) {
-	fs.String("config", "", "YAML configuration file (env LEDGERBASE_CONFIG); see configs/ledgerbase.yaml")
 	def := defaultConfig()
 	for _, s := range settings(&def) {
 		if s.key == "database.url" || len(keys) > 0 && !slices.Contains(keys, s.key) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,26 @@ func TestEverySettingIsListedAndDocumented(t *testing.T) {
 		if !strings.Contains(string(example), leaf+":") {
 			t.Errorf("configs/ledgerbase.yaml does not explain %s", s.key)
 		}
+	}
+}
+
+// Every command, not only serve, finds its database through the same
+// settings: here `workspace create` through --config.
+func TestCommandsReadTheDatabaseFromTheConfigFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "from-config.db")
+	file := writeFile(t, "c.yaml", "database:\n  url: sqlite:"+path+"\n")
+	out, err := runCLI(t, "", "workspace", "create", "--config", file, "--name", "Configured", "--plan", "growth")
+	if err != nil {
+		t.Fatalf("workspace create: %v %s", err, out)
+	}
+	db, err := database.Open(context.Background(), "sqlite:"+path, database.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ws, err := db.Reader.Workspace.Get(context.Background(), strings.TrimSpace(out))
+	if err != nil || ws.Name != "Configured" {
+		t.Fatalf("the workspace is not in the configured database: %v %v", ws, err)
 	}
 }

@@ -29,19 +29,9 @@ func root() *cobra.Command {
 		Version:       version,
 	}
 	c.PersistentFlags().String("database-url", "", "sqlite:PATH or postgres://... (env LEDGERBASE_DATABASE_URL; default "+database.DefaultURL+")")
+	c.PersistentFlags().String("config", "", "YAML configuration file (env LEDGERBASE_CONFIG); see configs/ledgerbase.yaml")
 	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), adminCmd(), backupCmd(), healthcheckCmd(), benchCmd())
 	return c
-}
-
-// databaseURL is the flag, else LEDGERBASE_DATABASE_URL, else the default.
-func databaseURL(c *cobra.Command) string {
-	if u, _ := c.Flags().GetString("database-url"); u != "" {
-		return u
-	}
-	if u := os.Getenv("LEDGERBASE_DATABASE_URL"); u != "" {
-		return u
-	}
-	return database.DefaultURL
 }
 
 // Searches are the search indexes the declarations ask for.
@@ -55,10 +45,19 @@ func searches() []database.Search {
 	return out
 }
 
-// openDB opens and migrates the database named by the flags.
+// openDB opens and migrates the database the settings name: --database-url,
+// else LEDGERBASE_DATABASE_URL, else the --config file's database.url.
 func openDB(c *cobra.Command) (*database.DB, error) {
-	ctx := context.Background()
-	db, err := database.Open(ctx, databaseURL(c), database.Options{})
+	cfg, err := loadConfig(c.Flags(), os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	return openMigrated(context.Background(), cfg.Database.URL, cfg.databaseOptions())
+}
+
+// openMigrated opens the database at url and brings its schema up to date.
+func openMigrated(ctx context.Context, url string, o database.Options) (*database.DB, error) {
+	db, err := database.Open(ctx, url, o)
 	if err != nil {
 		return nil, err
 	}

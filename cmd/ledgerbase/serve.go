@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -63,7 +64,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	log := cfg.logger()
 	slog.SetDefault(log)
 	ctx := c.Context()
-	db, err := openConfigured(ctx, cfg)
+	db, err := openMigrated(ctx, cfg.Database.URL, cfg.databaseOptions())
 	if err != nil {
 		return err
 	}
@@ -75,13 +76,13 @@ func runServe(c *cobra.Command, _ []string) error {
 	var banner string
 	if cfg.Demo {
 		if banner, err = demoWorkspace(ctx, db, a.baseURL()); err != nil {
-			db.Close()
+			a.close()
 			return err
 		}
 	}
 	ln, mln, err := a.listen()
 	if err != nil {
-		db.Close()
+		a.close()
 		return err
 	}
 	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -95,7 +96,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	}
 	select {
 	case err := <-errc:
-		db.Close()
+		a.close()
 		return err
 	case <-sig.Done():
 	}
@@ -106,19 +107,6 @@ func runServe(c *cobra.Command, _ []string) error {
 	}
 	log.Info("stopped")
 	return nil
-}
-
-// openConfigured opens and migrates the configured database.
-func openConfigured(ctx context.Context, cfg Config) (*database.DB, error) {
-	db, err := database.Open(ctx, cfg.Database.URL, cfg.databaseOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx, searches()); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
 }
 
 // appliance is one running `ledgerbase serve`: the API, probes, metrics
@@ -133,6 +121,7 @@ type appliance struct {
 	telemetry *telemetry.Telemetry
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
+	keyPair   *keyPair     // the certificate of tls
 	// usage flushes keys' traffic counts until stopUsage; usageDone closes
 	// after the last flush, which must happen before the database closes.
 	stopUsage context.CancelFunc
@@ -143,11 +132,11 @@ type appliance struct {
 // routes before /v1 (the admin UI; tests add slow routes).
 func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(*fiber.App)) (*appliance, error) {
 	a := &appliance{cfg: cfg, log: log, db: db, probe: health.New(db.Ping, log)}
-	var access *slog.Logger
+	var accessLog *slog.Logger
 	if cfg.Log.Access {
-		access = log
+		accessLog = log
 	}
-	a.telemetry = telemetry.New(telemetry.Options{Logger: access, Version: version})
+	a.telemetry = telemetry.New(telemetry.Options{Logger: accessLog, Version: version})
 	if err := a.telemetry.WatchDB(db); err != nil {
 		return nil, err
 	}
@@ -191,18 +180,83 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		srv.Mount(m)
 	}
 	a.app = srv.Finish()
+	if cfg.TLS.Cert != "" {
+		if a.keyPair, err = newKeyPair(cfg.TLS.Cert, cfg.TLS.Key, log); err != nil {
+			return nil, err
+		}
+		// fasthttp speaks HTTP/1.1 only, so do not offer h2 in ALPN.
+		a.tls = &tls.Config{GetCertificate: a.keyPair.get, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	}
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	go func() { srv.Usage.Run(uctx, time.Minute); close(a.usageDone) }()
-	if cfg.TLS.Cert != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLS.Cert, cfg.TLS.Key)
-		if err != nil {
-			return nil, fmt.Errorf("tls: %w", err)
-		}
-		// fasthttp speaks HTTP/1.1 only, so do not offer h2 in ALPN.
-		a.tls = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
-	}
 	return a, nil
+}
+
+// keyPair serves a certificate from files and reloads it when they change,
+// so a renewed certificate (certbot, cert-manager) needs no restart.
+type keyPair struct {
+	certFile, keyFile string
+	log               *slog.Logger
+	// every bounds how often the files are looked at (handshakes are many).
+	every time.Duration
+
+	mu      sync.Mutex
+	cert    *tls.Certificate
+	mod     [2]time.Time
+	checked time.Time
+}
+
+func newKeyPair(certFile, keyFile string, log *slog.Logger) (*keyPair, error) {
+	kp := &keyPair{certFile: certFile, keyFile: keyFile, log: log, every: 10 * time.Second}
+	if err := kp.load(); err != nil {
+		return nil, err
+	}
+	return kp, nil
+}
+
+func (kp *keyPair) modTimes() ([2]time.Time, error) {
+	var m [2]time.Time
+	for i, f := range []string{kp.certFile, kp.keyFile} {
+		st, err := os.Stat(f)
+		if err != nil {
+			return m, err
+		}
+		m[i] = st.ModTime()
+	}
+	return m, nil
+}
+
+func (kp *keyPair) load() error {
+	mod, err := kp.modTimes()
+	if err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	cert, err := tls.LoadX509KeyPair(kp.certFile, kp.keyFile)
+	if err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	kp.cert, kp.mod, kp.checked = &cert, mod, time.Now()
+	return nil
+}
+
+// get is tls.Config.GetCertificate. A pair that fails to load (caught
+// mid-renewal: new certificate, old key) keeps the previous one serving.
+func (kp *keyPair) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	if time.Since(kp.checked) < kp.every {
+		return kp.cert, nil
+	}
+	kp.checked = time.Now()
+	if mod, err := kp.modTimes(); err == nil && mod != kp.mod {
+		if err := kp.load(); err != nil {
+			kp.log.Warn("keeping the previous TLS certificate", "err", err)
+		} else {
+			kp.log.Info("reloaded the TLS certificate", "cert", kp.certFile)
+		}
+	}
+	return kp.cert, nil
 }
 
 // listen binds the main listener and, when configured, the metrics one.
@@ -258,12 +312,17 @@ func (a *appliance) shutdown(ctx context.Context) error {
 			a.metrics.Close()
 		}
 	}
-	a.stopUsage()
-	<-a.usageDone // the last traffic counts are written before the database closes
-	if cerr := a.db.Close(); cerr != nil {
+	if cerr := a.close(); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close database: %w", cerr))
 	}
 	return err
+}
+
+// close stops the background work, then closes the database.
+func (a *appliance) close() error {
+	a.stopUsage()
+	<-a.usageDone // the last traffic counts are written before the database closes
+	return a.db.Close()
 }
 
 // baseURL is the address clients reach the main listener at.
@@ -336,8 +395,8 @@ Admin UI: %s/admin/  %s
 // demoAdmin creates admin@example.com with a random password when no admin
 // exists, and says how to sign in.
 func demoAdmin(ctx context.Context, db *database.DB) (string, error) {
-	any, err := session.AnyAdmin(ctx, db.Ent)
-	if err != nil || any {
+	exists, err := session.AnyAdmin(ctx, db.Ent)
+	if err != nil || exists {
 		return "(sign in with your admin account)", err
 	}
 	password := session.Token()[:20]

@@ -175,11 +175,7 @@ func TestShutdownCutsRequestsOffAfterTheGracePeriod(t *testing.T) {
 
 func TestServesHTTPSWithTheConfiguredCertificate(t *testing.T) {
 	t.Parallel()
-	db, _ := apitest.DB(t)
-	certFile, keyFile, pool := selfSigned(t)
-	cfg := testConfig()
-	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
-	r := start(t, cfg, quiet, db)
+	r, _, _, pool := startTLS(t)
 	if !strings.HasPrefix(r.url, "https://") {
 		t.Fatalf("url %s", r.url)
 	}
@@ -217,9 +213,29 @@ func TestRefusesAMismatchedCertificatePair(t *testing.T) {
 	}
 }
 
+// startTLS runs an appliance serving HTTPS with a new certificate.
+func startTLS(t *testing.T) (r *running, certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	db, _ := apitest.DB(t)
+	certFile, keyFile, pool = selfSigned(t)
+	cfg := testConfig()
+	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
+	return start(t, cfg, quiet, db), certFile, keyFile, pool
+}
+
 // selfSigned writes a certificate for 127.0.0.1 and its key, and returns
 // a pool that trusts it.
 func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool = x509.NewCertPool()
+	pool.AddCert(writeSelfSigned(t, certFile, keyFile))
+	return certFile, keyFile, pool
+}
+
+// writeSelfSigned writes a new certificate for 127.0.0.1 and its key.
+func writeSelfSigned(t *testing.T, certFile, keyFile string) *x509.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -243,18 +259,60 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+func TestReloadsARenewedCertificate(t *testing.T) {
+	t.Parallel()
+	r, certFile, keyFile, _ := startTLS(t)
+	r.a.keyPair.mu.Lock()
+	r.a.keyPair.every = 0 // look at the files on every handshake
+	r.a.keyPair.mu.Unlock()
+	served := func() *big.Int {
+		c, err := tls.Dial("tcp", strings.TrimPrefix(r.url, "https://"), &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return c.ConnectionState().PeerCertificates[0].SerialNumber
+	}
+	first := served()
+	renewed := writeSelfSigned(t, certFile, keyFile)
+	later := time.Now().Add(time.Minute) // a distinct modification time
+	for _, f := range []string{certFile, keyFile} {
+		if err := os.Chtimes(f, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := served(); got.Cmp(renewed.SerialNumber) != 0 || got.Cmp(first) == 0 {
+		t.Fatalf("served serial %v after renewal, want %v (was %v)", got, renewed.SerialNumber, first)
+	}
+	// A broken pair (key not matching) keeps the last good one serving.
+	_, otherKey, _ := selfSigned(t)
+	b, err := os.ReadFile(otherKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later = later.Add(time.Minute)
+	if err := os.Chtimes(keyFile, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := served(); got.Cmp(renewed.SerialNumber) != 0 {
+		t.Fatalf("served serial %v with a broken pair on disk, want the last good %v", got, renewed.SerialNumber)
+	}
 }
 
 // `ledgerbase healthcheck` is what the Docker image's HEALTHCHECK runs.
@@ -267,10 +325,7 @@ func TestHealthcheckCommandAsksTheLocalServer(t *testing.T) {
 		t.Fatalf("healthcheck of a live server: %v %s", err, msg)
 	}
 
-	certFile, keyFile, _ := selfSigned(t)
-	cfg := testConfig()
-	cfg.TLS.Cert, cfg.TLS.Key = certFile, keyFile
-	secure := start(t, cfg, quiet, db)
+	secure, certFile, keyFile, _ := startTLS(t)
 	addr := strings.TrimPrefix(secure.url, "https://")
 	if msg, err := runCLI(t, "", "healthcheck", "--addr", addr, "--tls-cert", certFile, "--tls-key", keyFile); err != nil {
 		t.Fatalf("healthcheck over TLS: %v %s", err, msg)

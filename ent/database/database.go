@@ -43,7 +43,6 @@ type DB struct {
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
-	stop      func() // ends background work (SQLite checkpoints)
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -54,63 +53,22 @@ type Options struct {
 	MaxIdleConns int
 }
 
-const (
-	sqliteDriver = "sqlite3_ledgerbase"
-	// sqliteWriter is the writer's driver: the same settings, but it never
-	// checkpoints the WAL itself (see checkpoints).
-	sqliteWriter = "sqlite3_ledgerbase_writer"
-)
+const sqliteDriver = "sqlite3_ledgerbase"
 
 func init() {
 	// PocketBase's proven settings, applied on every new connection; the
 	// page cache is sized per pool in the DSN (see openSQLite).
-	pragmas := []string{
-		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=10000",
-		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY", "PRAGMA journal_size_limit=67108864",
-	}
-	hook := func(extra ...string) func(*sqlite3.SQLiteConn) error {
-		return func(c *sqlite3.SQLiteConn) error {
-			for _, p := range append(pragmas, extra...) {
-				if _, err := c.Exec(p, nil); err != nil {
-					return fmt.Errorf("%s: %w", p, err)
-				}
-			}
-			return nil
-		}
-	}
-	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: hook()})
-	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: hook("PRAGMA wal_autocheckpoint=0")})
-}
-
-// checkpoints copies the WAL into the database file from a connection of
-// its own. SQLite would otherwise do it inside whichever commit crosses
-// 1,000 pages, holding the only writer through the copy and its fsyncs
-// while every other write waits.
-func checkpoints(path string) (stop func(), err error) {
-	c, err := sql.Open(sqliteDriver, "file:"+path+"?_cache_size=-2000")
-	if err != nil {
-		return nil, err
-	}
-	c.SetMaxOpenConns(1)
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				_, _ = c.Exec("PRAGMA wal_checkpoint(PASSIVE)")
-				c.Close()
-				return
-			case <-t.C:
-				// PASSIVE never waits for readers or the writer; what it
-				// cannot copy now it copies next time.
-				_, _ = c.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		for _, p := range []string{
+			"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=10000",
+			"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
+		} {
+			if _, err := c.Exec(p, nil); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
-	}()
-	return func() { close(done); <-finished }, nil
+		return nil
+	}})
 }
 
 // Open connects to url: "sqlite:PATH" (or a bare path) or "postgres://...".
@@ -138,7 +96,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// within its memory budget; the OS page cache holds the rest of the file.
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	w, err := sql.Open(sqliteWriter, "file:"+path+"?_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	w, err := sql.Open(sqliteDriver, "file:"+path+"?_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
@@ -160,14 +118,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
-	stop, err := checkpoints(path)
-	if err != nil {
-		w.Close()
-		r.Close()
-		return nil, err
-	}
 	return &DB{
-		stop:    stop,
 		Ent:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w))),
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
@@ -203,9 +154,6 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 // close) does nothing and returns the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
-		if d.stop != nil {
-			d.stop()
-		}
 		d.closeErr = d.Ent.Close()
 		if d.Read != d.Write {
 			d.closeErr = errors.Join(d.closeErr, d.Read.Close())

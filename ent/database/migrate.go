@@ -112,10 +112,16 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
 		return err
 	}
-	// Rebuild only when the searched columns changed since the last start.
-	var have string
-	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&have)
-	if have == triggers[0] {
+	// unicode61 splits on anything but letters and digits, like
+	// SearchTokens. No prefix indexes: they double the index work of every
+	// insert, and the prefixes people type (a number, a name) are longer
+	// than the 2 or 4 characters such an index would serve.
+	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid")`, fts)
+	// Rebuild only when the table or the searched columns changed since the last start.
+	var haveTrigger, haveTable string
+	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
+	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
+	if haveTrigger == triggers[0] && haveTable == create {
 		return nil
 	}
 	tx, err := d.Write.BeginTx(ctx, nil)
@@ -130,9 +136,7 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	}
 	stmts := []string{
 		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
-		"DROP TABLE IF EXISTS " + fts,
-		// unicode61 splits on anything but letters and digits, like searchTokens.
-		fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, prefix="2,4", languageid="lid")`, fts),
+		"DROP TABLE IF EXISTS " + fts, create,
 	}
 	if lid != "0" {
 		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))

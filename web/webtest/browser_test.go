@@ -159,7 +159,14 @@ func (b *tab) screenshot(name string, fullPage bool) {
 	if err != nil {
 		b.t.Fatalf("screenshot: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "..", "assets", "screenshots", name), png, 0o644); err != nil {
+	// The README's pictures are refreshed only on request
+	// (LEDGERBASE_SCREENSHOTS=../../assets/screenshots), so an ordinary test
+	// run never rewrites tracked files.
+	dir := os.Getenv("LEDGERBASE_SCREENSHOTS")
+	if dir == "" {
+		dir = b.t.TempDir()
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}
 }
