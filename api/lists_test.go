@@ -214,4 +214,8 @@ func TestQFindsRecordsByNumberAndName(t *testing.T) {
 		}
 	}
 	env.Get(t, "/v1/invoices?q="+strings.Repeat("a", 201), d.A.Key).WantError(t, 400, "invalid_request")
+	// Search syntax of either database is just text here.
+	for _, q := range []string{`"`, `*`, `AND`, `OR NOT`, `NEAR(a b)`, `a:*`, `'`, `é`, `%`, `\`, `a & b | !c`, `-x`, `^`, `inv-`} {
+		getList(t, env, "/v1/invoices?q="+url.QueryEscape(q), d.A.Key)
+	}
 }

@@ -260,6 +260,7 @@ func TestArchivedPromotionsAreNotListed(t *testing.T) {
 		}
 	}
 	env.Get(t, "/v1/promotions/"+archivedID, d.A.Key).WantError(t, 404, "not_found")
+	env.Get(t, "/v1/promotions/"+archivedID+"/codes", d.A.Key).WantError(t, 404, "not_found")
 	env.Get(t, "/v1/promotions?status=archived", d.A.Key).WantError(t, 400, "invalid_request")
 }
 

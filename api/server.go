@@ -50,7 +50,6 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	routes  *routeTable
-	writes  map[writeKey]WriteFunc
 	idem    *idempotency.Store
 	hooks   []func(*fiber.App)
 	public  []func(fiber.Router)
@@ -67,6 +66,9 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	if cfg.BodyLimit <= 0 {
 		cfg.BodyLimit = 1 << 20
 	}
+	if err := checkWrites(); err != nil {
+		return nil, err
+	}
 	eng, err := records.New(db, resource.All)
 	if err != nil {
 		return nil, err
@@ -80,7 +82,6 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		cfg:     cfg,
 		log:     cfg.Logger,
 		routes:  &routeTable{},
-		writes:  map[writeKey]WriteFunc{},
 		idem:    idempotency.New(db.Ent),
 	}
 	if cfg.KeyCacheTTL > 0 {
@@ -97,7 +98,6 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		// Writes are JSON we decode ourselves; keep fasthttp from copying twice.
 		ReadBufferSize: 8192,
 	})
-	registerWrites(s)
 	if cfg.Observe != nil {
 		s.App.Use(cfg.Observe)
 	}

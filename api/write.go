@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"mime"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,25 +13,27 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
-type writeKey struct {
-	r *resource.Resource
-	k resource.OpKind
-}
-
 // WriteFunc implements a write operation.
 type WriteFunc = writes.Func
 
-func registerWrites(s *Server) {
+// checkWrites refuses to start when a declared write has no implementation:
+// a declaration must never turn into a route that cannot answer.
+func checkWrites() error {
 	for _, rt := range Routes() {
-		if f, ok := writes.Lookup(rt.Resource, rt.Op.Kind); ok {
-			s.writes[writeKey{rt.Resource, rt.Op.Kind}] = f
+		if rt.Op.Kind == resource.List || rt.Op.Kind == resource.Get {
+			continue
+		}
+		if _, ok := writes.Lookup(rt.Resource, rt.Op.Kind); !ok {
+			return fmt.Errorf("api: %s %s is declared but api/writes has no implementation of it", rt.Method, rt.Path)
 		}
 	}
+	return nil
 }
 
 // write is the one handler of every POST and PATCH: gate, permission,
 // media type, body validation, then the operation.
 func (s *Server) write(rt Route) fiber.Handler {
+	f, _ := writes.Lookup(rt.Resource, rt.Op.Kind) // present: checkWrites ran in New
 	return func(c *fiber.Ctx) error {
 		p := principal(c)
 		if err := p.Gate(rt.Resource, resource.Write); err != nil {
@@ -38,10 +41,6 @@ func (s *Server) write(rt Route) fiber.Handler {
 		}
 		if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
 			return apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
-		}
-		f, ok := s.writes[writeKey{rt.Resource, rt.Op.Kind}]
-		if !ok {
-			return apierr.New(fiber.StatusNotImplemented, "not_implemented", "this operation is not available yet")
 		}
 		req := &writes.Request{
 			Ctx: c.UserContext(), DB: s.DB, Records: s.Records, Principal: p,

