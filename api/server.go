@@ -22,6 +22,9 @@ type Config struct {
 	Logger *slog.Logger
 	// RateLimits per minute by plan; a key's own limit overrides its plan's.
 	RateLimits map[resource.Plan]int
+	// SharedRateLimits keeps the buckets in the database so every process
+	// sharing it enforces one limit per key (one small write per request).
+	SharedRateLimits bool
 	// BodyLimit caps request bodies (DESIGN.md: 1 MiB).
 	BodyLimit int
 	// KeyCacheTTL bounds how long another process's key change takes to be seen.
@@ -45,7 +48,7 @@ type Server struct {
 	DB      *database.DB
 	Auth    *access.Authenticator
 	Records *records.Engine
-	Limiter *ratelimit.Limiter
+	Limiter ratelimit.Taker
 	Usage   *usage.Recorder // each key's traffic, for the admin dashboard
 	cfg     Config
 	log     *slog.Logger
@@ -77,7 +80,6 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		DB:      db,
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
 		Records: eng,
-		Limiter: ratelimit.New(),
 		Usage:   usage.New(db.Ent),
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -86,6 +88,10 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	}
 	if cfg.KeyCacheTTL > 0 {
 		s.Auth.TTL = cfg.KeyCacheTTL
+	}
+	s.Limiter = ratelimit.New()
+	if cfg.SharedRateLimits {
+		s.Limiter = ratelimit.NewShared(db, cfg.Logger)
 	}
 	s.App = fiber.New(fiber.Config{
 		AppName:               "ledgerbase",

@@ -35,6 +35,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
+	"github.com/ledgerbase/ledgerbase/ent/ratebucket"
 	"github.com/ledgerbase/ledgerbase/ent/recordcount"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/role"
@@ -95,6 +96,8 @@ type Client struct {
 	PromotionCode *PromotionCodeClient
 	// Quote is the client for interacting with the Quote builders.
 	Quote *QuoteClient
+	// RateBucket is the client for interacting with the RateBucket builders.
+	RateBucket *RateBucketClient
 	// RecordCount is the client for interacting with the RecordCount builders.
 	RecordCount *RecordCountClient
 	// ReturnRequest is the client for interacting with the ReturnRequest builders.
@@ -148,6 +151,7 @@ func (c *Client) init() {
 	c.Promotion = NewPromotionClient(c.config)
 	c.PromotionCode = NewPromotionCodeClient(c.config)
 	c.Quote = NewQuoteClient(c.config)
+	c.RateBucket = NewRateBucketClient(c.config)
 	c.RecordCount = NewRecordCountClient(c.config)
 	c.ReturnRequest = NewReturnRequestClient(c.config)
 	c.Role = NewRoleClient(c.config)
@@ -271,6 +275,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Promotion:      NewPromotionClient(cfg),
 		PromotionCode:  NewPromotionCodeClient(cfg),
 		Quote:          NewQuoteClient(cfg),
+		RateBucket:     NewRateBucketClient(cfg),
 		RecordCount:    NewRecordCountClient(cfg),
 		ReturnRequest:  NewReturnRequestClient(cfg),
 		Role:           NewRoleClient(cfg),
@@ -321,6 +326,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Promotion:      NewPromotionClient(cfg),
 		PromotionCode:  NewPromotionCodeClient(cfg),
 		Quote:          NewQuoteClient(cfg),
+		RateBucket:     NewRateBucketClient(cfg),
 		RecordCount:    NewRecordCountClient(cfg),
 		ReturnRequest:  NewReturnRequestClient(cfg),
 		Role:           NewRoleClient(cfg),
@@ -364,9 +370,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
 		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
 		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
-		c.PromotionCode, c.Quote, c.RecordCount, c.ReturnRequest, c.Role, c.SalesOrder,
-		c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant, c.Vendor,
-		c.Workspace,
+		c.PromotionCode, c.Quote, c.RateBucket, c.RecordCount, c.ReturnRequest, c.Role,
+		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant,
+		c.Vendor, c.Workspace,
 	} {
 		n.Use(hooks...)
 	}
@@ -379,9 +385,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
 		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
 		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
-		c.PromotionCode, c.Quote, c.RecordCount, c.ReturnRequest, c.Role, c.SalesOrder,
-		c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant, c.Vendor,
-		c.Workspace,
+		c.PromotionCode, c.Quote, c.RateBucket, c.RecordCount, c.ReturnRequest, c.Role,
+		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant,
+		c.Vendor, c.Workspace,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -430,6 +436,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PromotionCode.mutate(ctx, m)
 	case *QuoteMutation:
 		return c.Quote.mutate(ctx, m)
+	case *RateBucketMutation:
+		return c.RateBucket.mutate(ctx, m)
 	case *RecordCountMutation:
 		return c.RecordCount.mutate(ctx, m)
 	case *ReturnRequestMutation:
@@ -3341,6 +3349,139 @@ func (c *QuoteClient) mutate(ctx context.Context, m *QuoteMutation) (Value, erro
 	}
 }
 
+// RateBucketClient is a client for the RateBucket schema.
+type RateBucketClient struct {
+	config
+}
+
+// NewRateBucketClient returns a client for the RateBucket from the given config.
+func NewRateBucketClient(c config) *RateBucketClient {
+	return &RateBucketClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `ratebucket.Hooks(f(g(h())))`.
+func (c *RateBucketClient) Use(hooks ...Hook) {
+	c.hooks.RateBucket = append(c.hooks.RateBucket, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `ratebucket.Intercept(f(g(h())))`.
+func (c *RateBucketClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RateBucket = append(c.inters.RateBucket, interceptors...)
+}
+
+// Create returns a builder for creating a RateBucket entity.
+func (c *RateBucketClient) Create() *RateBucketCreate {
+	mutation := newRateBucketMutation(c.config, OpCreate)
+	return &RateBucketCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RateBucket entities.
+func (c *RateBucketClient) CreateBulk(builders ...*RateBucketCreate) *RateBucketCreateBulk {
+	return &RateBucketCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RateBucketClient) MapCreateBulk(slice any, setFunc func(*RateBucketCreate, int)) *RateBucketCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RateBucketCreateBulk{err: fmt.Errorf("calling to RateBucketClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RateBucketCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RateBucketCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RateBucket.
+func (c *RateBucketClient) Update() *RateBucketUpdate {
+	mutation := newRateBucketMutation(c.config, OpUpdate)
+	return &RateBucketUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RateBucketClient) UpdateOne(_m *RateBucket) *RateBucketUpdateOne {
+	mutation := newRateBucketMutation(c.config, OpUpdateOne, withRateBucket(_m))
+	return &RateBucketUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RateBucketClient) UpdateOneID(id string) *RateBucketUpdateOne {
+	mutation := newRateBucketMutation(c.config, OpUpdateOne, withRateBucketID(id))
+	return &RateBucketUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RateBucket.
+func (c *RateBucketClient) Delete() *RateBucketDelete {
+	mutation := newRateBucketMutation(c.config, OpDelete)
+	return &RateBucketDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RateBucketClient) DeleteOne(_m *RateBucket) *RateBucketDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RateBucketClient) DeleteOneID(id string) *RateBucketDeleteOne {
+	builder := c.Delete().Where(ratebucket.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RateBucketDeleteOne{builder}
+}
+
+// Query returns a query builder for RateBucket.
+func (c *RateBucketClient) Query() *RateBucketQuery {
+	return &RateBucketQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRateBucket},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RateBucket entity by its id.
+func (c *RateBucketClient) Get(ctx context.Context, id string) (*RateBucket, error) {
+	return c.Query().Where(ratebucket.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RateBucketClient) GetX(ctx context.Context, id string) *RateBucket {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *RateBucketClient) Hooks() []Hook {
+	return c.hooks.RateBucket
+}
+
+// Interceptors returns the client interceptors.
+func (c *RateBucketClient) Interceptors() []Interceptor {
+	return c.inters.RateBucket
+}
+
+func (c *RateBucketClient) mutate(ctx context.Context, m *RateBucketMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RateBucketCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RateBucketUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RateBucketUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RateBucketDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RateBucket mutation op: %q", m.Op())
+	}
+}
+
 // RecordCountClient is a client for the RecordCount schema.
 type RecordCountClient struct {
 	config
@@ -4873,16 +5014,16 @@ type (
 	hooks struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
 		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
-		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RecordCount,
-		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent, Store,
-		Variant, Vendor, Workspace []ent.Hook
+		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
+		RecordCount, ReturnRequest, Role, SalesOrder, Sequence, Shipment,
+		ShipmentEvent, Store, Variant, Vendor, Workspace []ent.Hook
 	}
 	inters struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
 		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
-		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RecordCount,
-		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent, Store,
-		Variant, Vendor, Workspace []ent.Interceptor
+		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
+		RecordCount, ReturnRequest, Role, SalesOrder, Sequence, Shipment,
+		ShipmentEvent, Store, Variant, Vendor, Workspace []ent.Interceptor
 	}
 )
 

@@ -32,6 +32,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
+	"github.com/ledgerbase/ledgerbase/ent/ratebucket"
 	"github.com/ledgerbase/ledgerbase/ent/recordcount"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/role"
@@ -123,6 +124,7 @@ func checkColumn(t, c string) error {
 			promotion.Table:      promotion.ValidColumn,
 			promotioncode.Table:  promotioncode.ValidColumn,
 			quote.Table:          quote.ValidColumn,
+			ratebucket.Table:     ratebucket.ValidColumn,
 			recordcount.Table:    recordcount.ValidColumn,
 			returnrequest.Table:  returnrequest.ValidColumn,
 			role.Table:           role.ValidColumn,

@@ -32,6 +32,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
+	"github.com/ledgerbase/ledgerbase/ent/ratebucket"
 	"github.com/ledgerbase/ledgerbase/ent/recordcount"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/role"
@@ -75,6 +76,7 @@ const (
 	TypePromotion      = "Promotion"
 	TypePromotionCode  = "PromotionCode"
 	TypeQuote          = "Quote"
+	TypeRateBucket     = "RateBucket"
 	TypeRecordCount    = "RecordCount"
 	TypeReturnRequest  = "ReturnRequest"
 	TypeRole           = "Role"
@@ -23120,6 +23122,689 @@ func (m *QuoteMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *QuoteMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Quote edge %s", name)
+}
+
+// RateBucketMutation represents an operation that mutates the RateBucket nodes in the graph.
+type RateBucketMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	tokens        *float64
+	addtokens     *float64
+	at            *float64
+	addat         *float64
+	cap           *float64
+	addcap        *float64
+	rate          *float64
+	addrate       *float64
+	allowed       *bool
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*RateBucket, error)
+	predicates    []predicate.RateBucket
+}
+
+var _ ent.Mutation = (*RateBucketMutation)(nil)
+
+// ratebucketOption allows management of the mutation configuration using functional options.
+type ratebucketOption func(*RateBucketMutation)
+
+// newRateBucketMutation creates new mutation for the RateBucket entity.
+func newRateBucketMutation(c config, op Op, opts ...ratebucketOption) *RateBucketMutation {
+	m := &RateBucketMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRateBucket,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRateBucketID sets the ID field of the mutation.
+func withRateBucketID(id string) ratebucketOption {
+	return func(m *RateBucketMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RateBucket
+		)
+		m.oldValue = func(ctx context.Context) (*RateBucket, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RateBucket.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRateBucket sets the old RateBucket of the mutation.
+func withRateBucket(node *RateBucket) ratebucketOption {
+	return func(m *RateBucketMutation) {
+		m.oldValue = func(context.Context) (*RateBucket, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RateBucketMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RateBucketMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of RateBucket entities.
+func (m *RateBucketMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RateBucketMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RateBucketMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RateBucket.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTokens sets the "tokens" field.
+func (m *RateBucketMutation) SetTokens(f float64) {
+	m.tokens = &f
+	m.addtokens = nil
+}
+
+// Tokens returns the value of the "tokens" field in the mutation.
+func (m *RateBucketMutation) Tokens() (r float64, exists bool) {
+	v := m.tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokens returns the old "tokens" field's value of the RateBucket entity.
+// If the RateBucket object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateBucketMutation) OldTokens(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokens: %w", err)
+	}
+	return oldValue.Tokens, nil
+}
+
+// AddTokens adds f to the "tokens" field.
+func (m *RateBucketMutation) AddTokens(f float64) {
+	if m.addtokens != nil {
+		*m.addtokens += f
+	} else {
+		m.addtokens = &f
+	}
+}
+
+// AddedTokens returns the value that was added to the "tokens" field in this mutation.
+func (m *RateBucketMutation) AddedTokens() (r float64, exists bool) {
+	v := m.addtokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTokens resets all changes to the "tokens" field.
+func (m *RateBucketMutation) ResetTokens() {
+	m.tokens = nil
+	m.addtokens = nil
+}
+
+// SetAt sets the "at" field.
+func (m *RateBucketMutation) SetAt(f float64) {
+	m.at = &f
+	m.addat = nil
+}
+
+// At returns the value of the "at" field in the mutation.
+func (m *RateBucketMutation) At() (r float64, exists bool) {
+	v := m.at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAt returns the old "at" field's value of the RateBucket entity.
+// If the RateBucket object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateBucketMutation) OldAt(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAt: %w", err)
+	}
+	return oldValue.At, nil
+}
+
+// AddAt adds f to the "at" field.
+func (m *RateBucketMutation) AddAt(f float64) {
+	if m.addat != nil {
+		*m.addat += f
+	} else {
+		m.addat = &f
+	}
+}
+
+// AddedAt returns the value that was added to the "at" field in this mutation.
+func (m *RateBucketMutation) AddedAt() (r float64, exists bool) {
+	v := m.addat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAt resets all changes to the "at" field.
+func (m *RateBucketMutation) ResetAt() {
+	m.at = nil
+	m.addat = nil
+}
+
+// SetCap sets the "cap" field.
+func (m *RateBucketMutation) SetCap(f float64) {
+	m.cap = &f
+	m.addcap = nil
+}
+
+// Cap returns the value of the "cap" field in the mutation.
+func (m *RateBucketMutation) Cap() (r float64, exists bool) {
+	v := m.cap
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCap returns the old "cap" field's value of the RateBucket entity.
+// If the RateBucket object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateBucketMutation) OldCap(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCap is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCap requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCap: %w", err)
+	}
+	return oldValue.Cap, nil
+}
+
+// AddCap adds f to the "cap" field.
+func (m *RateBucketMutation) AddCap(f float64) {
+	if m.addcap != nil {
+		*m.addcap += f
+	} else {
+		m.addcap = &f
+	}
+}
+
+// AddedCap returns the value that was added to the "cap" field in this mutation.
+func (m *RateBucketMutation) AddedCap() (r float64, exists bool) {
+	v := m.addcap
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCap resets all changes to the "cap" field.
+func (m *RateBucketMutation) ResetCap() {
+	m.cap = nil
+	m.addcap = nil
+}
+
+// SetRate sets the "rate" field.
+func (m *RateBucketMutation) SetRate(f float64) {
+	m.rate = &f
+	m.addrate = nil
+}
+
+// Rate returns the value of the "rate" field in the mutation.
+func (m *RateBucketMutation) Rate() (r float64, exists bool) {
+	v := m.rate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRate returns the old "rate" field's value of the RateBucket entity.
+// If the RateBucket object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateBucketMutation) OldRate(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRate: %w", err)
+	}
+	return oldValue.Rate, nil
+}
+
+// AddRate adds f to the "rate" field.
+func (m *RateBucketMutation) AddRate(f float64) {
+	if m.addrate != nil {
+		*m.addrate += f
+	} else {
+		m.addrate = &f
+	}
+}
+
+// AddedRate returns the value that was added to the "rate" field in this mutation.
+func (m *RateBucketMutation) AddedRate() (r float64, exists bool) {
+	v := m.addrate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRate resets all changes to the "rate" field.
+func (m *RateBucketMutation) ResetRate() {
+	m.rate = nil
+	m.addrate = nil
+}
+
+// SetAllowed sets the "allowed" field.
+func (m *RateBucketMutation) SetAllowed(b bool) {
+	m.allowed = &b
+}
+
+// Allowed returns the value of the "allowed" field in the mutation.
+func (m *RateBucketMutation) Allowed() (r bool, exists bool) {
+	v := m.allowed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowed returns the old "allowed" field's value of the RateBucket entity.
+// If the RateBucket object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RateBucketMutation) OldAllowed(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowed: %w", err)
+	}
+	return oldValue.Allowed, nil
+}
+
+// ResetAllowed resets all changes to the "allowed" field.
+func (m *RateBucketMutation) ResetAllowed() {
+	m.allowed = nil
+}
+
+// Where appends a list predicates to the RateBucketMutation builder.
+func (m *RateBucketMutation) Where(ps ...predicate.RateBucket) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RateBucketMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RateBucketMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RateBucket, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RateBucketMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RateBucketMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RateBucket).
+func (m *RateBucketMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RateBucketMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.tokens != nil {
+		fields = append(fields, ratebucket.FieldTokens)
+	}
+	if m.at != nil {
+		fields = append(fields, ratebucket.FieldAt)
+	}
+	if m.cap != nil {
+		fields = append(fields, ratebucket.FieldCap)
+	}
+	if m.rate != nil {
+		fields = append(fields, ratebucket.FieldRate)
+	}
+	if m.allowed != nil {
+		fields = append(fields, ratebucket.FieldAllowed)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RateBucketMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case ratebucket.FieldTokens:
+		return m.Tokens()
+	case ratebucket.FieldAt:
+		return m.At()
+	case ratebucket.FieldCap:
+		return m.Cap()
+	case ratebucket.FieldRate:
+		return m.Rate()
+	case ratebucket.FieldAllowed:
+		return m.Allowed()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RateBucketMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case ratebucket.FieldTokens:
+		return m.OldTokens(ctx)
+	case ratebucket.FieldAt:
+		return m.OldAt(ctx)
+	case ratebucket.FieldCap:
+		return m.OldCap(ctx)
+	case ratebucket.FieldRate:
+		return m.OldRate(ctx)
+	case ratebucket.FieldAllowed:
+		return m.OldAllowed(ctx)
+	}
+	return nil, fmt.Errorf("unknown RateBucket field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RateBucketMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case ratebucket.FieldTokens:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokens(v)
+		return nil
+	case ratebucket.FieldAt:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAt(v)
+		return nil
+	case ratebucket.FieldCap:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCap(v)
+		return nil
+	case ratebucket.FieldRate:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRate(v)
+		return nil
+	case ratebucket.FieldAllowed:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowed(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RateBucket field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RateBucketMutation) AddedFields() []string {
+	var fields []string
+	if m.addtokens != nil {
+		fields = append(fields, ratebucket.FieldTokens)
+	}
+	if m.addat != nil {
+		fields = append(fields, ratebucket.FieldAt)
+	}
+	if m.addcap != nil {
+		fields = append(fields, ratebucket.FieldCap)
+	}
+	if m.addrate != nil {
+		fields = append(fields, ratebucket.FieldRate)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RateBucketMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case ratebucket.FieldTokens:
+		return m.AddedTokens()
+	case ratebucket.FieldAt:
+		return m.AddedAt()
+	case ratebucket.FieldCap:
+		return m.AddedCap()
+	case ratebucket.FieldRate:
+		return m.AddedRate()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RateBucketMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case ratebucket.FieldTokens:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTokens(v)
+		return nil
+	case ratebucket.FieldAt:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAt(v)
+		return nil
+	case ratebucket.FieldCap:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCap(v)
+		return nil
+	case ratebucket.FieldRate:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRate(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RateBucket numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RateBucketMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RateBucketMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RateBucketMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown RateBucket nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RateBucketMutation) ResetField(name string) error {
+	switch name {
+	case ratebucket.FieldTokens:
+		m.ResetTokens()
+		return nil
+	case ratebucket.FieldAt:
+		m.ResetAt()
+		return nil
+	case ratebucket.FieldCap:
+		m.ResetCap()
+		return nil
+	case ratebucket.FieldRate:
+		m.ResetRate()
+		return nil
+	case ratebucket.FieldAllowed:
+		m.ResetAllowed()
+		return nil
+	}
+	return fmt.Errorf("unknown RateBucket field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RateBucketMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RateBucketMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RateBucketMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RateBucketMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RateBucketMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RateBucketMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RateBucketMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown RateBucket unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RateBucketMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown RateBucket edge %s", name)
 }
 
 // RecordCountMutation represents an operation that mutates the RecordCount nodes in the graph.

@@ -54,6 +54,8 @@ type Tx struct {
 	PromotionCode *PromotionCodeClient
 	// Quote is the client for interacting with the Quote builders.
 	Quote *QuoteClient
+	// RateBucket is the client for interacting with the RateBucket builders.
+	RateBucket *RateBucketClient
 	// RecordCount is the client for interacting with the RecordCount builders.
 	RecordCount *RecordCountClient
 	// ReturnRequest is the client for interacting with the ReturnRequest builders.
@@ -227,6 +229,7 @@ func (tx *Tx) init() {
 	tx.Promotion = NewPromotionClient(tx.config)
 	tx.PromotionCode = NewPromotionCodeClient(tx.config)
 	tx.Quote = NewQuoteClient(tx.config)
+	tx.RateBucket = NewRateBucketClient(tx.config)
 	tx.RecordCount = NewRecordCountClient(tx.config)
 	tx.ReturnRequest = NewReturnRequestClient(tx.config)
 	tx.Role = NewRoleClient(tx.config)

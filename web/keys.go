@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -104,6 +105,11 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 		spec.ExpiresIn, _ = time.ParseDuration(d.Form.Expiry)
 	}
 	secret, k, err := access.NewKey(c.UserContext(), u.db.Ent, spec)
+	var capped *access.KeyCapError
+	if errors.As(err, &capped) {
+		d.Error = capped.Error() + "."
+		return render(c, http.StatusUnprocessableEntity, keysView(d))
+	}
 	if err != nil {
 		return u.internal(c, err)
 	}

@@ -34,10 +34,34 @@ type KeySpec struct {
 	RateLimit   *int          // per minute; nil = the plan's; 0 = unlimited
 }
 
+// KeyCaps is how many active (neither revoked nor expired) keys a workspace
+// may hold on each plan; the spec has the business plan raise the cap.
+var KeyCaps = map[resource.Plan]int{resource.Starter: 10, resource.Growth: 25, resource.Business: 100}
+
+// KeyCapError refuses a key beyond the plan's cap; its message is for people.
+type KeyCapError struct {
+	Plan resource.Plan
+	Cap  int
+}
+
+func (e *KeyCapError) Error() string {
+	return fmt.Sprintf("this workspace already has %d active API keys, the most the %s plan allows; revoke one first", e.Cap, e.Plan)
+}
+
 // NewKey creates a key and returns its secret, which is never stored.
 func NewKey(ctx context.Context, db *ent.Client, s KeySpec) (string, *ent.APIKey, error) {
-	if _, err := db.Workspace.Get(ctx, s.WorkspaceID); err != nil {
+	ws, err := db.Workspace.Get(ctx, s.WorkspaceID)
+	if err != nil {
 		return "", nil, fmt.Errorf("workspace %s: %w", s.WorkspaceID, err)
+	}
+	plan, _ := resource.ParsePlan(string(ws.Plan))
+	active, err := db.APIKey.Query().Where(apikey.WorkspaceID(ws.ID), apikey.RevokedAtIsNil(),
+		apikey.Or(apikey.ExpiresAtIsNil(), apikey.ExpiresAtGT(time.Now().UTC()))).Count(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if active >= KeyCaps[plan] {
+		return "", nil, &KeyCapError{Plan: plan, Cap: KeyCaps[plan]}
 	}
 	if s.Role == "" {
 		s.Role = RoleAdmin

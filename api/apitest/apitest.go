@@ -154,6 +154,11 @@ func WithRateLimits(m map[resource.Plan]int) Option {
 	return func(c *api.Config) { c.RateLimits = m }
 }
 
+// WithSharedRateLimits keeps rate-limit buckets in the database.
+func WithSharedRateLimits() Option {
+	return func(c *api.Config) { c.SharedRateLimits = true }
+}
+
 // Start runs a server on a loopback port until the test ends. mount, when
 // given, adds routes (the admin UI) before /v1 is installed.
 func Start(t testing.TB, opts ...Option) *Env {

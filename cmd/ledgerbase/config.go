@@ -47,9 +47,10 @@ type Config struct {
 	ShutdownDelay time.Duration `koanf:"shutdown_delay" help:"on SIGTERM/SIGINT, time to keep serving while /readyz says 503, so load balancers stop sending first"`
 	KeyCacheTTL   time.Duration `koanf:"key_cache_ttl" help:"how long a key is trusted before it is looked up again (bounds how fast another process's revocation is seen)"`
 	RateLimit     struct {
-		Starter  int `koanf:"starter" help:"requests per minute per key on the starter plan (0 = unlimited)"`
-		Growth   int `koanf:"growth" help:"requests per minute per key on the growth plan (0 = unlimited)"`
-		Business int `koanf:"business" help:"requests per minute per key on the business plan (0 = unlimited)"`
+		Starter  int  `koanf:"starter" help:"requests per minute per key on the starter plan (0 = unlimited)"`
+		Growth   int  `koanf:"growth" help:"requests per minute per key on the growth plan (0 = unlimited)"`
+		Business int  `koanf:"business" help:"requests per minute per key on the business plan (0 = unlimited)"`
+		Shared   bool `koanf:"shared" help:"keep rate-limit buckets in the database, so every server sharing it enforces one limit per key (one small write per request); off = each process counts alone"`
 	} `koanf:"rate_limit"`
 	Log struct {
 		Format string `koanf:"format" help:"text or json"`

@@ -141,14 +141,15 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		return nil, err
 	}
 	srv, err := api.New(db, api.Config{
-		Logger:       log,
-		RateLimits:   cfg.rateLimits(),
-		BodyLimit:    cfg.BodyLimit,
-		KeyCacheTTL:  cfg.KeyCacheTTL,
-		ReadTimeout:  cfg.ReadTimeout,
-		WriteTimeout: cfg.WriteTimeout,
-		IdleTimeout:  cfg.IdleTimeout,
-		Observe:      a.telemetry.Middleware,
+		Logger:           log,
+		RateLimits:       cfg.rateLimits(),
+		SharedRateLimits: cfg.RateLimit.Shared,
+		BodyLimit:        cfg.BodyLimit,
+		KeyCacheTTL:      cfg.KeyCacheTTL,
+		ReadTimeout:      cfg.ReadTimeout,
+		WriteTimeout:     cfg.WriteTimeout,
+		IdleTimeout:      cfg.IdleTimeout,
+		Observe:          a.telemetry.Middleware,
 	})
 	if err != nil {
 		return nil, err

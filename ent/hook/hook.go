@@ -249,6 +249,18 @@ func (f QuoteFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QuoteMutation", m)
 }
 
+// The RateBucketFunc type is an adapter to allow the use of ordinary
+// function as RateBucket mutator.
+type RateBucketFunc func(context.Context, *ent.RateBucketMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RateBucketFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RateBucketMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RateBucketMutation", m)
+}
+
 // The RecordCountFunc type is an adapter to allow the use of ordinary
 // function as RecordCount mutator.
 type RecordCountFunc func(context.Context, *ent.RecordCountMutation) (ent.Value, error)

@@ -741,6 +741,21 @@ var (
 			},
 		},
 	}
+	// RateBucketsColumns holds the columns for the "rate_buckets" table.
+	RateBucketsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "tokens", Type: field.TypeFloat64},
+		{Name: "at", Type: field.TypeFloat64},
+		{Name: "cap", Type: field.TypeFloat64},
+		{Name: "rate", Type: field.TypeFloat64},
+		{Name: "allowed", Type: field.TypeBool},
+	}
+	// RateBucketsTable holds the schema information for the "rate_buckets" table.
+	RateBucketsTable = &schema.Table{
+		Name:       "rate_buckets",
+		Columns:    RateBucketsColumns,
+		PrimaryKey: []*schema.Column{RateBucketsColumns[0]},
+	}
 	// RecordCountsColumns holds the columns for the "record_counts" table.
 	RecordCountsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1169,6 +1184,7 @@ var (
 		PromotionsTable,
 		PromotionCodesTable,
 		QuotesTable,
+		RateBucketsTable,
 		RecordCountsTable,
 		ReturnsTable,
 		RolesTable,
@@ -1194,6 +1210,9 @@ func init() {
 	InvoicePaymentsTable.ForeignKeys[0].RefTable = InvoicesTable
 	OrderLinesTable.ForeignKeys[0].RefTable = SalesOrdersTable
 	PromotionCodesTable.ForeignKeys[0].RefTable = PromotionsTable
+	RateBucketsTable.Annotation = &entsql.Annotation{
+		Table: "rate_buckets",
+	}
 	ReturnsTable.Annotation = &entsql.Annotation{
 		Table: "returns",
 	}

@@ -66,6 +66,9 @@ type PromotionCode func(*sql.Selector)
 // Quote is the predicate function for quote builders.
 type Quote func(*sql.Selector)
 
+// RateBucket is the predicate function for ratebucket builders.
+type RateBucket func(*sql.Selector)
+
 // RecordCount is the predicate function for recordcount builders.
 type RecordCount func(*sql.Selector)
 

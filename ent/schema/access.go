@@ -2,6 +2,8 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 
@@ -129,4 +131,23 @@ func (RecordCount) Fields() []ent.Field {
 }
 func (RecordCount) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("workspace_id", "resource").Unique()}
+}
+
+// RateBucket is a key's token bucket when rate limits are shared through the
+// database (several `serve` processes enforcing one limit). Times are unix
+// seconds as floats so the refill is plain arithmetic on every dialect.
+type RateBucket struct{ ent.Schema }
+
+func (RateBucket) Annotations() []schema.Annotation {
+	return []schema.Annotation{entsql.Annotation{Table: "rate_buckets"}}
+}
+func (RateBucket) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("id").Comment("the API key's id"),
+		field.Float("tokens"),
+		field.Float("at").Comment("unix seconds of the last take"),
+		field.Float("cap").Comment("bucket size: the per-minute limit"),
+		field.Float("rate").Comment("tokens per second"),
+		field.Bool("allowed").Comment("whether the last take got a token"),
+	}
 }
