@@ -24,6 +24,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
@@ -103,15 +104,24 @@ func runBench(c *cobra.Command, _ []string) error {
 		return err
 	}
 	env := &benchEnv{nonce: fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff)}
-	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
+	// Keys an interrupted earlier run left active.
+	if _, err := db.Ent.APIKey.Update().Where(apikey.WorkspaceID(ws.ID), apikey.NameIn("bench", "bench over limit"), apikey.RevokedAtIsNil()).
+		SetRevokedAt(time.Now().UTC()).Save(ctx); err != nil {
+		return err
+	}
+	secret, key, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
 	if err != nil {
 		return err
 	}
+	// Revoked when the run ends: plans cap a workspace's active keys, and
+	// the workspace is reused run after run.
+	defer access.RevokeKey(context.WithoutCancel(ctx), db.Ent, key.ID)
 	one := 1
-	limited, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
+	limited, limitedKey, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
 	if err != nil {
 		return err
 	}
+	defer access.RevokeKey(context.WithoutCancel(ctx), db.Ent, limitedKey.ID)
 	env.auth, env.limited = "Bearer "+secret, "Bearer "+limited
 	if env.data, err = sampleData(ctx, db, ws.ID, seed); err != nil {
 		return err
