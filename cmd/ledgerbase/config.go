@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -240,13 +240,14 @@ func (c *Config) logLevel() (slog.Level, error) {
 }
 
 // logger builds the process's logger from the log settings.
-func (c *Config) logger() *slog.Logger {
+// logger writes to out (standard error, batched by serve).
+func (c *Config) logger(out io.Writer) *slog.Logger {
 	level, _ := c.logLevel()
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Log.Format == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		return slog.New(slog.NewJSONHandler(out, opts))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	return slog.New(slog.NewTextHandler(out, opts))
 }
 
 // rateLimits maps the per-plan settings onto the API's plans.

@@ -61,7 +61,9 @@ func runServe(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	log := cfg.logger()
+	out := newLogWriter(os.Stderr, 100*time.Millisecond)
+	defer out.Close()
+	log := cfg.logger(out)
 	slog.SetDefault(log)
 	ctx := c.Context()
 	db, err := openMigrated(ctx, cfg.Database.URL, cfg.databaseOptions())
