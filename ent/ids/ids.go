@@ -9,6 +9,11 @@ import (
 	"github.com/google/uuid"
 )
 
+// Every request gets an id, so ids draw their randomness from a buffered
+// pool instead of one system call each. EnableRandPool must run before any
+// id is made; init is the one place that guarantees it.
+func init() { uuid.EnableRandPool() }
+
 // TypeID's alphabet: Crockford base32, lower case.
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
