@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/openapi"
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
@@ -50,17 +51,6 @@ func Main(m *testing.M) {
 		cleanup()
 	}
 	os.Exit(code)
-}
-
-// Searches are the search indexes of the declarations.
-func Searches() []database.Search {
-	var out []database.Search
-	for _, r := range resource.All {
-		if r.Table != "" && len(r.Search) > 0 {
-			out = append(out, database.Search{Table: r.Table, Columns: r.Search})
-		}
-	}
-	return out
 }
 
 // DB returns the package's shared, migrated database and its URL.
@@ -117,7 +107,7 @@ func open() (*database.DB, string, error) {
 			_, _ = admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 			admin.Close()
 		}
-		if err := db.Migrate(ctx, Searches()); err != nil {
+		if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
 			return nil, "", err
 		}
 		return db, dsn, nil
@@ -132,7 +122,7 @@ func open() (*database.DB, string, error) {
 		return nil, "", err
 	}
 	cleanup = func() { db.Close(); os.RemoveAll(dir) }
-	if err := db.Migrate(ctx, Searches()); err != nil {
+	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
 		return nil, "", err
 	}
 	return db, dsn, nil

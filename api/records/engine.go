@@ -75,16 +75,22 @@ type Workspace struct {
 	Commerce bool // commerce mode and module both on: item reads show product fields
 }
 
-// New compiles a plan for every resource that has a table.
-func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
-	var searches []database.Search
+// Searches are the search indexes the declarations ask for: what
+// database.Migrate builds and what `q` reads.
+func Searches(rs []*resource.Resource) []database.Search {
+	var out []database.Search
 	for _, r := range rs {
 		if r.Table != "" && len(r.Search) > 0 {
-			searches = append(searches, database.Search{Table: r.Table, Columns: r.Search})
+			out = append(out, database.Search{Table: r.Table, Columns: r.Search})
 		}
 	}
+	return out
+}
+
+// New compiles a plan for every resource that has a table.
+func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
 	merged := map[string]database.Search{}
-	for _, s := range database.MergeSearches(searches) {
+	for _, s := range database.MergeSearches(Searches(rs)) {
 		merged[s.Table] = s
 	}
 	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}, Counts: db}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
@@ -34,16 +35,8 @@ func root() *cobra.Command {
 	return c
 }
 
-// Searches are the search indexes the declarations ask for.
-func searches() []database.Search {
-	var out []database.Search
-	for _, r := range resource.All {
-		if r.Table != "" && len(r.Search) > 0 {
-			out = append(out, database.Search{Table: r.Table, Columns: r.Search})
-		}
-	}
-	return out
-}
+// searches are the search indexes the declarations ask for.
+func searches() []database.Search { return records.Searches(resource.All) }
 
 // openDB opens and migrates the database the settings name: --database-url,
 // else LEDGERBASE_DATABASE_URL, else the --config file's database.url.
