@@ -36,7 +36,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
 	"github.com/ledgerbase/ledgerbase/ent/ratebucket"
-	"github.com/ledgerbase/ledgerbase/ent/recordcount"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/role"
 	"github.com/ledgerbase/ledgerbase/ent/salesorder"
@@ -98,8 +97,6 @@ type Client struct {
 	Quote *QuoteClient
 	// RateBucket is the client for interacting with the RateBucket builders.
 	RateBucket *RateBucketClient
-	// RecordCount is the client for interacting with the RecordCount builders.
-	RecordCount *RecordCountClient
 	// ReturnRequest is the client for interacting with the ReturnRequest builders.
 	ReturnRequest *ReturnRequestClient
 	// Role is the client for interacting with the Role builders.
@@ -152,7 +149,6 @@ func (c *Client) init() {
 	c.PromotionCode = NewPromotionCodeClient(c.config)
 	c.Quote = NewQuoteClient(c.config)
 	c.RateBucket = NewRateBucketClient(c.config)
-	c.RecordCount = NewRecordCountClient(c.config)
 	c.ReturnRequest = NewReturnRequestClient(c.config)
 	c.Role = NewRoleClient(c.config)
 	c.SalesOrder = NewSalesOrderClient(c.config)
@@ -276,7 +272,6 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PromotionCode:  NewPromotionCodeClient(cfg),
 		Quote:          NewQuoteClient(cfg),
 		RateBucket:     NewRateBucketClient(cfg),
-		RecordCount:    NewRecordCountClient(cfg),
 		ReturnRequest:  NewReturnRequestClient(cfg),
 		Role:           NewRoleClient(cfg),
 		SalesOrder:     NewSalesOrderClient(cfg),
@@ -327,7 +322,6 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PromotionCode:  NewPromotionCodeClient(cfg),
 		Quote:          NewQuoteClient(cfg),
 		RateBucket:     NewRateBucketClient(cfg),
-		RecordCount:    NewRecordCountClient(cfg),
 		ReturnRequest:  NewReturnRequestClient(cfg),
 		Role:           NewRoleClient(cfg),
 		SalesOrder:     NewSalesOrderClient(cfg),
@@ -370,9 +364,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
 		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
 		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
-		c.PromotionCode, c.Quote, c.RateBucket, c.RecordCount, c.ReturnRequest, c.Role,
-		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant,
-		c.Vendor, c.Workspace,
+		c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role, c.SalesOrder,
+		c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant, c.Vendor,
+		c.Workspace,
 	} {
 		n.Use(hooks...)
 	}
@@ -385,9 +379,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
 		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
 		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
-		c.PromotionCode, c.Quote, c.RateBucket, c.RecordCount, c.ReturnRequest, c.Role,
-		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant,
-		c.Vendor, c.Workspace,
+		c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role, c.SalesOrder,
+		c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant, c.Vendor,
+		c.Workspace,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -438,8 +432,6 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Quote.mutate(ctx, m)
 	case *RateBucketMutation:
 		return c.RateBucket.mutate(ctx, m)
-	case *RecordCountMutation:
-		return c.RecordCount.mutate(ctx, m)
 	case *ReturnRequestMutation:
 		return c.ReturnRequest.mutate(ctx, m)
 	case *RoleMutation:
@@ -3482,139 +3474,6 @@ func (c *RateBucketClient) mutate(ctx context.Context, m *RateBucketMutation) (V
 	}
 }
 
-// RecordCountClient is a client for the RecordCount schema.
-type RecordCountClient struct {
-	config
-}
-
-// NewRecordCountClient returns a client for the RecordCount from the given config.
-func NewRecordCountClient(c config) *RecordCountClient {
-	return &RecordCountClient{config: c}
-}
-
-// Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `recordcount.Hooks(f(g(h())))`.
-func (c *RecordCountClient) Use(hooks ...Hook) {
-	c.hooks.RecordCount = append(c.hooks.RecordCount, hooks...)
-}
-
-// Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `recordcount.Intercept(f(g(h())))`.
-func (c *RecordCountClient) Intercept(interceptors ...Interceptor) {
-	c.inters.RecordCount = append(c.inters.RecordCount, interceptors...)
-}
-
-// Create returns a builder for creating a RecordCount entity.
-func (c *RecordCountClient) Create() *RecordCountCreate {
-	mutation := newRecordCountMutation(c.config, OpCreate)
-	return &RecordCountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// CreateBulk returns a builder for creating a bulk of RecordCount entities.
-func (c *RecordCountClient) CreateBulk(builders ...*RecordCountCreate) *RecordCountCreateBulk {
-	return &RecordCountCreateBulk{config: c.config, builders: builders}
-}
-
-// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
-// a builder and applies setFunc on it.
-func (c *RecordCountClient) MapCreateBulk(slice any, setFunc func(*RecordCountCreate, int)) *RecordCountCreateBulk {
-	rv := reflect.ValueOf(slice)
-	if rv.Kind() != reflect.Slice {
-		return &RecordCountCreateBulk{err: fmt.Errorf("calling to RecordCountClient.MapCreateBulk with wrong type %T, need slice", slice)}
-	}
-	builders := make([]*RecordCountCreate, rv.Len())
-	for i := 0; i < rv.Len(); i++ {
-		builders[i] = c.Create()
-		setFunc(builders[i], i)
-	}
-	return &RecordCountCreateBulk{config: c.config, builders: builders}
-}
-
-// Update returns an update builder for RecordCount.
-func (c *RecordCountClient) Update() *RecordCountUpdate {
-	mutation := newRecordCountMutation(c.config, OpUpdate)
-	return &RecordCountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOne returns an update builder for the given entity.
-func (c *RecordCountClient) UpdateOne(_m *RecordCount) *RecordCountUpdateOne {
-	mutation := newRecordCountMutation(c.config, OpUpdateOne, withRecordCount(_m))
-	return &RecordCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// UpdateOneID returns an update builder for the given id.
-func (c *RecordCountClient) UpdateOneID(id string) *RecordCountUpdateOne {
-	mutation := newRecordCountMutation(c.config, OpUpdateOne, withRecordCountID(id))
-	return &RecordCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// Delete returns a delete builder for RecordCount.
-func (c *RecordCountClient) Delete() *RecordCountDelete {
-	mutation := newRecordCountMutation(c.config, OpDelete)
-	return &RecordCountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
-}
-
-// DeleteOne returns a builder for deleting the given entity.
-func (c *RecordCountClient) DeleteOne(_m *RecordCount) *RecordCountDeleteOne {
-	return c.DeleteOneID(_m.ID)
-}
-
-// DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *RecordCountClient) DeleteOneID(id string) *RecordCountDeleteOne {
-	builder := c.Delete().Where(recordcount.ID(id))
-	builder.mutation.id = &id
-	builder.mutation.op = OpDeleteOne
-	return &RecordCountDeleteOne{builder}
-}
-
-// Query returns a query builder for RecordCount.
-func (c *RecordCountClient) Query() *RecordCountQuery {
-	return &RecordCountQuery{
-		config: c.config,
-		ctx:    &QueryContext{Type: TypeRecordCount},
-		inters: c.Interceptors(),
-	}
-}
-
-// Get returns a RecordCount entity by its id.
-func (c *RecordCountClient) Get(ctx context.Context, id string) (*RecordCount, error) {
-	return c.Query().Where(recordcount.ID(id)).Only(ctx)
-}
-
-// GetX is like Get, but panics if an error occurs.
-func (c *RecordCountClient) GetX(ctx context.Context, id string) *RecordCount {
-	obj, err := c.Get(ctx, id)
-	if err != nil {
-		panic(err)
-	}
-	return obj
-}
-
-// Hooks returns the client hooks.
-func (c *RecordCountClient) Hooks() []Hook {
-	return c.hooks.RecordCount
-}
-
-// Interceptors returns the client interceptors.
-func (c *RecordCountClient) Interceptors() []Interceptor {
-	return c.inters.RecordCount
-}
-
-func (c *RecordCountClient) mutate(ctx context.Context, m *RecordCountMutation) (Value, error) {
-	switch m.Op() {
-	case OpCreate:
-		return (&RecordCountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdate:
-		return (&RecordCountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpUpdateOne:
-		return (&RecordCountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
-	case OpDelete, OpDeleteOne:
-		return (&RecordCountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
-	default:
-		return nil, fmt.Errorf("ent: unknown RecordCount mutation op: %q", m.Op())
-	}
-}
-
 // ReturnRequestClient is a client for the ReturnRequest schema.
 type ReturnRequestClient struct {
 	config
@@ -5015,15 +4874,15 @@ type (
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
 		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
 		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
-		RecordCount, ReturnRequest, Role, SalesOrder, Sequence, Shipment,
-		ShipmentEvent, Store, Variant, Vendor, Workspace []ent.Hook
+		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent, Store,
+		Variant, Vendor, Workspace []ent.Hook
 	}
 	inters struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
 		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
 		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
-		RecordCount, ReturnRequest, Role, SalesOrder, Sequence, Shipment,
-		ShipmentEvent, Store, Variant, Vendor, Workspace []ent.Interceptor
+		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent, Store,
+		Variant, Vendor, Workspace []ent.Interceptor
 	}
 )
 

@@ -33,7 +33,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
 	"github.com/ledgerbase/ledgerbase/ent/ratebucket"
-	"github.com/ledgerbase/ledgerbase/ent/recordcount"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/role"
 	"github.com/ledgerbase/ledgerbase/ent/salesorder"
@@ -125,7 +124,6 @@ func checkColumn(t, c string) error {
 			promotioncode.Table:  promotioncode.ValidColumn,
 			quote.Table:          quote.ValidColumn,
 			ratebucket.Table:     ratebucket.ValidColumn,
-			recordcount.Table:    recordcount.ValidColumn,
 			returnrequest.Table:  returnrequest.ValidColumn,
 			role.Table:           role.ValidColumn,
 			salesorder.Table:     salesorder.ValidColumn,

@@ -25,7 +25,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
-	"github.com/ledgerbase/ledgerbase/ent/recordcount"
 	"github.com/ledgerbase/ledgerbase/ent/returnrequest"
 	"github.com/ledgerbase/ledgerbase/ent/role"
 	"github.com/ledgerbase/ledgerbase/ent/salesorder"
@@ -1062,35 +1061,6 @@ func init() {
 	quote.DefaultID = quoteDescID.Default.(func() string)
 	// quote.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	quote.IDValidator = quoteDescID.Validators[0].(func(string) error)
-	recordcountMixin := schema.RecordCount{}.Mixin()
-	recordcountMixinFields0 := recordcountMixin[0].Fields()
-	_ = recordcountMixinFields0
-	recordcountFields := schema.RecordCount{}.Fields()
-	_ = recordcountFields
-	// recordcountDescWorkspaceID is the schema descriptor for workspace_id field.
-	recordcountDescWorkspaceID := recordcountMixinFields0[1].Descriptor()
-	// recordcount.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
-	recordcount.WorkspaceIDValidator = recordcountDescWorkspaceID.Validators[0].(func(string) error)
-	// recordcountDescCreatedAt is the schema descriptor for created_at field.
-	recordcountDescCreatedAt := recordcountMixinFields0[2].Descriptor()
-	// recordcount.DefaultCreatedAt holds the default value on creation for the created_at field.
-	recordcount.DefaultCreatedAt = recordcountDescCreatedAt.Default.(func() time.Time)
-	// recordcountDescUpdatedAt is the schema descriptor for updated_at field.
-	recordcountDescUpdatedAt := recordcountMixinFields0[3].Descriptor()
-	// recordcount.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	recordcount.DefaultUpdatedAt = recordcountDescUpdatedAt.Default.(func() time.Time)
-	// recordcount.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	recordcount.UpdateDefaultUpdatedAt = recordcountDescUpdatedAt.UpdateDefault.(func() time.Time)
-	// recordcountDescCount is the schema descriptor for count field.
-	recordcountDescCount := recordcountFields[1].Descriptor()
-	// recordcount.DefaultCount holds the default value on creation for the count field.
-	recordcount.DefaultCount = recordcountDescCount.Default.(int64)
-	// recordcountDescID is the schema descriptor for id field.
-	recordcountDescID := recordcountMixinFields0[0].Descriptor()
-	// recordcount.DefaultID holds the default value on creation for the id field.
-	recordcount.DefaultID = recordcountDescID.Default.(func() string)
-	// recordcount.IDValidator is a validator for the "id" field. It is called by the builders before save.
-	recordcount.IDValidator = recordcountDescID.Validators[0].(func(string) error)
 	returnrequestMixin := schema.ReturnRequest{}.Mixin()
 	returnrequestMixinFields0 := returnrequestMixin[0].Fields()
 	_ = returnrequestMixinFields0

@@ -56,8 +56,6 @@ type Tx struct {
 	Quote *QuoteClient
 	// RateBucket is the client for interacting with the RateBucket builders.
 	RateBucket *RateBucketClient
-	// RecordCount is the client for interacting with the RecordCount builders.
-	RecordCount *RecordCountClient
 	// ReturnRequest is the client for interacting with the ReturnRequest builders.
 	ReturnRequest *ReturnRequestClient
 	// Role is the client for interacting with the Role builders.
@@ -230,7 +228,6 @@ func (tx *Tx) init() {
 	tx.PromotionCode = NewPromotionCodeClient(tx.config)
 	tx.Quote = NewQuoteClient(tx.config)
 	tx.RateBucket = NewRateBucketClient(tx.config)
-	tx.RecordCount = NewRecordCountClient(tx.config)
 	tx.ReturnRequest = NewReturnRequestClient(tx.config)
 	tx.Role = NewRoleClient(tx.config)
 	tx.SalesOrder = NewSalesOrderClient(tx.config)

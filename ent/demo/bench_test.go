@@ -11,6 +11,8 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 )
@@ -40,7 +42,7 @@ func BenchmarkSeed(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := db.Migrate(ctx, apitest.Searches()); err != nil {
+			if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -261,18 +261,6 @@ func (f RateBucketFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RateBucketMutation", m)
 }
 
-// The RecordCountFunc type is an adapter to allow the use of ordinary
-// function as RecordCount mutator.
-type RecordCountFunc func(context.Context, *ent.RecordCountMutation) (ent.Value, error)
-
-// Mutate calls f(ctx, m).
-func (f RecordCountFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.RecordCountMutation); ok {
-		return f(ctx, mv)
-	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecordCountMutation", m)
-}
-
 // The ReturnRequestFunc type is an adapter to allow the use of ordinary
 // function as ReturnRequest mutator.
 type ReturnRequestFunc func(context.Context, *ent.ReturnRequestMutation) (ent.Value, error)

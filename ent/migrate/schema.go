@@ -756,33 +756,6 @@ var (
 		Columns:    RateBucketsColumns,
 		PrimaryKey: []*schema.Column{RateBucketsColumns[0]},
 	}
-	// RecordCountsColumns holds the columns for the "record_counts" table.
-	RecordCountsColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeString},
-		{Name: "workspace_id", Type: field.TypeString},
-		{Name: "created_at", Type: field.TypeTime},
-		{Name: "updated_at", Type: field.TypeTime},
-		{Name: "resource", Type: field.TypeString},
-		{Name: "count", Type: field.TypeInt64, Default: 0},
-	}
-	// RecordCountsTable holds the schema information for the "record_counts" table.
-	RecordCountsTable = &schema.Table{
-		Name:       "record_counts",
-		Columns:    RecordCountsColumns,
-		PrimaryKey: []*schema.Column{RecordCountsColumns[0]},
-		Indexes: []*schema.Index{
-			{
-				Name:    "recordcount_workspace_id_created_at_id",
-				Unique:  false,
-				Columns: []*schema.Column{RecordCountsColumns[1], RecordCountsColumns[2], RecordCountsColumns[0]},
-			},
-			{
-				Name:    "recordcount_workspace_id_resource",
-				Unique:  true,
-				Columns: []*schema.Column{RecordCountsColumns[1], RecordCountsColumns[4]},
-			},
-		},
-	}
 	// ReturnsColumns holds the columns for the "returns" table.
 	ReturnsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1185,7 +1158,6 @@ var (
 		PromotionCodesTable,
 		QuotesTable,
 		RateBucketsTable,
-		RecordCountsTable,
 		ReturnsTable,
 		RolesTable,
 		SalesOrdersTable,

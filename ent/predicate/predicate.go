@@ -69,9 +69,6 @@ type Quote func(*sql.Selector)
 // RateBucket is the predicate function for ratebucket builders.
 type RateBucket func(*sql.Selector)
 
-// RecordCount is the predicate function for recordcount builders.
-type RecordCount func(*sql.Selector)
-
 // ReturnRequest is the predicate function for returnrequest builders.
 type ReturnRequest func(*sql.Selector)
 

@@ -122,17 +122,6 @@ func (Sequence) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("workspace_id", "name").Unique()}
 }
 
-// RecordCount keeps exact per-workspace totals so list pages never COUNT(*) a big table.
-type RecordCount struct{ ent.Schema }
-
-func (RecordCount) Mixin() []ent.Mixin { return []ent.Mixin{scoped("rct")} }
-func (RecordCount) Fields() []ent.Field {
-	return []ent.Field{field.String("resource"), field.Int64("count").Default(0)}
-}
-func (RecordCount) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "resource").Unique()}
-}
-
 // RateBucket is a key's token bucket when rate limits are shared through the
 // database (several `serve` processes enforcing one limit). Times are unix
 // seconds as floats so the refill is plain arithmetic on every dialect.
