@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
@@ -163,5 +162,3 @@ func listPath(t *testing.T, env *apitest.Env, r *resource.Resource, key string) 
 	}
 	return best
 }
-
-func waitForKeyCache() { time.Sleep(250 * time.Millisecond) }

@@ -254,11 +254,6 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 	return p, nil
 }
 
-// row holds one scanned row.
-type row struct {
-	vals []any // *sql.NullString, *sql.NullInt64, ...
-}
-
 func newDests(cols []column, extra int) []any {
 	d := make([]any, 0, len(cols)+extra)
 	for i := 0; i < extra; i++ {
