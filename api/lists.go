@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -60,7 +61,7 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 				}
 				fv = b
 			case resource.Enum:
-				if !oneOf(val, f.Values) {
+				if !slices.Contains(f.Values, val) {
 					err = apierr.Invalid(key, "%s must be one of %v", key, f.Values)
 				}
 			default:
@@ -85,13 +86,4 @@ func filterOf(r *resource.Resource, param string) (resource.Filter, bool) {
 		}
 	}
 	return resource.Filter{}, false
-}
-
-func oneOf(v string, vs []string) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,7 +118,7 @@ func ParseGrantList(s string) (map[string]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("grant %q: want resource:none|read|write", part)
 		}
-		if !contains(resource.Grantable(), name) {
+		if !slices.Contains(resource.Grantable(), name) {
 			return nil, fmt.Errorf("grant %q: unknown resource %q (one of %s)", part, name, strings.Join(resource.Grantable(), ", "))
 		}
 		if _, ok := resource.ParseAccess(acc); !ok {
@@ -126,15 +127,6 @@ func ParseGrantList(s string) (map[string]string, error) {
 		out[name] = acc
 	}
 	return out, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // NewRole creates a custom role.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,15 +136,6 @@ func kindOf(t field.Type) kind {
 	}
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // Columns lists the columns a resource's records show, with their kinds as
 // JSON types, for documents derived from the declarations (OpenAPI).
 func Columns(r *resource.Resource) []ColumnInfo {
@@ -153,11 +145,11 @@ func Columns(r *resource.Resource) []ColumnInfo {
 	}
 	var out []ColumnInfo
 	for _, c := range t.Columns {
-		if c.Name == "workspace_id" || contains(r.Hidden, c.Name) || c.Type == field.TypeBytes {
+		if c.Name == "workspace_id" || slices.Contains(r.Hidden, c.Name) || c.Type == field.TypeBytes {
 			continue
 		}
 		out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums,
-			Commerce: contains(r.CommerceColumns, c.Name)})
+			Commerce: slices.Contains(r.CommerceColumns, c.Name)})
 	}
 	return out
 }
@@ -194,13 +186,13 @@ func compileColumns(t *schema.Table, r *resource.Resource, only []string, keep f
 		if c.Type == field.TypeBytes || c.Name == "workspace_id" {
 			continue
 		}
-		if len(only) > 0 && !contains(only, c.Name) {
+		if len(only) > 0 && !slices.Contains(only, c.Name) {
 			continue
 		}
 		col := column{name: c.Name, kind: kindOf(c.Type)}
 		if r != nil {
-			col.commerce = contains(r.CommerceColumns, c.Name)
-			if contains(r.Hidden, c.Name) {
+			col.commerce = slices.Contains(r.CommerceColumns, c.Name)
+			if slices.Contains(r.Hidden, c.Name) {
 				if !keep(c.Name) {
 					continue
 				}

@@ -2,6 +2,7 @@ package writes
 
 import (
 	"fmt"
+	"slices"
 
 	"entgo.io/ent"
 
@@ -22,7 +23,7 @@ type enumOf func(column, value string) ent.Value
 // create keeps the schema's defaults). skip names fields the caller handles.
 func applyBody(m ent.Mutation, fields []resource.Field, v Values, enum enumOf, skip ...string) error {
 	for _, f := range fields {
-		if !v.Has(f.Name) || contains(skip, f.Name) {
+		if !v.Has(f.Name) || slices.Contains(skip, f.Name) {
 			continue
 		}
 		if v.IsNull(f.Name) {
@@ -40,13 +41,4 @@ func applyBody(m ent.Mutation, fields []resource.Field, v Values, enum enumOf, s
 		}
 	}
 	return nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }

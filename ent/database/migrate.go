@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -54,21 +55,12 @@ func MergeSearches(in []Search) []Search {
 			i = len(out) - 1
 		}
 		for _, c := range s.Columns {
-			if !contains(out[i].Columns, c) {
+			if !slices.Contains(out[i].Columns, c) {
 				out[i].Columns = append(out[i].Columns, c)
 			}
 		}
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // document is the SQL expression of the searchable text of a row.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -229,7 +230,7 @@ func TestOrdersMatchTheirShipmentsPaymentsAndReturns(t *testing.T) {
 			continue
 		}
 		online++
-		if o.ChannelID == nil || !contains(stores, *o.ChannelID) || o.PaymentStatus == nil || o.ShippingStatus == nil {
+		if o.ChannelID == nil || !slices.Contains(stores, *o.ChannelID) || o.PaymentStatus == nil || o.ShippingStatus == nil {
 			t.Fatalf("online order %s lacks its store, payment or shipping status", o.Number)
 		}
 		if want := map[string]string{"shipped": "shipped", "partially_shipped": "partially_shipped", "delivered": "delivered"}[string(o.Status)]; want != "" && string(*o.ShippingStatus) != want ||
@@ -479,13 +480,4 @@ func TestASecondRunIntoTheSameWorkspaceAddsMore(t *testing.T) {
 	if n != first["items"]+second["items"] {
 		t.Fatalf("%d items after two runs of %d and %d", n, first["items"], second["items"])
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
