@@ -54,7 +54,7 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 			}
 			var fv any = val
 			switch f.Type {
-			case resource.Bool:
+			case resource.Boolean:
 				b, e := strconv.ParseBool(val)
 				if e != nil || (val != "true" && val != "false") {
 					err = apierr.Invalid(key, "%s must be true or false", key)

@@ -99,7 +99,7 @@ func TestEveryNamedFilter(t *testing.T) {
 			switch f.Type {
 			case resource.Enum:
 				values = f.Values
-			case resource.Bool:
+			case resource.Boolean:
 				values = []string{"true", "false"}
 			default:
 				seen := map[string]bool{}
@@ -123,7 +123,7 @@ func TestEveryNamedFilter(t *testing.T) {
 					}
 				}
 				arg := any(v)
-				if f.Type == resource.Bool {
+				if f.Type == resource.Boolean {
 					arg = v == "true"
 				}
 				var n int
@@ -139,7 +139,7 @@ func TestEveryNamedFilter(t *testing.T) {
 			if matched == 0 {
 				t.Fatalf("%s: filter %s matched nothing in the demo data", r.Name, f.Param)
 			}
-			if f.Type == resource.Enum || f.Type == resource.Bool {
+			if f.Type == resource.Enum || f.Type == resource.Boolean {
 				e := env.Get(t, "/v1/"+r.Name+"?"+f.Param+"=bogus", d.A.Key).WantError(t, 400, "invalid_request")
 				if e["param"] != f.Param {
 					t.Fatalf("%s?%s=bogus: param %v", r.Name, f.Param, e["param"])

@@ -13,9 +13,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
-// WriteFunc implements a write operation.
-type WriteFunc = writes.Func
-
 // checkWrites refuses to start when a declared write has no implementation:
 // a declaration must never turn into a route that cannot answer.
 func checkWrites() error {
@@ -78,7 +75,7 @@ func (s *Server) write(rt Route) fiber.Handler {
 // corrected retry may reuse the key. The operation's answer is stored when
 // it is a success or a client error it decided (404, 409, business 400);
 // a 5xx releases the key, since nothing was written and a retry should run.
-func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f WriteFunc) (writes.Result, error) {
+func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (writes.Result, error) {
 	key := c.Get(idempotency.Header)
 	if key == "" || c.Method() != fiber.MethodPost {
 		return f(req)

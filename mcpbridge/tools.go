@@ -185,7 +185,7 @@ func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
 	for _, f := range r.Filters {
 		s := map[string]any{"description": f.Doc}
 		switch f.Type {
-		case resource.Bool:
+		case resource.Boolean:
 			s["type"] = "boolean"
 		case resource.Enum:
 			s["type"] = "string"

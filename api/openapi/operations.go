@@ -143,7 +143,7 @@ func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 	for _, f := range r.Filters {
 		s := &openapi3.Schema{Type: types(openapi3.TypeString)}
 		switch f.Type {
-		case resource.Bool:
+		case resource.Boolean:
 			s = &openapi3.Schema{Type: types(openapi3.TypeBoolean)}
 		case resource.Enum:
 			for _, v := range f.Values {

@@ -202,7 +202,7 @@ var (
 			enumFilter("status", "draft", "confirmed", "partially_shipped", "shipped", "delivered", "cancelled"),
 			idFilter("client_id", "Only this client's orders."),
 			idFilter("channel_id", "Only orders of this store (sto_...)."),
-			{Param: "online", Column: "online", Type: Bool, Doc: "true: only online orders; false: only the others."},
+			{Param: "online", Column: "online", Type: Boolean, Doc: "true: only online orders; false: only the others."},
 			enumFilter("payment_status", "unpaid", "authorized", "paid", "partially_refunded", "refunded"),
 			enumFilter("shipping_status", "not_shipped", "partially_shipped", "shipped", "delivered"),
 		},

@@ -9,12 +9,11 @@ const (
 	Boolean Type = "boolean"
 	Object  Type = "object"
 	Array   Type = "array"
-	Enum    Type = "enum"  // a string from Values
-	Date    Type = "date"  // a YYYY-MM-DD string
-	Time    Type = "time"  // an RFC 3339 string
-	Bool         = Boolean // alias used by filters
-	Ref     Type = "ref"   // external_ref: string "system:connection:id" or object
-	Any     Type = "any"   // an object or a string, checked by the operation
+	Enum    Type = "enum" // a string from Values
+	Date    Type = "date" // a YYYY-MM-DD string
+	Time    Type = "time" // an RFC 3339 string
+	Ref     Type = "ref"  // external_ref: string "system:connection:id" or object
+	Any     Type = "any"  // an object or a string, checked by the operation
 )
 
 // Field is one field of a request body.
