@@ -29,6 +29,9 @@ type Config struct {
 	BodyLimit int
 	// KeyCacheTTL bounds how long another process's key change takes to be seen.
 	KeyCacheTTL time.Duration
+	// RecordCacheBytes sizes the render cache of records (records.SetCache):
+	// 0 is records.DefaultCacheBytes, negative turns it off.
+	RecordCacheBytes int
 	// ReadTimeout, WriteTimeout and IdleTimeout protect against slow clients.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// Observe, when set, runs first on every request (metrics, access log).
@@ -75,6 +78,9 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	eng, err := records.New(db, resource.All)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.RecordCacheBytes != 0 {
+		eng.SetCache(cfg.RecordCacheBytes)
 	}
 	s := &Server{
 		DB:      db,

@@ -149,6 +149,11 @@ func WithSharedRateLimits() Option {
 	return func(c *api.Config) { c.SharedRateLimits = true }
 }
 
+// WithRecordCache sizes the render cache of records (negative: off).
+func WithRecordCache(bytes int) Option {
+	return func(c *api.Config) { c.RecordCacheBytes = bytes }
+}
+
 // Start runs a server on a loopback port until the test ends. mount, when
 // given, adds routes (the admin UI) before /v1 is installed.
 func Start(t testing.TB, opts ...Option) *Env {

@@ -15,6 +15,8 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
+	"github.com/maypok86/otter/v2"
+
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/jsonout"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -49,7 +51,30 @@ type plan struct {
 	embeds   []*embedPlan
 	flag     int // index of the commerce flag column, or -1
 	colIndex map[string]int
+	// cacheable plans render from their own row alone: their JSON is kept
+	// in the render cache (cache.go). selects then ends with the version
+	// column, and keys selects only id and version.
+	cacheable         bool
+	commerceSensitive bool
+	keys              string
+	versionSQL        string // id and version of one record
 }
+
+// version is the column a cached rendering is checked against, as text on
+// both databases.
+const version = "CAST(t.updated_at AS TEXT)"
+
+// dests allocates the scan buffers of one full row.
+func (p *plan) dests() []any {
+	d := newDests(p.cols, 0)
+	if p.cacheable {
+		d = append(d, new(string))
+	}
+	return d
+}
+
+// versionOf is the version a full row was read at.
+func (p *plan) versionOf(d []any) string { return *d[len(d)-1].(*string) }
 
 type embedPlan struct {
 	e    resource.Embed
@@ -61,6 +86,7 @@ type embedPlan struct {
 type Engine struct {
 	db    *database.DB
 	plans map[*resource.Resource]*plan
+	cache *otter.Cache[string, rendered] // nil: off
 	// Counts, when set, answers list totals without counting rows.
 	Counts Counter
 }
@@ -106,6 +132,7 @@ func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
 		p.search = merged[r.Table]
 		e.plans[r] = p
 	}
+	e.SetCache(DefaultCacheBytes)
 	return e, nil
 }
 
@@ -222,7 +249,17 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 		}
 	}
 	p.selects = strings.Join(names, ", ")
+	_, hasVersion := p.colIndex["updated_at"]
+	p.cacheable = len(r.Embeds) == 0 && hasVersion
+	for _, c := range p.cols {
+		p.commerceSensitive = p.commerceSensitive || c.commerce
+	}
 	w, _ := p.where("")
+	if p.cacheable {
+		p.selects += ", " + version
+		p.keys = "t.id, " + version
+		p.versionSQL = db.Rebind("SELECT " + p.keys + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
+	}
 	p.getSQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
 	for _, e := range r.Embeds {
 		ct := table(e.Table)
@@ -395,7 +432,7 @@ func (e *Engine) query(ctx context.Context, p *plan, q string, args []any) (*sca
 	out := &scanned{}
 	idIdx := p.colIndex["id"]
 	for rs.Next() {
-		d := newDests(p.cols, 0)
+		d := p.dests()
 		if err := rs.Scan(d...); err != nil {
 			return nil, apierr.Internal(err)
 		}
@@ -489,6 +526,20 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	_, extra := p.where(parentID)
 	args := append([]any{ws.ID}, extra...)
 	args = append(args, id)
+	useCache := p.cacheable && e.cache != nil
+	if useCache {
+		var got, ver string
+		err := e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
+		if err == sql.ErrNoRows {
+			return nil, apierr.NotFound(r.Singular)
+		}
+		if err != nil {
+			return nil, apierr.Internal(err)
+		}
+		if b, ok := e.cached(p, ws, id, ver); ok {
+			return b, nil
+		}
+	}
 	s, err := e.query(ctx, p, p.getSQL, args)
 	if err != nil {
 		return nil, err
@@ -500,7 +551,88 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	if err != nil {
 		return nil, err
 	}
-	return p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0]), nil
+	b := p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0])
+	if useCache {
+		b = e.remember(p, ws, id, p.versionOf(s.rows[0]), b)
+	}
+	return b, nil
+}
+
+// byID reads the full rows of ids (any order; missing ids are absent).
+func (e *Engine) byID(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string) (*scanned, error) {
+	w, extra := p.where(parentID)
+	args := make([]any, 0, len(ids)+1+len(extra))
+	args = append(append(args, ws.ID), extra...)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	return e.query(ctx, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+w+" AND t.id IN ("+marks+")", args)
+}
+
+// pageCached appends the records of q — which selects p.keys — using the
+// render cache: only rows missing from it, or changed since they were
+// cached, are read in full, with one query.
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
+	var ids, versions []string
+	for rs.Next() {
+		var id, ver string
+		if err := rs.Scan(&id, &ver); err != nil {
+			rs.Close()
+			return nil, apierr.Internal(err)
+		}
+		ids, versions = append(ids, id), append(versions, ver)
+	}
+	err = rs.Err()
+	rs.Close()
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
+	parts := make([][]byte, len(ids))
+	var missing []string
+	for i, id := range ids {
+		if j, ok := e.cached(p, ws, id, versions[i]); ok {
+			parts[i] = j
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		s, err := e.byID(ctx, p, ws, parentID, missing)
+		if err != nil {
+			return nil, err
+		}
+		fresh := make(map[string][]byte, len(s.ids))
+		for i, d := range s.rows {
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil))
+		}
+		for i, id := range ids {
+			if parts[i] == nil {
+				parts[i] = fresh[id] // nil: deleted since the page was read; left out
+			}
+		}
+	}
+	n := len(parts)
+	for _, part := range parts {
+		n += len(part)
+	}
+	b = slices.Grow(b, n+64) // room for the meta that follows
+	first := true
+	for _, part := range parts {
+		if part == nil {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, part...)
+	}
+	return b, nil
 }
 
 // Exists reports whether the workspace has a record of r with this id
@@ -560,16 +692,16 @@ const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
 // created_at, id) index — or the filter's covering index — and the full
 // rows of the page alone are fetched: offset 500,000 then skips index
 // entries, not table rows.
-func (e *Engine) pageSQL(p *plan, where string, offset int) string {
+func (e *Engine) pageSQL(p *plan, sel, where string, offset int) string {
 	from := " FROM " + p.r.Table + " t WHERE "
 	if offset < subqueryOffset {
-		return "SELECT " + p.selects + from + where + newestFirst + " LIMIT ? OFFSET ?"
+		return "SELECT " + sel + from + where + newestFirst + " LIMIT ? OFFSET ?"
 	}
 	key := "t.rowid"
 	if e.db.Dialect == dialect.Postgres {
 		key = "t.id"
 	}
-	return "SELECT " + p.selects + from + key + " IN (SELECT " + key + from + where + newestFirst + " LIMIT ? OFFSET ?)" + newestFirst
+	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + " LIMIT ? OFFSET ?)" + newestFirst
 }
 
 // List answers a list envelope {data, meta} as JSON.
@@ -645,11 +777,23 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 				offset = rest
 			}
 		}
-		q := e.pageSQL(p, w, offset)
+		sel := p.selects
+		useCache := p.cacheable && e.cache != nil
+		if useCache {
+			sel = p.keys
+		}
+		q := e.pageSQL(p, sel, w, offset)
 		if rowFirst {
-			q = "SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
+			q = "SELECT " + sel + " FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
 		}
 		args = append(args, pg.Limit, offset)
+		if useCache {
+			b, err := e.pageCached(ctx, p, ws, pg.ParentID, q, args, b)
+			if err != nil {
+				return nil, err
+			}
+			return e.meta(b, pg, total), nil
+		}
 		if len(p.embeds) == 0 {
 			// Nothing to fetch per page: encode each row as it is read,
 			// into one set of buffers.
@@ -696,7 +840,7 @@ func (e *Engine) stream(ctx context.Context, p *plan, ws Workspace, q string, ar
 		return nil, apierr.Internal(err)
 	}
 	defer rs.Close()
-	d := newDests(p.cols, 0)
+	d := p.dests()
 	for first := true; rs.Next(); first = false {
 		if err := rs.Scan(d...); err != nil {
 			return nil, apierr.Internal(err)

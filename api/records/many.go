@@ -2,7 +2,6 @@ package records
 
 import (
 	"context"
-	"strings"
 
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
@@ -16,14 +15,7 @@ func (e *Engine) GetMany(ctx context.Context, r *resource.Resource, ws Workspace
 		return out, nil
 	}
 	p := e.plans[r]
-	w, _ := p.where("")
-	args := make([]any, 0, len(ids)+1)
-	args = append(args, ws.ID)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	s, err := e.query(ctx, p, "SELECT "+p.selects+" FROM "+r.Table+" t WHERE "+w+" AND t.id IN ("+marks+")", args)
+	s, err := e.byID(ctx, p, ws, "", ids)
 	if err != nil {
 		return nil, err
 	}

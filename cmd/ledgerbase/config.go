@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/knadh/koanf/parsers/yaml"
+
 	"github.com/knadh/koanf/providers/env/v2"
 	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/providers/posflag"
 	"github.com/knadh/koanf/v2"
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/spf13/pflag"
 
 	"github.com/ledgerbase/ledgerbase/api"
@@ -46,6 +48,7 @@ type Config struct {
 	ShutdownGrace time.Duration `koanf:"shutdown_grace" help:"on SIGTERM/SIGINT, time requests in flight get to finish"`
 	ShutdownDelay time.Duration `koanf:"shutdown_delay" help:"on SIGTERM/SIGINT, time to keep serving while /readyz says 503, so load balancers stop sending first"`
 	KeyCacheTTL   time.Duration `koanf:"key_cache_ttl" help:"how long a key is trusted before it is looked up again (bounds how fast another process's revocation is seen)"`
+	RecordCacheMB int           `koanf:"record_cache_mb" help:"memory for rendered records' JSON, checked against each row's updated_at on every read (0 = off)"`
 	RateLimit     struct {
 		Starter  int  `koanf:"starter" help:"requests per minute per key on the starter plan (0 = unlimited)"`
 		Growth   int  `koanf:"growth" help:"requests per minute per key on the growth plan (0 = unlimited)"`
@@ -73,11 +76,20 @@ func defaultConfig() Config {
 	c.IdleTimeout = 120 * time.Second
 	c.ShutdownGrace = 20 * time.Second
 	c.KeyCacheTTL = 5 * time.Second
+	c.RecordCacheMB = records.DefaultCacheBytes >> 20
 	d := api.DefaultRateLimits()
 	c.RateLimit.Starter, c.RateLimit.Growth, c.RateLimit.Business = d[resource.Starter], d[resource.Growth], d[resource.Business]
 	c.Log.Format, c.Log.Level, c.Log.Access = "text", "info", true
 	c.Metrics.Enabled = true
 	return c
+}
+
+// recordCacheBytes is api.Config's value: there 0 is the default, and off is negative.
+func (c Config) recordCacheBytes() int {
+	if c.RecordCacheMB <= 0 {
+		return -1
+	}
+	return c.RecordCacheMB << 20
 }
 
 const envPrefix = "LEDGERBASE_"

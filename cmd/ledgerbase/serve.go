@@ -148,6 +148,7 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		SharedRateLimits: cfg.RateLimit.Shared,
 		BodyLimit:        cfg.BodyLimit,
 		KeyCacheTTL:      cfg.KeyCacheTTL,
+		RecordCacheBytes: cfg.recordCacheBytes(),
 		ReadTimeout:      cfg.ReadTimeout,
 		WriteTimeout:     cfg.WriteTimeout,
 		IdleTimeout:      cfg.IdleTimeout,

@@ -1,0 +1,65 @@
+package records
+
+import (
+	"github.com/maypok86/otter/v2"
+)
+
+// The render cache keeps the JSON of records whose answer depends on their
+// own row alone (no embeds), keyed by id and checked against the row's
+// updated_at on every read: a read still asks the database for the row's
+// current version (a narrow query), but converts and encodes its columns
+// only when the row changed since it was last rendered. Every write goes
+// through ent, which sets updated_at (nanoseconds on SQLite, microseconds on
+// PostgreSQL), so a cached answer is never served for a changed row, from
+// this process or another one sharing the database.
+type rendered struct {
+	version string
+	json    []byte
+}
+
+// DefaultCacheBytes is the render cache's default budget.
+const DefaultCacheBytes = 16 << 20
+
+// SetCache sizes the render cache; 0 or less turns it off.
+func (e *Engine) SetCache(maxBytes int) {
+	if maxBytes <= 0 {
+		e.cache = nil
+		return
+	}
+	c, err := otter.New(&otter.Options[string, rendered]{
+		MaximumWeight: uint64(maxBytes),
+		// The entry's bytes plus its key, version and bookkeeping.
+		Weigher: func(k string, v rendered) uint32 { return uint32(len(k) + len(v.version) + cap(v.json) + 96) },
+	})
+	if err != nil { // only for contradictory options, which these are not
+		panic(err)
+	}
+	e.cache = c
+}
+
+// cacheKey names a record's rendering: products of commerce and
+// non-commerce workspaces render differently.
+func (p *plan) cacheKey(ws Workspace, id string) string {
+	if !p.commerceSensitive {
+		return id
+	}
+	if ws.Commerce {
+		return id + "\x00c"
+	}
+	return id + "\x00n"
+}
+
+func (e *Engine) cached(p *plan, ws Workspace, id, version string) ([]byte, bool) {
+	v, ok := e.cache.GetIfPresent(p.cacheKey(ws, id))
+	if !ok || v.version != version {
+		return nil, false
+	}
+	return v.json, true
+}
+
+// remember caches b; it is clipped so that a caller's append copies it.
+func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte) []byte {
+	b = b[:len(b):len(b)]
+	e.cache.Set(p.cacheKey(ws, id), rendered{version: version, json: b})
+	return b
+}

@@ -1,0 +1,93 @@
+package records_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/demo"
+)
+
+// benchEngine seeds a small demo workspace: the read path's cost is per
+// row served, not per row stored, so a small file profiles it faithfully.
+func benchEngine(b *testing.B) (*records.Engine, records.Workspace, []string) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "bench.db")
+	if p := os.Getenv("LEDGERBASE_BENCH_DB"); p != "" {
+		path = p
+	}
+	db, err := database.Open(ctx, "sqlite:"+path, database.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
+		b.Fatal(err)
+	}
+	ws, err := access.NewWorkspace(ctx, db.Ent, "Bench", "business", true, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: 5000, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	e, err := records.New(db, resource.All)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows, err := db.Read.QueryContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? LIMIT 1000", ws.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	return e, records.Workspace{ID: ws.ID, Commerce: true}, ids
+}
+
+// go test ./api/records -run '^$' -bench . -cpuprofile /tmp/cpu.prof
+func BenchmarkReads(b *testing.B) {
+	e, ws, ids := benchEngine(b)
+	r := resource.Invoices
+	ctx := context.Background()
+	for _, cache := range []int{0, records.DefaultCacheBytes} {
+		e.SetCache(cache)
+		name := "cached"
+		if cache == 0 {
+			name = "uncached"
+		}
+		b.Run(name+"/get", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Get(ctx, r, ws, ids[i%len(ids)], ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/list25", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.List(ctx, r, ws, records.Page{Limit: 25, Offset: (i % 20) * 25}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/q-client", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.List(ctx, r, ws, records.Page{Limit: 25, Q: "Acme Holdings"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
