@@ -536,7 +536,9 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		if err != nil {
 			return nil, apierr.Internal(err)
 		}
-		if b, ok := e.cached(p, ws, id, ver); ok {
+		// got, not id: a key kept in the cache must not share memory with
+		// the request (fiber's params point into a reused buffer).
+		if b, ok := e.cached(p, ws, got, ver); ok {
 			return b, nil
 		}
 	}
@@ -553,7 +555,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	}
 	b := p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0])
 	if useCache {
-		b = e.remember(p, ws, id, p.versionOf(s.rows[0]), b)
+		b = e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b)
 	}
 	return b, nil
 }
