@@ -33,7 +33,7 @@ func benchEngine(b *testing.B) (*records.Engine, records.Workspace, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: 5000, Seed: 1}); err != nil {
+	if _, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: 12000, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
 	e, err := records.New(db, resource.All)
@@ -77,6 +77,14 @@ func BenchmarkReads(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if _, err := e.List(ctx, r, ws, records.Page{Limit: 25, Offset: (i % 20) * 25}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/list25-offset6000", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.List(ctx, r, ws, records.Page{Limit: 25, Offset: 6000 + (i%40)*25}); err != nil {
 					b.Fatal(err)
 				}
 			}
