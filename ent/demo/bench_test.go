@@ -74,7 +74,7 @@ func BenchmarkSeed(b *testing.B) {
 		// load's rebuild of the search indexes and totals.
 		var steps []string
 		o.Progress = func(step string) {
-			steps = append(steps, fmt.Sprintf("%s %.1fs (CPU %.1fs)", step, time.Since(start).Seconds(), (cpuTime() - cpu0).Seconds()))
+			steps = append(steps, fmt.Sprintf("%s %.1fs (CPU %.1fs)", step, time.Since(start).Seconds(), (cpuTime()-cpu0).Seconds()))
 		}
 		counts, err := demo.Run(ctx, db, ws.ID, o)
 		if err != nil {
