@@ -134,7 +134,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	if env.data, err = sampleData(ctx, db, ws.ID, seed); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "data: seeded with %s, seed %d; %s\n", size, seed, env.data.describe())
+	fmt.Fprintf(out, "data: %s, seed %d; the workspace holds %s\n", size, seed, env.data.describe())
 
 	exe, err := os.Executable()
 	if err != nil {

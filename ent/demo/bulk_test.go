@@ -50,7 +50,7 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, seed := range []uint64{3, 4} {
-			o := demo.Options{Invoices: 300, Clients: 40, SalesOrders: 90, Products: 30, Seed: seed, Now: now, Bulk: !rowTriggers}
+			o := demo.Options{Invoices: 300, Clients: 40, SalesOrders: 90, Products: 30, Seed: seed, Now: now, RowTriggers: rowTriggers}
 			if _, err := demo.Run(ctx, db, "ws_same", o); err != nil {
 				t.Fatal(err)
 			}

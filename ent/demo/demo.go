@@ -33,14 +33,12 @@ type Options struct {
 	// Seed and Now make the content reproducible (ids stay unique per run).
 	Seed uint64
 	Now  time.Time
-	// Bulk loads SQLite in one transaction that does the work of the
-	// per-row insert triggers (search index, list totals) once at the end
-	// (database.DB.Bulk): all or nothing, the same result. By default rows
-	// go in through ordinary INSERTs, every trigger firing, in transactions
-	// of commitEvery rows: at a million invoices that is faster, as one
-	// transaction's WAL grows to the size of the data and every page read
-	// of the load then searches it.
-	Bulk bool
+	// RowTriggers keeps SQLite's per-row insert triggers (search index,
+	// list totals) firing on every row, in transactions of commitEvery
+	// rows, as on PostgreSQL. By default a SQLite load is one transaction
+	// of database.DB.Bulk, which does those triggers' work once at the
+	// end: all or nothing, the same result, less CPU per row.
+	RowTriggers bool
 	// Progress, when set, hears the name of each step as it starts
 	// ("catalog", "clients", "invoices", ..., "indexes" for a Bulk load's
 	// rebuild, "done").
@@ -95,7 +93,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		}
 		return ctx.Err()
 	}
-	if g.sqlite && o.Bulk {
+	if g.sqlite && !o.RowTriggers {
 		err = db.Bulk(ctx, load)
 	} else {
 		restore := db.BulkCache(ctx)

@@ -11,11 +11,11 @@ import (
 
 // Bulk loading: the generator appends rows to tables; full batches go as
 // multi-row INSERTs to one writer goroutine, so generating the next rows
-// overlaps with the database writing the last ones. Ordinary INSERT
-// statements keep every trigger (search indexes, counters) doing its work,
-// and the writer commits every commitEvery rows; with Options.Bulk on
-// SQLite the whole load is instead one transaction of database.DB.Bulk,
-// which does the insert triggers' work once at the end.
+// overlaps with the database writing the last ones. On SQLite the whole
+// load is one transaction of database.DB.Bulk, which does the work of the
+// per-row insert triggers (search index, list totals) once at the end;
+// otherwise (PostgreSQL, Options.RowTriggers) ordinary INSERTs keep every
+// trigger doing its work and the writer commits every commitEvery rows.
 
 const (
 	// maxArgs stays under SQLite's default variable limit (32766) and
