@@ -37,7 +37,7 @@ func benchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Seed a workspace, serve it, and measure /v1 against a bare fiber baseline",
 		Long: `bench seeds a workspace at --scale (reused when an earlier run seeded it with the
-same scale and seed), starts 'ledgerbase serve' as a child process on a loopback
+same counts and seed), starts 'ledgerbase serve' as a child process on a loopback
 port, drives it with keep-alive connections from this process, and prints per
 scenario: requests/s (median of --rounds), its ratio to a bare fiber handler
 serving the same invoice JSON from memory (a second child process; every
@@ -47,7 +47,10 @@ errors, and the server's peak RSS.`,
 		RunE: runBench,
 	}
 	f := c.Flags()
-	f.Int("scale", 1_000_000, "invoices to seed; the demo generator sizes every other resource from it")
+	f.Int("scale", 1_000_000, "invoices to seed; the demo generator sizes every other resource from it unless counted below")
+	f.Int("clients", 0, "clients to seed (default --scale/10: 100,000 at the default scale)")
+	f.Int("sales-orders", 0, "sales orders to seed, each with its lines (default --scale/5: 200,000)")
+	f.Int("products", 0, "products to seed, each with its variants (default --scale/20: 50,000)")
 	f.Int("conns", 64, "keep-alive connections per scenario")
 	f.Duration("duration", 5*time.Second, "length of one measured round")
 	f.Duration("warmup", 2*time.Second, "unmeasured load before a scenario's rounds")
@@ -74,6 +77,11 @@ func runBench(c *cobra.Command, _ []string) error {
 	ctx := c.Context()
 	f := c.Flags()
 	scale, _ := f.GetInt("scale")
+	size := benchSize{invoices: scale}
+	size.clients, _ = f.GetInt("clients")
+	size.salesOrders, _ = f.GetInt("sales-orders")
+	size.products, _ = f.GetInt("products")
+	size = size.withDefaults()
 	conns, _ := f.GetInt("conns")
 	dur, _ := f.GetDuration("duration")
 	warm, _ := f.GetDuration("warmup")
@@ -99,7 +107,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	if err := db.Migrate(ctx, searches()); err != nil {
 		return err
 	}
-	ws, seeded, err := benchWorkspace(ctx, db, scale, seed)
+	ws, seeded, err := benchWorkspace(ctx, db, size, seed)
 	if err != nil {
 		return err
 	}
@@ -126,7 +134,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	if env.data, err = sampleData(ctx, db, ws.ID, seed); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "data: %s\n", env.data.describe())
+	fmt.Fprintf(out, "data: %s, seed %d; the workspace holds %s\n", size, seed, env.data.describe())
 
 	exe, err := os.Executable()
 	if err != nil {
@@ -182,10 +190,34 @@ func runBench(c *cobra.Command, _ []string) error {
 	return nil
 }
 
-// benchWorkspace finds the workspace an earlier run seeded at this scale
-// and seed, or seeds a new one and says how long that took.
-func benchWorkspace(ctx context.Context, db *database.DB, scale int, seed uint64) (*ent.Workspace, time.Duration, error) {
-	name := fmt.Sprintf("bench %d seed %d", scale, seed)
+// benchSize is what bench seeds: the issue's figures at the default scale.
+type benchSize struct {
+	invoices, clients, salesOrders, products int
+}
+
+// withDefaults scales the counts left at zero with the invoices:
+// 1,000,000 invoices, 100,000 clients, 200,000 sales orders, 50,000 products.
+func (s benchSize) withDefaults() benchSize {
+	for _, c := range []struct {
+		n   *int
+		div int
+	}{{&s.clients, 10}, {&s.salesOrders, 5}, {&s.products, 20}} {
+		if *c.n <= 0 {
+			*c.n = max(1, s.invoices/c.div)
+		}
+	}
+	return s
+}
+
+func (s benchSize) String() string {
+	return fmt.Sprintf("%d invoices, %d clients, %d sales orders, %d products", s.invoices, s.clients, s.salesOrders, s.products)
+}
+
+// benchWorkspace finds the workspace an earlier run seeded with these
+// counts and seed, or seeds a new one and says how long that took.
+func benchWorkspace(ctx context.Context, db *database.DB, size benchSize, seed uint64) (*ent.Workspace, time.Duration, error) {
+	// Workspaces of earlier proportions have other names: never reused.
+	name := fmt.Sprintf("bench %d seed %d clients %d orders %d products %d", size.invoices, seed, size.clients, size.salesOrders, size.products)
 	ws, err := db.Ent.Workspace.Query().Where(workspace.Name(name)).First(ctx)
 	if err == nil {
 		return ws, 0, nil
@@ -193,13 +225,15 @@ func benchWorkspace(ctx context.Context, db *database.DB, scale int, seed uint64
 	if !ent.IsNotFound(err) {
 		return nil, 0, err
 	}
-	fmt.Fprintf(os.Stderr, "seeding %d invoices (and the rest in proportion)...\n", scale)
+	fmt.Fprintf(os.Stderr, "seeding %s (and the rest in proportion)...\n", size)
 	t0 := time.Now()
 	ws, err = access.NewWorkspace(ctx, db.Ent, name+" (seeding)", "business", true, true)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: scale, Seed: seed}); err != nil {
+	o := demo.Options{Invoices: size.invoices, Clients: size.clients, SalesOrders: size.salesOrders, Products: size.products, Seed: seed,
+		Progress: func(step string) { fmt.Fprintf(os.Stderr, "  %s at %.1f s\n", step, time.Since(t0).Seconds()) }}
+	if err := demo.Seed(ctx, db, ws.ID, o); err != nil {
 		return nil, 0, fmt.Errorf("seed: %w", err)
 	}
 	took := time.Since(t0)

@@ -179,7 +179,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 	}
 	var have string
 	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM list_totals_version").Scan(&have)
-	if have == marker {
+	if have == marker && !d.totalsTriggersMissing(ctx) {
 		return nil
 	}
 	tx, err := d.Write.BeginTx(ctx, nil)

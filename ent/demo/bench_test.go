@@ -1,10 +1,13 @@
 package demo_test
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -38,7 +41,9 @@ func BenchmarkSeed(b *testing.B) {
 			db, _ = apitest.DB(b)
 		} else {
 			var err error
-			db, err = database.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "bench.db"), database.Options{})
+			// LEDGERBASE_DEMO_DB keeps the file for a look afterwards.
+			path := cmp.Or(os.Getenv("LEDGERBASE_DEMO_DB"), filepath.Join(b.TempDir(), "bench.db"))
+			db, err = database.Open(ctx, "sqlite:"+path, database.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -52,7 +57,26 @@ func BenchmarkSeed(b *testing.B) {
 		}
 		b.StartTimer()
 		start, cpu0 := time.Now(), cpuTime()
-		counts, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: n, Seed: 1})
+		o := demo.Options{Invoices: n, Seed: 1, RowTriggers: os.Getenv("LEDGERBASE_DEMO_ROW_TRIGGERS") != ""}
+		for _, c := range []struct {
+			env string
+			n   *int
+		}{{"LEDGERBASE_DEMO_CLIENTS", &o.Clients}, {"LEDGERBASE_DEMO_SALES_ORDERS", &o.SalesOrders}, {"LEDGERBASE_DEMO_PRODUCTS", &o.Products}} {
+			if v := os.Getenv(c.env); v != "" {
+				var err error
+				if *c.n, err = strconv.Atoi(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		// Each step's start, in wall and CPU time since the start: the
+		// invoices take from "invoices" to "quotes"; "indexes" is the bulk
+		// load's rebuild of the search indexes and totals.
+		var steps []string
+		o.Progress = func(step string) {
+			steps = append(steps, fmt.Sprintf("%s %.1fs (CPU %.1fs)", step, time.Since(start).Seconds(), (cpuTime()-cpu0).Seconds()))
+		}
+		counts, err := demo.Run(ctx, db, ws.ID, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -64,6 +88,7 @@ func BenchmarkSeed(b *testing.B) {
 		b.ReportMetric(d.Seconds(), "s/run")
 		b.ReportMetric(float64(total)/d.Seconds(), "rows/s")
 		b.Logf("%d invoices, %d rows in all, in %s (CPU %s)", n, total, d.Round(time.Millisecond), cpu.Round(time.Millisecond))
+		b.Logf("steps: %s", strings.Join(steps, ", "))
 	}
 }
 

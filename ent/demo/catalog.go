@@ -73,8 +73,8 @@ var tree = []struct {
 	}},
 }
 
-// services are the items that are not products.
-var services = []struct {
+// serviceList are the items that are not products.
+var serviceList = []struct {
 	name  string
 	price int64
 }{
@@ -163,19 +163,34 @@ func (g *gen) leaves() []category {
 	return out
 }
 
-// catalog writes items: half services, half products with media, listings
-// in every store, a leaf category and, for variable ones, every variant.
+// catalog writes items: services, and products with media, listings in
+// every store, a leaf category and, for variable ones, every variant. By
+// default half are services; Options.Products sets the number of products
+// (services stay at their share of the default catalog), spread evenly
+// among the services over time.
 func (g *gen) catalog() {
 	n := scale(g.n, 50, 12)
+	services, products := n-n/2, n/2
+	if g.o.Products > 0 {
+		products = g.o.Products
+		n = services + products
+	}
 	leaves := g.leaves()
+	made := 0 // services so far
 	for i := 0; i < n; i++ {
 		at := g.rosterTime(i, n)
 		id := g.id("itm", at)
 		it := item{id: id, created: at}
-		if i%2 == 0 {
-			sv := services[g.rng.IntN(len(services))]
+		service := i%2 == 0
+		if g.o.Products > 0 {
+			// where the services' share of the first i+1 items grows
+			service = ((i+1)*services+n-1)/n > made
+		}
+		if service {
+			made++
+			sv := serviceList[g.rng.IntN(len(serviceList))]
 			it.name, it.price = sv.name, sv.price
-			if i >= 2*len(services) {
+			if made > len(serviceList) {
 				it.name = fmt.Sprintf("%s – %s", sv.name, g.pick(adjectives))
 			}
 			it.sku = fmt.Sprintf("SRV-%05d", g.next("sku"))

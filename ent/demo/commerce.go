@@ -35,7 +35,7 @@ var carriers = []struct{ name, service, prefix string }{
 // timeline; online ones get the payments behind their payment status and,
 // when delivered, sometimes a return.
 func (g *gen) salesOrders() {
-	n := scale(g.n, 20, 40)
+	n := count(g.o.SalesOrders, g.n, 20, 40)
 	for i := 0; i < n; i++ {
 		if i%10_000 == 0 && g.t.orders.s.stopped() {
 			return

@@ -10,6 +10,7 @@ package demo
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -21,12 +22,27 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
-// Options scales the data: Invoices invoices, every other resource in proportion.
+// Options scales the data: Invoices invoices, every other resource in
+// proportion unless counted here.
 type Options struct {
 	Invoices int
+	// Clients, SalesOrders (each with its lines) and Products (each with
+	// its variants) override their proportion to Invoices when above zero
+	// (by default Invoices/40, Invoices/20 and Invoices/100).
+	Clients, SalesOrders, Products int
 	// Seed and Now make the content reproducible (ids stay unique per run).
 	Seed uint64
 	Now  time.Time
+	// RowTriggers keeps SQLite's per-row insert triggers (search index,
+	// list totals) firing on every row, in transactions of commitEvery
+	// rows, as on PostgreSQL. By default a SQLite load is one transaction
+	// of database.DB.Bulk, which does those triggers' work once at the
+	// end: all or nothing, the same result, less CPU per row.
+	RowTriggers bool
+	// Progress, when set, hears the name of each step as it starts
+	// ("catalog", "clients", "invoices", ..., "indexes" for a Bulk load's
+	// rebuild, "done").
+	Progress func(step string)
 }
 
 // Counts says how many records of each table a run wrote.
@@ -56,7 +72,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	}
 	g := &gen{
 		rng: rand.New(rand.NewPCG(o.Seed, 0x1edb)), now: o.Now.UTC().Truncate(time.Second),
-		ws: wsID, seed: o.Seed, n: o.Invoices, sqlite: db.Dialect == dialect.SQLite,
+		ws: wsID, seed: o.Seed, n: o.Invoices, o: o, sqlite: db.Dialect == dialect.SQLite,
 	}
 	// A second run into the same workspace numbers after the first.
 	var err error
@@ -65,15 +81,32 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := newSink(ctx, db, rows)
-	g.t = newTables(s)
-	g.generate(s)
-	if err := s.close(g.t.all); err != nil {
+	load := func(tx *sql.Tx) error {
+		s := newSink(ctx, db, tx, rows)
+		g.t = newTables(s)
+		g.generate(s)
+		if err := s.close(g.t.all); err != nil {
+			return err
+		}
+		if tx != nil {
+			g.progress("indexes")
+		}
+		return ctx.Err()
+	}
+	if g.sqlite && !o.RowTriggers {
+		err = db.Bulk(ctx, load)
+	} else {
+		restore := db.BulkCache(ctx)
+		err = load(nil)
+		restore()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	g.progress("done")
 	c := Counts{}
 	for _, t := range g.t.all {
 		c[t.name] = t.Rows
@@ -94,26 +127,38 @@ func priorRuns(ctx context.Context, db *database.DB, wsID string) (int, error) {
 }
 
 func (g *gen) generate(s *sink) {
+	g.progress("catalog")
 	g.stores()
 	g.categories()
 	g.catalog()
+	g.progress("clients")
 	g.clients()
 	g.vendors()
 	if s.stopped() {
 		return
 	}
+	g.progress("invoices")
 	g.invoices()
 	if s.stopped() {
 		return
 	}
+	g.progress("quotes")
 	g.standaloneQuotes()
+	g.progress("sales orders")
 	g.salesOrders()
 	if s.stopped() {
 		return
 	}
+	g.progress("promotions, gift cards, bills")
 	g.promotions()
 	g.giftCards()
 	g.bills()
+}
+
+func (g *gen) progress(step string) {
+	if g.o.Progress != nil {
+		g.o.Progress(step)
+	}
 }
 
 // gen holds the generator's state: the randomness, the clock and the
@@ -124,6 +169,7 @@ type gen struct {
 	ws   string
 	seed uint64
 	n    int
+	o    Options
 	run  int // earlier runs in this workspace
 	t    *tables
 	// sqlite: times go to the driver preformatted (see tm).
@@ -147,6 +193,14 @@ type party struct {
 
 // scale is n/div, at least lo.
 func scale(n, div, lo int) int { return max(lo, n/div) }
+
+// count is want when it is set, else n/div, at least lo.
+func count(want, n, div, lo int) int {
+	if want > 0 {
+		return want
+	}
+	return scale(n, div, lo)
+}
 
 // timeline spreads the i-th of n records over the demo's history, oldest
 // first, so ids (which carry their creation time) sort like created_at.

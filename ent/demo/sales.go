@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ func (g *gen) phone() string {
 // clients writes clients, each with a default billing and a default
 // shipping address, some with a second shipping address and an external_ref.
 func (g *gen) clients() {
-	n := scale(g.n, 40, 5)
+	n := count(g.o.Clients, g.n, 40, 5)
 	for i := 0; i < n; i++ {
 		at := g.rosterTime(i, n)
 		id := g.id("cli", at)
@@ -104,8 +105,8 @@ func (g *gen) itemAt(at time.Time, products bool) *item {
 	if !products {
 		return &g.items[g.rng.IntN(k)]
 	}
-	// products sit at odd indexes of the roster
-	p := g.products[g.rng.IntN(max(1, k/2))]
+	// the products among the first k items of the roster
+	p := g.products[g.rng.IntN(max(1, sort.SearchInts(g.products, k)))]
 	return &g.items[p]
 }
 

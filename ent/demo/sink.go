@@ -11,8 +11,11 @@ import (
 
 // Bulk loading: the generator appends rows to tables; full batches go as
 // multi-row INSERTs to one writer goroutine, so generating the next rows
-// overlaps with the database writing the last ones. Ordinary INSERT
-// statements keep every trigger (search indexes, counters) doing its work.
+// overlaps with the database writing the last ones. On SQLite the whole
+// load is one transaction of database.DB.Bulk, which does the work of the
+// per-row insert triggers (search index, list totals) once at the end;
+// otherwise (PostgreSQL, Options.RowTriggers) ordinary INSERTs keep every
+// trigger doing its work and the writer commits every commitEvery rows.
 
 const (
 	// maxArgs stays under SQLite's default variable limit (32766) and
@@ -32,6 +35,7 @@ type job struct {
 
 type sink struct {
 	db      *database.DB
+	tx      *sql.Tx // the one transaction of a bulk load, or nil
 	maxRows int
 	ctx     context.Context
 	jobs    chan job
@@ -39,8 +43,8 @@ type sink struct {
 	failed  atomic.Bool
 }
 
-func newSink(ctx context.Context, db *database.DB, rows int) *sink {
-	s := &sink{db: db, maxRows: rows, ctx: ctx, jobs: make(chan job, 8), done: make(chan error, 1)}
+func newSink(ctx context.Context, db *database.DB, tx *sql.Tx, rows int) *sink {
+	s := &sink{db: db, tx: tx, maxRows: rows, ctx: ctx, jobs: make(chan job, 8), done: make(chan error, 1)}
 	go s.run()
 	return s
 }
@@ -110,10 +114,11 @@ type stmtKey struct {
 }
 
 // run is the writer: it executes batches in order, committing every
-// commitEvery rows; after an error it only drains.
+// commitEvery rows (unless it writes into a bulk load's transaction);
+// after an error it only drains.
 func (s *sink) run() {
 	var err error
-	var tx *sql.Tx
+	tx := s.tx
 	stmts := map[stmtKey]*sql.Stmt{}
 	since := 0
 	for j := range s.jobs {
@@ -139,7 +144,7 @@ func (s *sink) run() {
 			s.failed.Store(true)
 			continue
 		}
-		if since += j.rows; since >= commitEvery {
+		if since += j.rows; since >= commitEvery && s.tx == nil {
 			err = tx.Commit()
 			tx, since = nil, 0
 			clear(stmts) // closed with their transaction
@@ -148,7 +153,7 @@ func (s *sink) run() {
 			}
 		}
 	}
-	if tx != nil {
+	if tx != nil && s.tx == nil {
 		if err == nil {
 			err = tx.Commit()
 		} else {

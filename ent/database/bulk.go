@@ -1,0 +1,313 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"entgo.io/ent/dialect"
+)
+
+// Bulk loading. On SQLite every insert fires two per-row triggers: one adds
+// the row to its table's search index (<table>_fts_ai, see sqliteSearch),
+// one counts it in list_totals and list_days (<table>_totals_ai, see
+// sqliteTotals). Loading millions of rows, that is a large part of the
+// single writer's work. Bulk runs a load in one transaction with those two
+// insert triggers dropped, then does their work once for every row the load
+// added — one INSERT..SELECT per search index, one GROUP BY per counted
+// table — and creates the triggers again, from the very SQL they had,
+// before it commits. The transaction makes it all or nothing: a crash or an
+// error anywhere leaves the database as it was, triggers included.
+// Update and delete triggers stay: a load only inserts.
+
+const (
+	// bulkCacheKiB is the writer's page cache during a load (negative
+	// cache_size: KiB). The load's indexes stay in memory instead of going
+	// back and forth through the OS page cache; the usual size returns after.
+	bulkCacheKiB = 64 << 10
+	// bulkTruncateWAL: after a load that grew the WAL past this, it is
+	// checkpointed and truncated, so a bulk load does not leave a WAL file
+	// as large as the data behind.
+	bulkTruncateWAL = 64 << 20
+)
+
+// deferredTrigger is an insert trigger whose work Bulk does in one go.
+type deferredTrigger struct {
+	name, table, sql string
+	// fill does the trigger's work for the table's rows with a rowid above
+	// a given one.
+	fill []bulkStmt
+}
+
+// bulkStmt is a statement that takes the rowid the load's rows are above,
+// or no argument.
+type bulkStmt struct {
+	q     string
+	above bool
+}
+
+// Bulk runs load in one transaction on the writer. On SQLite it defers the
+// search-index and list-total insert triggers to one pass at the end (see
+// above); the result is what the triggers would have made. load must write
+// through tx only: on SQLite it holds the one writer connection. On
+// PostgreSQL, whose totals triggers already work per statement, load runs
+// in a plain transaction.
+func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
+	if d.Dialect != dialect.SQLite {
+		tx, err := d.Write.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := load(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	conn, err := d.Write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var cache int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	deferred, err := d.deferredTriggers(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("database: bulk load: %w", err)
+	}
+	// Rows the load adds have rowids above the largest one now: the
+	// transaction holds the write lock, so nobody else adds any.
+	above := map[string]int64{}
+	for _, t := range deferred {
+		if _, ok := above[t.table]; ok {
+			continue
+		}
+		var n int64
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM "+t.table).Scan(&n); err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+		above[t.table] = n
+	}
+	for _, t := range deferred {
+		if _, err := tx.ExecContext(ctx, "DROP TRIGGER "+t.name); err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+	}
+	if err := load(tx); err != nil {
+		return err
+	}
+	for _, t := range deferred {
+		for _, st := range t.fill {
+			var args []any
+			if st.above {
+				args = append(args, above[t.table])
+			}
+			if _, err := tx.ExecContext(ctx, st.q, args...); err != nil {
+				return fmt.Errorf("database: bulk load: %s: %w", st.q, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, t.sql); err != nil {
+			return fmt.Errorf("database: bulk load: restore %s: %w", t.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if st, err := os.Stat(d.Path + "-wal"); err == nil && st.Size() > bulkTruncateWAL {
+		// Best effort: readers may hold the WAL; it shrinks at a later checkpoint then.
+		_, _ = conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	return nil
+}
+
+// deferredTriggers finds the insert triggers Bulk knows how to replace. A
+// trigger of another shape keeps firing row by row: slower, never wrong.
+func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigger, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []deferredTrigger
+	for rows.Next() {
+		var t deferredTrigger
+		if err := rows.Scan(&t.name, &t.table, &t.sql); err != nil {
+			return nil, err
+		}
+		switch t.name {
+		case t.table + "_fts_ai":
+			t.fill = rowByRow(t.sql, t.name, t.table)
+		case t.table + "_totals_ai":
+			if counted()[t.table] {
+				t.fill = d.bulkTotals(t.table)
+			}
+		}
+		if t.fill != nil {
+			out = append(out, t)
+		}
+	}
+	return out, rows.Err()
+}
+
+// bulkTotals counts the rows above a rowid as the totals insert trigger
+// counts each row (sqliteTotals): per workspace, per day of creation and
+// per value of each enum or boolean column. gen grows by one per row, as
+// it does under the trigger. One scan of the table fills a small temporary
+// table of counts by workspace, day and values; the counters come from it.
+func (d *DB) bulkTotals(t string) []bulkStmt {
+	sel, group := "workspace_id AS w, "+d.dayOf("")+" AS d", "1, 2"
+	cols := valueColumns(t)
+	for i, c := range cols {
+		sel += fmt.Sprintf(", %s AS k%d", valueKey(t, c, ""), i)
+		group += fmt.Sprintf(", %d", i+3)
+	}
+	upsert := " ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + excluded.n, gen = gen + excluded.gen"
+	out := []bulkStmt{
+		{q: "DROP TABLE IF EXISTS temp.bulk_counts"},
+		{q: fmt.Sprintf("CREATE TEMP TABLE bulk_counts AS SELECT %s, COUNT(*) AS n FROM %s WHERE rowid > ? GROUP BY %s", sel, t, group), above: true},
+		{q: fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) SELECT w, '%s', 0, SUM(n), SUM(n) FROM temp.bulk_counts WHERE true GROUP BY w",
+			totalsTable, t) + upsert},
+		{q: fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) SELECT w, '%s', d, 0, SUM(n) FROM temp.bulk_counts WHERE true GROUP BY w, d"+
+			" ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = n + excluded.n", daysTable, t)},
+	}
+	for i := range cols {
+		out = append(out, bulkStmt{q: fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) SELECT w, k%d, 0, SUM(n), SUM(n) FROM temp.bulk_counts WHERE true GROUP BY w, k%d",
+			totalsTable, i, i) + upsert})
+	}
+	return append(out, bulkStmt{q: "DROP TABLE temp.bulk_counts"})
+}
+
+var insertValues = regexp.MustCompile(`(?is)^(INSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\w"]+\s*\([^()]*\)\s*)VALUES\s*\(`)
+
+// rowByRow turns an AFTER INSERT trigger whose body is INSERT ... VALUES
+// statements about new.* into the same statements over every row above a
+// rowid, in rowid order (the table aliased as new), so they insert what the
+// trigger would have, row by row, without firing it per row. It answers nil
+// for any other shape (a WHEN clause, another kind of statement).
+func rowByRow(create, name, table string) []bulkStmt {
+	prefix := "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " BEGIN "
+	if !strings.HasPrefix(create, prefix) || !strings.HasSuffix(create, " END") {
+		return nil
+	}
+	var out []bulkStmt
+	for _, st := range splitStatements(strings.TrimSuffix(strings.TrimPrefix(create, prefix), " END")) {
+		m := insertValues.FindStringSubmatchIndex(st)
+		if m == nil {
+			return nil
+		}
+		end := closingParen(st, m[1])
+		if end < 0 {
+			return nil
+		}
+		rest := strings.TrimSpace(st[end+1:])
+		if rest != "" && !strings.HasPrefix(strings.ToUpper(rest), "ON CONFLICT") {
+			return nil // several VALUES rows, RETURNING...
+		}
+		q := st[:m[3]] + "SELECT " + st[m[1]:end] + " FROM " + table + " AS new WHERE new.rowid > ? ORDER BY new.rowid"
+		if rest != "" {
+			q += " " + rest
+		}
+		out = append(out, bulkStmt{q: q, above: true})
+	}
+	return out
+}
+
+// splitStatements splits SQL at the semicolons outside quotes, dropping
+// empty statements.
+func splitStatements(s string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == ';':
+			if st := strings.TrimSpace(s[start:i]); st != "" {
+				out = append(out, st)
+			}
+			start = i + 1
+		}
+	}
+	if st := strings.TrimSpace(s[start:]); st != "" {
+		out = append(out, st)
+	}
+	return out
+}
+
+// closingParen is the index of the parenthesis closing the one opened just
+// before from, or -1.
+func closingParen(s string, from int) int {
+	depth := 1
+	var quote byte
+	for i := from; i < len(s); i++ {
+		switch c := s[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// totalsTriggersMissing reports whether a counted table lacks its totals
+// insert trigger on SQLite (Bulk restores them before it commits; this is
+// Migrate's second line of defence), so Migrate rebuilds them and recounts.
+func (d *DB) totalsTriggersMissing(ctx context.Context) bool {
+	if d.Dialect != dialect.SQLite {
+		return false
+	}
+	tables := countedTables()
+	var n int
+	err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || '_totals_ai' FROM json_each(?))",
+		`["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
+	return err != nil || n != len(tables)
+}
+
+// BulkCache gives the SQLite writer connection a page cache of bulkCacheKiB
+// until restore is called: a long load keeps its tables' and indexes' hot
+// pages in memory instead of reading them back through the OS page cache.
+// It does nothing on PostgreSQL.
+func (d *DB) BulkCache(ctx context.Context) (restore func()) {
+	if d.Dialect != dialect.SQLite {
+		return func() {}
+	}
+	var cache int64
+	if err := d.Write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
+		return func() {}
+	}
+	// The writer pool holds one connection, kept open (no idle timeout).
+	if _, err := d.Write.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)); err != nil {
+		return func() {}
+	}
+	return func() {
+		_, _ = d.Write.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
+	}
+}
