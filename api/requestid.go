@@ -30,7 +30,7 @@ func requestID(c *fiber.Ctx) string {
 	}
 	id := string(c.Request().Header.Peek(fiber.HeaderXRequestID))
 	if !saneRequestID(id) {
-		id = ids.New("req")
+		id = ids.Quick("req")
 	}
 	c.Locals(ridKey, id)
 	c.Set(fiber.HeaderXRequestID, id)

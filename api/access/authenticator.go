@@ -50,6 +50,12 @@ func (a *Authenticator) Invalidate() {
 
 // Authenticate checks an Authorization header value.
 func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Principal, error) {
+	return a.AuthenticateAt(ctx, header, time.Now())
+}
+
+// AuthenticateAt checks an Authorization header value at time now (the
+// caller's clock reading, so a request reads the clock once).
+func (a *Authenticator) AuthenticateAt(ctx context.Context, header string, now time.Time) (*Principal, error) {
 	if header == "" {
 		return nil, errMissing
 	}
@@ -66,7 +72,6 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Princ
 	}
 	// The binary hash keys the cache: no hex string per request.
 	h := sha256.Sum256([]byte(secret))
-	now := time.Now()
 	a.mu.RLock()
 	c, hit := a.cache[h]
 	a.mu.RUnlock()

@@ -33,6 +33,9 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // As returns err as an *Error when it is one.
 func As(err error) (*Error, bool) {
+	if e, ok := err.(*Error); ok { // the usual case, without errors.As's reflection
+		return e, true
+	}
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
@@ -84,10 +87,28 @@ func Forbidden(code, format string, a ...any) *Error {
 	return New(http.StatusForbidden, code, format, a...)
 }
 
+// rateLimitedMessages are RateLimited's messages for the waits a per-minute
+// bucket can ask for (up to a minute): a 429 must cost almost nothing.
+var rateLimitedMessages = func() []string {
+	m := make([]string, 61)
+	for i := range m {
+		m[i] = rateLimitedMessage(i)
+	}
+	return m
+}()
+
+func rateLimitedMessage(retryAfter int) string {
+	return fmt.Sprintf("rate limit exceeded; retry after %d seconds", retryAfter)
+}
+
 func RateLimited(retryAfter int) *Error {
-	e := New(http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after %d seconds", retryAfter)
-	e.RetryAfter = retryAfter
-	return e
+	msg := ""
+	if retryAfter >= 0 && retryAfter < len(rateLimitedMessages) {
+		msg = rateLimitedMessages[retryAfter]
+	} else {
+		msg = rateLimitedMessage(retryAfter)
+	}
+	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: msg, RetryAfter: retryAfter}
 }
 
 func Internal(cause error) *Error {

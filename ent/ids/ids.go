@@ -3,6 +3,8 @@
 package ids
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -17,6 +19,25 @@ func init() { uuid.EnableRandPool() }
 // TypeID's alphabet: Crockford base32, lower case.
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
+// Quick returns an id like New's, drawing its random bits from the
+// runtime's per-thread generator instead of crypto/rand: for ids that must
+// be unique but need not be unguessable (request ids, one per request).
+func Quick(prefix string) string {
+	var u uuid.UUID
+	r1, r2 := rand.Uint64(), rand.Uint64()
+	ms := uint64(time.Now().UnixMilli())
+	binary.BigEndian.PutUint64(u[0:8], ms<<16|r1&0xffff)
+	binary.BigEndian.PutUint64(u[8:16], r2)
+	u[6] = u[6]&0x0f | 0x70 // version 7
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	var b strings.Builder
+	b.Grow(len(prefix) + 1 + 26)
+	b.WriteString(prefix)
+	b.WriteByte('_')
+	encode(&b, u)
+	return b.String()
+}
+
 // New returns a fresh id with the given prefix.
 func New(prefix string) string { return At(prefix, time.Now()) }
 
@@ -29,13 +50,16 @@ func At(prefix string, t time.Time) string {
 	}
 	ms := uint64(t.UnixMilli())
 	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
-	return prefix + "_" + encode(u)
+	var b strings.Builder
+	b.Grow(len(prefix) + 1 + 26) // one allocation for the whole id
+	b.WriteString(prefix)
+	b.WriteByte('_')
+	encode(&b, u)
+	return b.String()
 }
 
 // encode writes 128 bits as 26 base32 characters (the first holds 3 bits).
-func encode(u uuid.UUID) string {
-	var b strings.Builder
-	b.Grow(26)
+func encode(b *strings.Builder, u uuid.UUID) {
 	var acc uint64
 	bits := 2 // 26*5 = 130 bits: two leading zero bits
 	for _, by := range u {
@@ -46,7 +70,6 @@ func encode(u uuid.UUID) string {
 			b.WriteByte(alphabet[(acc>>uint(bits))&31])
 		}
 	}
-	return b.String()
 }
 
 // HasPrefix reports whether id looks like one of ours with the given prefix.

@@ -19,3 +19,23 @@ func TestIDsArePrefixedAndSortByTime(t *testing.T) {
 		t.Fatal("ids repeat")
 	}
 }
+
+func TestQuickIDsLookLikeNewOnes(t *testing.T) {
+	t.Parallel()
+	a := Quick("req")
+	if !HasPrefix(a, "req") || len(a) != len(New("req")) {
+		t.Fatalf("bad id %q", a)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 10000; i++ {
+		id := Quick("req")
+		if seen[id] {
+			t.Fatalf("id %s repeats", id)
+		}
+		seen[id] = true
+	}
+	time.Sleep(2 * time.Millisecond)
+	if b := Quick("req"); !(a < b) || !(a[:14] <= New("req")[:14]) {
+		t.Fatalf("ids do not sort by time: %s, %s", a, b)
+	}
+}
