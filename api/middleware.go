@@ -58,7 +58,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		if err != nil {
 			status = s.toAPIError(err).Status
 		}
-		s.Usage.Record(p.Workspace.ID, p.Key.ID, status, time.Now())
+		s.Usage.Record(p.Workspace.ID, p.Key.ID, status, now) // counted in the hour it arrived
 	}
 	return err
 }

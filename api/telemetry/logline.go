@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,7 +73,8 @@ func (a *accessLine) attrs() []slog.Attr {
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // logAccess writes the line as log.LogAttrs(ctx, slog.LevelInfo, "request", a.attrs()...) would.
-func logAccess(ctx context.Context, log *slog.Logger, fast *LogHandler, a *accessLine) {
+// now is the clock reading that ended the request (the line's time).
+func logAccess(ctx context.Context, log *slog.Logger, fast *LogHandler, now time.Time, a *accessLine) {
 	if fast == nil {
 		log.LogAttrs(ctx, slog.LevelInfo, "request", a.attrs()...)
 		return
@@ -80,7 +82,6 @@ func logAccess(ctx context.Context, log *slog.Logger, fast *LogHandler, a *acces
 	if !fast.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	now := time.Now()
 	bp := linePool.Get().(*[]byte)
 	b, ok := fast.appendAccess((*bp)[:0], now, a)
 	if ok {
@@ -109,7 +110,7 @@ func (h *LogHandler) appendAccess(b []byte, now time.Time, a *accessLine) ([]byt
 	now = now.Round(0)
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = now.AppendFormat(b, time.RFC3339Nano)
+		b = appendRFC3339Nano(b, now)
 		b = append(b, `","level":"INFO","msg":"request"`...)
 	} else {
 		b = append(b, "time="...)
@@ -158,7 +159,7 @@ func (h *LogHandler) appendKey(b []byte, k string) []byte {
 // is "" in both formats.
 func (h *LogHandler) appendString(b []byte, k, v string) ([]byte, bool) {
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' || c == '=' {
+		if !plainByte[v[i]] {
 			return b, false
 		}
 	}
@@ -171,11 +172,60 @@ func (h *LogHandler) appendString(b []byte, k, v string) ([]byte, bool) {
 	return append(b, v...), true
 }
 
-// appendRFC3339Millis is slog's text time format.
+// plainByte: printable ASCII but space, '"', '\\' and '='.
+var plainByte = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\' && c != '='
+	}
+	return t
+}()
+
+// secondCache keeps the formatting of the last second seen (date, time of
+// day and zone), shared by the lines logged within it.
+type secondCache struct {
+	unix int64
+	loc  *time.Location
+	head []byte // 2006-01-02T15:04:05
+	zone []byte // Z07:00
+}
+
+var lastSecond atomic.Pointer[secondCache]
+
+func second(t time.Time) *secondCache {
+	if c := lastSecond.Load(); c != nil && c.unix == t.Unix() && c.loc == t.Location() {
+		return c
+	}
+	s := t.Truncate(time.Second).AppendFormat(nil, time.RFC3339)
+	c := &secondCache{unix: t.Unix(), loc: t.Location(), head: s[:19], zone: s[19:]}
+	lastSecond.Store(c)
+	return c
+}
+
+// appendRFC3339Nano is t.AppendFormat(b, time.RFC3339Nano) for years 0 to 9999.
+func appendRFC3339Nano(b []byte, t time.Time) []byte {
+	c := second(t)
+	b = append(b, c.head...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var d [10]byte
+		d[0] = '.'
+		for i := 9; i >= 1; i-- {
+			d[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for d[n-1] == '0' {
+			n--
+		}
+		b = append(b, d[:n]...)
+	}
+	return append(b, c.zone...)
+}
+
+// appendRFC3339Millis is slog's text time format: milliseconds, always three digits.
 func appendRFC3339Millis(b []byte, t time.Time) []byte {
-	const prefixLen = len("2006-01-02T15:04:05.000")
-	n := len(b)
-	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b[:n+prefixLen], b[n+prefixLen+1:]...) // drop the 4th digit
+	c := second(t)
+	b = append(b, c.head...)
+	ms := t.Nanosecond() / 1e6
+	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, c.zone...)
 }

@@ -68,13 +68,46 @@ func TestAccessLineThroughLogger(t *testing.T) {
 	var out bytes.Buffer
 	h := NewLogHandler(&out, true, slog.LevelWarn)
 	a := &accessLine{requestID: "req_1", method: "GET", route: "/", path: "/", status: 200, ip: "127.0.0.1"}
-	logAccess(context.Background(), slog.New(h), h, a)
+	logAccess(context.Background(), slog.New(h), h, time.Now(), a)
 	if out.Len() != 0 {
 		t.Errorf("logged below the level: %s", out.String())
 	}
 	h = NewLogHandler(&out, false, slog.LevelInfo)
-	logAccess(context.Background(), slog.New(h), h, a)
+	logAccess(context.Background(), slog.New(h), h, time.Now(), a)
 	if n := bytes.Count(out.Bytes(), []byte("msg=request")); n != 1 {
 		t.Errorf("%d lines: %s", n, out.String())
 	}
+}
+
+// The cached second formatting is time.Time's and slog's.
+func TestTimeFormatsAreTheLibraries(t *testing.T) {
+	t.Parallel()
+	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("a", 3600), time.FixedZone("b", -(9*3600 + 30*60))}
+	if ny, err := time.LoadLocation("America/New_York"); err == nil {
+		zones = append(zones, ny)
+	}
+	base := time.Date(2026, 3, 8, 6, 59, 58, 0, time.UTC) // around New York's DST change
+	nanos := []int{0, 1, 10, 100000, 120000000, 123000000, 999999999, 500000000, 1000, 999000000}
+	for _, loc := range zones {
+		for s := 0; s < 5; s++ {
+			for _, ns := range nanos {
+				tm := base.Add(time.Duration(s)*time.Second + time.Duration(ns)).In(loc)
+				if got, want := string(appendRFC3339Nano([]byte("x"), tm)), string(tm.AppendFormat([]byte("x"), time.RFC3339Nano)); got != want {
+					t.Fatalf("RFC3339Nano %s: %s", want, got)
+				}
+				if got, want := string(appendRFC3339Millis([]byte("x"), tm)), string(appendRFC3339MillisSlog([]byte("x"), tm)); got != want {
+					t.Fatalf("millis %s: %s", want, got)
+				}
+			}
+		}
+	}
+}
+
+// appendRFC3339MillisSlog is slog's own code for its text time format.
+func appendRFC3339MillisSlog(b []byte, t time.Time) []byte {
+	const prefixLen = len("2006-01-02T15:04:05.000")
+	n := len(b)
+	t = t.Truncate(time.Millisecond).Add(time.Millisecond / 10)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b[:n+prefixLen], b[n+prefixLen+1:]...) // drop the 4th digit
 }

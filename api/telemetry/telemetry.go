@@ -4,11 +4,14 @@
 package telemetry
 
 import (
+	"bytes"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -57,6 +60,8 @@ type Telemetry struct {
 	// series caches the request counter and histogram of each route,
 	// method and status: WithLabelValues hashes the labels every time.
 	series sync.Map // seriesKey -> *series
+
+	lastIP atomic.Pointer[formattedIP]
 }
 
 type seriesKey struct {
@@ -167,7 +172,8 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
-	elapsed := time.Since(start)
+	end := time.Now()
+	elapsed := end.Sub(start)
 	status := c.Response().StatusCode()
 	method := methodLabel(c.Method())
 	route := t.route(c, status)
@@ -192,7 +198,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 		if p != nil {
 			keyID = p.Key.ID // the id only: the secret never reaches a log
 		}
-		logAccess(c.UserContext(), t.log, t.fastLog, &accessLine{
+		logAccess(c.UserContext(), t.log, t.fastLog, end, &accessLine{
 			requestID:  api.RequestID(c),
 			method:     c.Method(),
 			route:      route,
@@ -200,10 +206,31 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			status:     status,
 			durationMS: float64(elapsed.Microseconds()) / 1000,
 			keyID:      keyID,
-			ip:         c.IP(),
+			ip:         t.clientIP(c),
 		})
 	}
 	return nil
+}
+
+// clientIP is c.IP(). Without a proxy header that is the connection's
+// address, formatted anew by net.IP.String on every request: the last
+// formatting is kept and reused while the address is the same.
+func (t *Telemetry) clientIP(c *fiber.Ctx) string {
+	if c.App().Config().ProxyHeader != "" {
+		return c.IP()
+	}
+	ip := c.Context().RemoteIP()
+	if last := t.lastIP.Load(); last != nil && bytes.Equal(last.ip, ip) {
+		return last.s
+	}
+	s := ip.String()
+	t.lastIP.Store(&formattedIP{ip: append(net.IP(nil), ip...), s: s})
+	return s
+}
+
+type formattedIP struct {
+	ip net.IP
+	s  string
 }
 
 // methods are the label values of the methods fiber routes (it answers

@@ -24,18 +24,12 @@ const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 // be unique but need not be unguessable (request ids, one per request).
 func Quick(prefix string) string {
 	var u uuid.UUID
-	r1, r2 := rand.Uint64(), rand.Uint64()
 	ms := uint64(time.Now().UnixMilli())
-	binary.BigEndian.PutUint64(u[0:8], ms<<16|r1&0xffff)
-	binary.BigEndian.PutUint64(u[8:16], r2)
+	binary.BigEndian.PutUint64(u[0:8], ms<<16|rand.Uint64()&0xffff)
+	binary.BigEndian.PutUint64(u[8:16], rand.Uint64())
 	u[6] = u[6]&0x0f | 0x70 // version 7
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-	var b strings.Builder
-	b.Grow(len(prefix) + 1 + 26)
-	b.WriteString(prefix)
-	b.WriteByte('_')
-	encode(&b, u)
-	return b.String()
+	return format(prefix, u)
 }
 
 // New returns a fresh id with the given prefix.
@@ -50,16 +44,15 @@ func At(prefix string, t time.Time) string {
 	}
 	ms := uint64(t.UnixMilli())
 	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
-	var b strings.Builder
-	b.Grow(len(prefix) + 1 + 26) // one allocation for the whole id
-	b.WriteString(prefix)
-	b.WriteByte('_')
-	encode(&b, u)
-	return b.String()
+	return format(prefix, u)
 }
 
-// encode writes 128 bits as 26 base32 characters (the first holds 3 bits).
-func encode(b *strings.Builder, u uuid.UUID) {
+// format is prefix_ and the 128 bits of u as 26 base32 characters (the
+// first holds 3 bits), built in one allocation.
+func format(prefix string, u uuid.UUID) string {
+	var buf [64]byte
+	b := append(buf[:0], prefix...)
+	b = append(b, '_')
 	var acc uint64
 	bits := 2 // 26*5 = 130 bits: two leading zero bits
 	for _, by := range u {
@@ -67,9 +60,10 @@ func encode(b *strings.Builder, u uuid.UUID) {
 		bits += 8
 		for bits >= 5 {
 			bits -= 5
-			b.WriteByte(alphabet[(acc>>uint(bits))&31])
+			b = append(b, alphabet[(acc>>uint(bits))&31])
 		}
 	}
+	return string(b)
 }
 
 // HasPrefix reports whether id looks like one of ours with the given prefix.

@@ -3,6 +3,8 @@ package ids
 import (
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 func TestIDsArePrefixedAndSortByTime(t *testing.T) {
@@ -37,5 +39,19 @@ func TestQuickIDsLookLikeNewOnes(t *testing.T) {
 	time.Sleep(2 * time.Millisecond)
 	if b := Quick("req"); !(a < b) || !(a[:14] <= New("req")[:14]) {
 		t.Fatalf("ids do not sort by time: %s, %s", a, b)
+	}
+}
+
+func TestFormatIsTypeIDs(t *testing.T) {
+	t.Parallel()
+	var zero, max uuid.UUID
+	for i := range max {
+		max[i] = 0xff
+	}
+	if got := format("inv", zero); got != "inv_00000000000000000000000000" {
+		t.Errorf("zero: %s", got)
+	}
+	if got := format("inv", max); got != "inv_7zzzzzzzzzzzzzzzzzzzzzzzzz" {
+		t.Errorf("max: %s", got)
 	}
 }
