@@ -56,9 +56,11 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 		var buf [20]byte
 		c.Response().Header.SetCanonical(hdrRetryAfter, strconv.AppendInt(buf[:0], int64(e.RetryAfter), 10))
 	}
-	b := e.AppendBody(make([]byte, 0, 160), rid)
+	var buf [256]byte
+	c.Response().SetBody(e.AppendBody(buf[:0], rid)) // copied into fasthttp's pooled buffer
 	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
-	return c.Status(e.Status).Send(b)
+	c.Status(e.Status)
+	return nil
 }
 
 var hdrRetryAfter = []byte(fiber.HeaderRetryAfter)

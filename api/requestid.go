@@ -30,7 +30,12 @@ func requestID(c *fiber.Ctx) string {
 	}
 	id := string(c.Request().Header.Peek(fiber.HeaderXRequestID))
 	if !saneRequestID(id) {
-		id = ids.Quick("req")
+		// fasthttp's server reads the clock when the request arrives.
+		if at := c.Context().Time(); !at.IsZero() {
+			id = ids.QuickAt("req", at)
+		} else {
+			id = ids.Quick("req")
+		}
 	}
 	c.Locals(ridKey, id)
 	c.Response().Header.SetCanonical(hdrRequestID, []byte(id))

@@ -22,9 +22,12 @@ const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 // Quick returns an id like New's, drawing its random bits from the
 // runtime's per-thread generator instead of crypto/rand: for ids that must
 // be unique but need not be unguessable (request ids, one per request).
-func Quick(prefix string) string {
+func Quick(prefix string) string { return QuickAt(prefix, time.Now()) }
+
+// QuickAt is Quick with the time part t (a clock reading the caller has).
+func QuickAt(prefix string, t time.Time) string {
 	var u uuid.UUID
-	ms := uint64(time.Now().UnixMilli())
+	ms := uint64(t.UnixMilli())
 	binary.BigEndian.PutUint64(u[0:8], ms<<16|rand.Uint64()&0xffff)
 	binary.BigEndian.PutUint64(u[8:16], rand.Uint64())
 	u[6] = u[6]&0x0f | 0x70 // version 7
