@@ -9,7 +9,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
-	"github.com/ledgerbase/ledgerbase/api/jsonout"
 )
 
 // toAPIError maps any error to what the client sees. This is the one place
@@ -54,23 +53,17 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderAllow, e.Allow)
 	}
 	if e.RetryAfter > 0 {
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+		var buf [20]byte
+		c.Response().Header.SetCanonical(hdrRetryAfter, strconv.AppendInt(buf[:0], int64(e.RetryAfter), 10))
 	}
-	b := make([]byte, 0, 160)
-	b = append(b, `{"error":{"code":`...)
-	b = jsonout.String(b, e.Code)
-	b = append(b, `,"message":`...)
-	b = jsonout.String(b, e.Message)
-	b = append(b, `,"request_id":`...)
-	b = jsonout.String(b, rid)
-	if e.Param != "" {
-		b = append(b, `,"param":`...)
-		b = jsonout.String(b, e.Param)
-	}
-	b = append(b, "}}"...)
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Status(e.Status).Send(b)
+	var buf [256]byte
+	c.Response().SetBody(e.AppendBody(buf[:0], rid)) // copied into fasthttp's pooled buffer
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+	c.Status(e.Status)
+	return nil
 }
+
+var hdrRetryAfter = []byte(fiber.HeaderRetryAfter)
 
 // byteSize says a limit the way a person reads it: 1 MiB, 512 KiB, 100 bytes.
 func byteSize(n int) string {

@@ -30,12 +30,20 @@ func requestID(c *fiber.Ctx) string {
 	}
 	id := string(c.Request().Header.Peek(fiber.HeaderXRequestID))
 	if !saneRequestID(id) {
-		id = ids.New("req")
+		// fasthttp's server reads the clock when the request arrives.
+		if at := c.Context().Time(); !at.IsZero() {
+			id = ids.QuickAt("req", at)
+		} else {
+			id = ids.Quick("req")
+		}
 	}
 	c.Locals(ridKey, id)
-	c.Set(fiber.HeaderXRequestID, id)
+	c.Response().Header.SetCanonical(hdrRequestID, []byte(id))
 	return id
 }
+
+// hdrRequestID is X-Request-ID as fasthttp writes it (it normalizes names).
+var hdrRequestID = []byte("X-Request-Id")
 
 // RequestID is the request id of c, for other packages' logs.
 func RequestID(c *fiber.Ctx) string { return requestID(c) }

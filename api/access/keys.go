@@ -55,9 +55,17 @@ func WellFormed(s string) bool {
 		return false
 	}
 	for i := len(SecretPrefix); i < len(s); i++ {
-		if strings.IndexByte(secretAlphabet, s[i]) < 0 {
+		if !inAlphabet[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// inAlphabet[c] says whether c is in secretAlphabet (checked on every request).
+var inAlphabet = func() (t [256]bool) {
+	for i := 0; i < len(secretAlphabet); i++ {
+		t[secretAlphabet[i]] = true
+	}
+	return t
+}()

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/ledgerbase/ledgerbase/api/jsonout"
 )
 
 // Error is an error a client can act on.
@@ -20,6 +22,32 @@ type Error struct {
 	RetryAfter int
 	// Cause is logged, never shown.
 	Cause error
+	// pre is the body up to the request id, for errors made once and
+	// shared (they must not be modified).
+	pre []byte
+}
+
+// AppendBody appends the JSON body of the error as the client sees it.
+func (e *Error) AppendBody(b []byte, requestID string) []byte {
+	if e.pre != nil {
+		b = append(b, e.pre...)
+	} else {
+		b = e.appendHead(b)
+	}
+	b = append(b, `,"request_id":`...)
+	b = jsonout.String(b, requestID)
+	if e.Param != "" {
+		b = append(b, `,"param":`...)
+		b = jsonout.String(b, e.Param)
+	}
+	return append(b, "}}"...)
+}
+
+func (e *Error) appendHead(b []byte) []byte {
+	b = append(b, `{"error":{"code":`...)
+	b = jsonout.String(b, e.Code)
+	b = append(b, `,"message":`...)
+	return jsonout.String(b, e.Message)
 }
 
 func (e *Error) Error() string {
@@ -33,6 +61,9 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // As returns err as an *Error when it is one.
 func As(err error) (*Error, bool) {
+	if e, ok := err.(*Error); ok { // the usual case, without errors.As's reflection
+		return e, true
+	}
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
@@ -84,10 +115,30 @@ func Forbidden(code, format string, a ...any) *Error {
 	return New(http.StatusForbidden, code, format, a...)
 }
 
-func RateLimited(retryAfter int) *Error {
+// rateLimited are RateLimited's errors for the waits a per-minute bucket
+// can ask for (up to a minute), made and rendered once: a 429 must cost
+// almost nothing. They are shared, so nobody may modify them.
+var rateLimited = func() []*Error {
+	m := make([]*Error, 61)
+	for i := range m {
+		m[i] = rateLimitedError(i)
+		m[i].pre = m[i].appendHead(nil)
+	}
+	return m
+}()
+
+func rateLimitedError(retryAfter int) *Error {
 	e := New(http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after %d seconds", retryAfter)
 	e.RetryAfter = retryAfter
 	return e
+}
+
+// RateLimited is a 429; the error may be shared: do not modify it.
+func RateLimited(retryAfter int) *Error {
+	if retryAfter >= 0 && retryAfter < len(rateLimited) {
+		return rateLimited[retryAfter]
+	}
+	return rateLimitedError(retryAfter)
 }
 
 func Internal(cause error) *Error {

@@ -4,11 +4,14 @@
 package telemetry
 
 import (
+	"bytes"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -43,6 +46,8 @@ type Telemetry struct {
 	Registry *prometheus.Registry
 
 	log          *slog.Logger
+	fastLog      *LogHandler                   // log's handler when it has the fast access line
+	limitedBy    map[string]prometheus.Counter // rateLimited by plan
 	requests     *prometheus.CounterVec
 	duration     *prometheus.HistogramVec
 	inFlight     prometheus.Gauge
@@ -51,6 +56,35 @@ type Telemetry struct {
 
 	routesOnce sync.Once
 	routes     routeIndex
+
+	// series caches the request counter and histogram of each route,
+	// method and status: WithLabelValues hashes the labels every time.
+	series sync.Map // seriesKey -> *series
+
+	lastIP atomic.Pointer[formattedIP]
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+type series struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (t *Telemetry) seriesOf(route, method string, status int) *series {
+	k := seriesKey{route, method, status}
+	if s, ok := t.series.Load(k); ok {
+		return s.(*series)
+	}
+	code := strconv.Itoa(status)
+	s, _ := t.series.LoadOrStore(k, &series{
+		requests: t.requests.WithLabelValues(route, method, code),
+		duration: t.duration.WithLabelValues(route, method, code),
+	})
+	return s.(*series)
 }
 
 // New registers the appliance's metrics, the Go runtime, process and
@@ -85,8 +119,12 @@ func New(o Options) *Telemetry {
 			Help: "Requests refused with 401, by reason (the error code).",
 		}, []string{"reason"}),
 	}
+	if o.Logger != nil {
+		t.fastLog, _ = o.Logger.Handler().(*LogHandler)
+	}
+	t.limitedBy = map[string]prometheus.Counter{}
 	for _, p := range resource.PlanNames() {
-		t.rateLimited.WithLabelValues(p)
+		t.limitedBy[p] = t.rateLimited.WithLabelValues(p)
 	}
 	for _, r := range authFailureReasons {
 		t.authFailures.WithLabelValues(r)
@@ -134,17 +172,23 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
-	elapsed := time.Since(start)
+	end := time.Now()
+	elapsed := end.Sub(start)
 	status := c.Response().StatusCode()
 	method := methodLabel(c.Method())
 	route := t.route(c, status)
-	code := strconv.Itoa(status)
-	t.requests.WithLabelValues(route, method, code).Inc()
-	t.duration.WithLabelValues(route, method, code).Observe(elapsed.Seconds())
+	ser := t.seriesOf(route, method, status)
+	ser.requests.Inc()
+	ser.duration.Observe(elapsed.Seconds())
 
 	p := api.Principal(c)
 	if limited, _ := c.Locals("rate_limited").(bool); limited && p != nil {
-		t.rateLimited.WithLabelValues(p.Workspace.Plan.String()).Inc()
+		plan := p.Workspace.Plan.String()
+		if ctr, ok := t.limitedBy[plan]; ok {
+			ctr.Inc()
+		} else {
+			t.rateLimited.WithLabelValues(plan).Inc()
+		}
 	}
 	if reason, ok := c.Locals("auth_failure").(string); ok {
 		t.authFailures.WithLabelValues(reason).Inc()
@@ -154,18 +198,39 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 		if p != nil {
 			keyID = p.Key.ID // the id only: the secret never reaches a log
 		}
-		t.log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
-			slog.String("request_id", api.RequestID(c)),
-			slog.String("method", c.Method()),
-			slog.String("route", route),
-			slog.String("path", c.Path()),
-			slog.Int("status", status),
-			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-			slog.String("key_id", keyID),
-			slog.String("ip", c.IP()),
-		)
+		logAccess(c.UserContext(), t.log, t.fastLog, end, &accessLine{
+			requestID:  api.RequestID(c),
+			method:     c.Method(),
+			route:      route,
+			path:       c.Path(),
+			status:     status,
+			durationMS: float64(elapsed.Microseconds()) / 1000,
+			keyID:      keyID,
+			ip:         t.clientIP(c),
+		})
 	}
 	return nil
+}
+
+// clientIP is c.IP(). Without a proxy header that is the connection's
+// address, formatted anew by net.IP.String on every request: the last
+// formatting is kept and reused while the address is the same.
+func (t *Telemetry) clientIP(c *fiber.Ctx) string {
+	if c.App().Config().ProxyHeader != "" {
+		return c.IP()
+	}
+	ip := c.Context().RemoteIP()
+	if last := t.lastIP.Load(); last != nil && bytes.Equal(last.ip, ip) {
+		return last.s
+	}
+	s := ip.String()
+	t.lastIP.Store(&formattedIP{ip: append(net.IP(nil), ip...), s: s})
+	return s
+}
+
+type formattedIP struct {
+	ip net.IP
+	s  string
 }
 
 // methods are the label values of the methods fiber routes (it answers

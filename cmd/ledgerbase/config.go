@@ -20,6 +20,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -255,11 +256,8 @@ func (c *Config) logLevel() (slog.Level, error) {
 // logger writes to out (standard error, batched by serve).
 func (c *Config) logger(out io.Writer) *slog.Logger {
 	level, _ := c.logLevel()
-	opts := &slog.HandlerOptions{Level: level}
-	if c.Log.Format == "json" {
-		return slog.New(slog.NewJSONHandler(out, opts))
-	}
-	return slog.New(slog.NewTextHandler(out, opts))
+	// slog's JSON or text handler, with a fast path for the access log line.
+	return slog.New(telemetry.NewLogHandler(out, c.Log.Format == "json", level))
 }
 
 // rateLimits maps the per-plan settings onto the API's plans.

@@ -3,6 +3,8 @@
 package ids
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -17,6 +19,22 @@ func init() { uuid.EnableRandPool() }
 // TypeID's alphabet: Crockford base32, lower case.
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
+// Quick returns an id like New's, drawing its random bits from the
+// runtime's per-thread generator instead of crypto/rand: for ids that must
+// be unique but need not be unguessable (request ids, one per request).
+func Quick(prefix string) string { return QuickAt(prefix, time.Now()) }
+
+// QuickAt is Quick with the time part t (a clock reading the caller has).
+func QuickAt(prefix string, t time.Time) string {
+	var u uuid.UUID
+	ms := uint64(t.UnixMilli())
+	binary.BigEndian.PutUint64(u[0:8], ms<<16|rand.Uint64()&0xffff)
+	binary.BigEndian.PutUint64(u[8:16], rand.Uint64())
+	u[6] = u[6]&0x0f | 0x70 // version 7
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return format(prefix, u)
+}
+
 // New returns a fresh id with the given prefix.
 func New(prefix string) string { return At(prefix, time.Now()) }
 
@@ -29,13 +47,15 @@ func At(prefix string, t time.Time) string {
 	}
 	ms := uint64(t.UnixMilli())
 	u[0], u[1], u[2], u[3], u[4], u[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
-	return prefix + "_" + encode(u)
+	return format(prefix, u)
 }
 
-// encode writes 128 bits as 26 base32 characters (the first holds 3 bits).
-func encode(u uuid.UUID) string {
-	var b strings.Builder
-	b.Grow(26)
+// format is prefix_ and the 128 bits of u as 26 base32 characters (the
+// first holds 3 bits), built in one allocation.
+func format(prefix string, u uuid.UUID) string {
+	var buf [64]byte
+	b := append(buf[:0], prefix...)
+	b = append(b, '_')
 	var acc uint64
 	bits := 2 // 26*5 = 130 bits: two leading zero bits
 	for _, by := range u {
@@ -43,10 +63,10 @@ func encode(u uuid.UUID) string {
 		bits += 8
 		for bits >= 5 {
 			bits -= 5
-			b.WriteByte(alphabet[(acc>>uint(bits))&31])
+			b = append(b, alphabet[(acc>>uint(bits))&31])
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // HasPrefix reports whether id looks like one of ours with the given prefix.
