@@ -3,6 +3,8 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"time"
 )
 
@@ -21,7 +23,8 @@ import (
 // frame copied. So once the WAL is past restartFrames, the checkpointer
 // takes the writer connection for a moment and checkpoints the few frames
 // written since its last pass there: the next write then starts the WAL
-// over, and the file stays about that size.
+// over, and the file stays about that size (a reader still on an older
+// snapshot can delay that, as it delays SQLite's own checkpoints).
 //
 // Durability is unchanged: with synchronous=NORMAL a commit is never fsynced
 // by itself; a checkpoint syncs the WAL before copying it back.
@@ -32,6 +35,10 @@ const (
 	// restartFrames is the WAL length (in 4 KiB pages) past which the
 	// writer is borrowed to let the WAL start over: 16 MiB.
 	restartFrames = 4096
+	// restartLeft is how many frames may be left for the writer to copy.
+	restartLeft = 256
+	// finishWait bounds how long the writer waits for older readers.
+	finishWait = 5 * time.Millisecond
 )
 
 type checkpointer struct {
@@ -70,24 +77,50 @@ func (c *checkpointer) run(ctx context.Context) {
 		}
 		// Errors (a busy or closing database) are retried at the next
 		// tick; closing the writer runs a final checkpoint anyway.
-		frames, err := checkpoint(ctx, c.db)
+		frames, done, err := checkpoint(ctx, c.db)
 		if err != nil || frames < restartFrames {
 			continue
 		}
-		if w, err := c.writer.Conn(ctx); err == nil {
-			_, _ = checkpoint(ctx, w)
-			_ = w.Close()
+		// Copy what was committed during that pass too, so the writer is
+		// held up only for the last few frames.
+		for i := 0; i < 3 && frames-done > restartLeft; i++ {
+			if frames, done, err = checkpoint(ctx, c.db); err != nil {
+				break
+			}
 		}
+		c.finish(ctx)
 	}
 }
 
-// checkpoint runs a PASSIVE checkpoint and returns the WAL's length in frames.
+// finish checkpoints the last frames on the writer connection, so no commit
+// comes in between. FULL mode also waits for readers still on an older
+// snapshot (whose pages a checkpoint must not overwrite) to move on: at
+// most finishWait, so a long read cannot hold the writers up.
+func (c *checkpointer) finish(ctx context.Context) {
+	w, err := c.writer.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", finishWait.Milliseconds())); err != nil {
+		return
+	}
+	var busy, frames, done int
+	_ = w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &frames, &done)
+	if _, err := w.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds())); err != nil {
+		// Never hand the writer back with the short timeout.
+		_ = w.Raw(func(any) error { return driver.ErrBadConn })
+	}
+}
+
+// checkpoint runs a PASSIVE checkpoint and returns the WAL's length and how
+// much of it is copied back, in frames (-1 when another checkpoint was running).
 func checkpoint(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (frames int, err error) {
-	var busy, done int
+}) (frames, done int, err error) {
+	var busy int
 	err = q.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done)
-	return frames, err
+	return frames, done, err
 }
 
 func (c *checkpointer) stop() {

@@ -56,6 +56,9 @@ type Options struct {
 	MaxIdleConns int
 }
 
+// busyTimeout is how long a connection waits for a lock another holds.
+const busyTimeout = 10 * time.Second
+
 const (
 	sqliteDriver = "sqlite3_ledgerbase"
 	// sqliteWriter is the writer's driver: the same settings, and no
@@ -67,7 +70,7 @@ func init() {
 	// PocketBase's proven settings, applied on every new connection; the
 	// page cache is sized per pool in the DSN (see openSQLite).
 	pragmas := []string{
-		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=10000",
+		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds()),
 		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
 	}
 	hook := func(pragmas []string) func(c *sqlite3.SQLiteConn) error {
