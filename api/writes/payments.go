@@ -83,13 +83,17 @@ func recordInvoicePayment(q *Request) (Result, error) {
 	isNew := true
 	err := q.inTx(func(tx *ent.Tx) error {
 		isNew = true
-		inv, err := forUpdate(q, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).Only(q.Ctx)
+		// Only the columns the rules need: the lines are JSON to decode.
+		inv, err := forUpdate(q, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).
+			Select(invoice.FieldID, invoice.FieldStatus, invoice.FieldCurrencyCode, invoice.FieldRemainingCents,
+				invoice.FieldPaidCents, invoice.FieldClientID, invoice.FieldClientName).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("invoice")
 		} else if err != nil {
 			return err
 		}
-		prev, err := tx.InvoicePayment.Query().Where(invoicepayment.WorkspaceID(ws), invoicepayment.ExternalID(extID)).Only(q.Ctx)
+		prev, err := tx.InvoicePayment.Query().Where(invoicepayment.WorkspaceID(ws), invoicepayment.ExternalID(extID)).
+			Select(invoicepayment.FieldID, invoicepayment.FieldInvoiceID).Only(q.Ctx)
 		if err == nil {
 			payID, isNew = prev.ID, false
 			return alreadyRecorded("invoice", inv.ID, prev.InvoiceID)
@@ -120,7 +124,8 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		if after == b {
 			return nil
 		}
-		return tx.Invoice.UpdateOneID(inv.ID).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
+		// Update, not UpdateOne: UpdateOne reads the whole row back.
+		return tx.Invoice.Update().Where(invoice.ID(inv.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(invoice.Status(after.status)).Exec(q.Ctx)
 	})
 	if err != nil {
@@ -144,13 +149,16 @@ func recordBillPayment(q *Request) (Result, error) {
 	isNew := true
 	err := q.inTx(func(tx *ent.Tx) error {
 		isNew = true
-		bl, err := forUpdate(q, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).Only(q.Ctx)
+		bl, err := forUpdate(q, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).
+			Select(bill.FieldID, bill.FieldStatus, bill.FieldCurrencyCode, bill.FieldRemainingCents,
+				bill.FieldPaidCents, bill.FieldVendorID, bill.FieldVendorName).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("bill")
 		} else if err != nil {
 			return err
 		}
-		prev, err := tx.BillPayment.Query().Where(billpayment.WorkspaceID(ws), billpayment.ExternalID(extID)).Only(q.Ctx)
+		prev, err := tx.BillPayment.Query().Where(billpayment.WorkspaceID(ws), billpayment.ExternalID(extID)).
+			Select(billpayment.FieldID, billpayment.FieldBillID).Only(q.Ctx)
 		if err == nil {
 			payID, isNew = prev.ID, false
 			return alreadyRecorded("bill", bl.ID, prev.BillID)
@@ -182,7 +190,7 @@ func recordBillPayment(q *Request) (Result, error) {
 		if after == b {
 			return nil
 		}
-		return tx.Bill.UpdateOneID(bl.ID).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
+		return tx.Bill.Update().Where(bill.ID(bl.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(bill.Status(after.status)).Exec(q.Ctx)
 	})
 	if err != nil {

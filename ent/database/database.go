@@ -43,6 +43,9 @@ type DB struct {
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
+	// ckpt checkpoints the SQLite WAL off the writer (see checkpoints).
+	ckpt *checkpointer
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -53,22 +56,35 @@ type Options struct {
 	MaxIdleConns int
 }
 
-const sqliteDriver = "sqlite3_ledgerbase"
+// busyTimeout is how long a connection waits for a lock another holds.
+const busyTimeout = 10 * time.Second
+
+const (
+	sqliteDriver = "sqlite3_ledgerbase"
+	// sqliteWriter is the writer's driver: the same settings, and no
+	// checkpoints of its own (a background connection runs them).
+	sqliteWriter = "sqlite3_ledgerbase_writer"
+)
 
 func init() {
 	// PocketBase's proven settings, applied on every new connection; the
 	// page cache is sized per pool in the DSN (see openSQLite).
-	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		for _, p := range []string{
-			"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=10000",
-			"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
-		} {
-			if _, err := c.Exec(p, nil); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+	pragmas := []string{
+		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds()),
+		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
+	}
+	hook := func(pragmas []string) func(c *sqlite3.SQLiteConn) error {
+		return func(c *sqlite3.SQLiteConn) error {
+			for _, p := range pragmas {
+				if _, err := c.Exec(p, nil); err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
 			}
+			return nil
 		}
-		return nil
-	}})
+	}
+	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: hook(pragmas)})
+	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: hook(append(pragmas[:len(pragmas):len(pragmas)], "PRAGMA wal_autocheckpoint=0"))})
 }
 
 // Open connects to url: "sqlite:PATH" (or a bare path) or "postgres://...".
@@ -96,7 +112,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// within its memory budget; the OS page cache holds the rest of the file.
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	w, err := sql.Open(sqliteDriver, "file:"+path+"?_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	w, err := sql.Open(sqliteWriter, "file:"+path+"?_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +134,14 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
+	ckpt, err := startCheckpoints(path, w)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("database: open %s: %w", path, err)
+	}
 	return &DB{
+		ckpt:    ckpt,
 		Ent:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w))),
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
@@ -154,6 +177,11 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 // close) does nothing and returns the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
+		// The checkpointer first: the writer's close then checkpoints
+		// what is left and removes the WAL.
+		if d.ckpt != nil {
+			d.ckpt.stop()
+		}
 		d.closeErr = d.Ent.Close()
 		if d.Read != d.Write {
 			d.closeErr = errors.Join(d.closeErr, d.Read.Close())

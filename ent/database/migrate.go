@@ -108,7 +108,10 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	// SearchTokens. No prefix indexes: they double the index work of every
 	// insert, and the prefixes people type (a number, a name) are longer
 	// than the 2 or 4 characters such an index would serve.
-	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid")`, fts)
+	// matchinfo=fts3 drops the per-row %_docsize table, which only
+	// matchinfo's length values read (nothing here ranks): one page write
+	// less per indexed row.
+	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid", matchinfo=fts3)`, fts)
 	// Rebuild only when the table or the searched columns changed since the last start.
 	var haveTrigger, haveTable string
 	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)

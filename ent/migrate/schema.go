@@ -305,6 +305,9 @@ var (
 				Name:    "customer_workspace_id_ext_key",
 				Unique:  true,
 				Columns: []*schema.Column{ClientsColumns[1], ClientsColumns[17]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "ext_key IS NOT NULL",
+				},
 			},
 		},
 	}

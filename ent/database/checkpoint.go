@@ -1,0 +1,130 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"time"
+)
+
+// SQLite copies the WAL back into the database file in checkpoints. By
+// default the connection whose commit makes the WAL pass 1,000 pages runs
+// one inside that commit, while it still holds the write lock: every writer
+// waits for the copy and its two fsyncs (milliseconds each on a busy disk,
+// and at a few thousand writes a second this happens dozens of times a
+// second). The writer connection has automatic checkpoints off
+// (wal_autocheckpoint=0) and a connection of its own checkpoints in the
+// background instead: a PASSIVE checkpoint blocks neither the writer nor
+// the readers, and copies each page once however often commits rewrote it.
+//
+// A passive checkpoint cannot catch up with a writer that keeps committing,
+// and SQLite only starts the WAL file over when a write begins with every
+// frame copied. So once the WAL is past restartFrames, the checkpointer
+// takes the writer connection for a moment and checkpoints the few frames
+// written since its last pass there: the next write then starts the WAL
+// over, and the file stays about that size (a reader still on an older
+// snapshot can delay that, as it delays SQLite's own checkpoints).
+//
+// Durability is unchanged: with synchronous=NORMAL a commit is never fsynced
+// by itself; a checkpoint syncs the WAL before copying it back.
+
+const (
+	// checkpointEvery is how often the background pass runs.
+	checkpointEvery = 50 * time.Millisecond
+	// restartFrames is the WAL length (in 4 KiB pages) past which the
+	// writer is borrowed to let the WAL start over: 16 MiB.
+	restartFrames = 4096
+	// restartLeft is how many frames may be left for the writer to copy.
+	restartLeft = 256
+	// finishWait bounds how long the writer waits for older readers.
+	finishWait = 5 * time.Millisecond
+)
+
+type checkpointer struct {
+	db, writer *sql.DB
+	cancel     context.CancelFunc
+	done       chan struct{}
+}
+
+// startCheckpoints opens the checkpointing connection and starts its loop.
+func startCheckpoints(path string, writer *sql.DB) (*checkpointer, error) {
+	db, err := sql.Open(sqliteDriver, "file:"+path+"?_cache_size=-500")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxIdleTime(0)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &checkpointer{db: db, writer: writer, cancel: cancel, done: make(chan struct{})}
+	go c.run(ctx)
+	return c, nil
+}
+
+func (c *checkpointer) run(ctx context.Context) {
+	defer close(c.done)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// Errors (a busy or closing database) are retried at the next
+		// tick; closing the writer runs a final checkpoint anyway.
+		frames, done, err := checkpoint(ctx, c.db)
+		if err != nil || frames < restartFrames {
+			continue
+		}
+		// Copy what was committed during that pass too, so the writer is
+		// held up only for the last few frames.
+		for i := 0; i < 3 && frames-done > restartLeft; i++ {
+			if frames, done, err = checkpoint(ctx, c.db); err != nil {
+				break
+			}
+		}
+		c.finish(ctx)
+	}
+}
+
+// finish checkpoints the last frames on the writer connection, so no commit
+// comes in between. FULL mode also waits for readers still on an older
+// snapshot (whose pages a checkpoint must not overwrite) to move on: at
+// most finishWait, so a long read cannot hold the writers up.
+func (c *checkpointer) finish(ctx context.Context) {
+	w, err := c.writer.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer w.Close()
+	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", finishWait.Milliseconds())); err != nil {
+		return
+	}
+	var busy, frames, done int
+	_ = w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &frames, &done)
+	if _, err := w.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds())); err != nil {
+		// Never hand the writer back with the short timeout.
+		_ = w.Raw(func(any) error { return driver.ErrBadConn })
+	}
+}
+
+// checkpoint runs a PASSIVE checkpoint and returns the WAL's length and how
+// much of it is copied back, in frames (-1 when another checkpoint was running).
+func checkpoint(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (frames, done int, err error) {
+	var busy int
+	err = q.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done)
+	return frames, done, err
+}
+
+func (c *checkpointer) stop() {
+	c.cancel()
+	<-c.done
+	c.db.Close()
+}
