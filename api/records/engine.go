@@ -108,7 +108,7 @@ func Searches(rs []*resource.Resource) []database.Search {
 	var out []database.Search
 	for _, r := range rs {
 		if r.Table != "" && len(r.Search) > 0 {
-			out = append(out, database.Search{Table: r.Table, Columns: r.Search})
+			out = append(out, database.Search{Table: r.Table, Columns: r.Search, Few: r.SearchFew})
 		}
 	}
 	return out
@@ -734,9 +734,26 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	// rowFirst: the matches are few, so fetch them by key and sort them,
 	// instead of walking the newest-first index until enough match.
 	rowFirst := false
+	// keyed: the search picked the page's rows itself (their keys are in w).
+	keyed := false
 	if pg.Q != "" && len(p.search.Columns) > 0 {
-		if sub, sargs, ok := e.db.SearchRows(p.search, pg.Q, ws.ID); ok {
-			if !filtered && r.Scope == "" && r.Parent == nil {
+		whole := !filtered && r.Scope == "" && r.Parent == nil
+		found, err := e.db.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
+		if err != nil {
+			return nil, apierr.Internal(err)
+		}
+		switch {
+		case found.Counted:
+			total, counted, keyed, rowFirst = found.Total, true, true, true
+			cond, arg := e.db.KeysIn(found.Page)
+			if e.db.Dialect != dialect.Postgres {
+				w = "+" + w // fetch by key, not along the workspace index
+			}
+			w += " AND " + cond
+			args = append(args, arg)
+		case found.Sub != "":
+			sub, sargs := found.Sub, found.SubArgs
+			if whole {
 				// The index partition of the workspace is exactly its rows.
 				// The matches' keys are read once, counted, and handed back
 				// to the page query, so the index is searched only once.
@@ -760,9 +777,9 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 				w += " AND +t.rowid IN (" + sub + ")"
 			}
 			args = append(args, sargs...)
-		} else if cond, arg, ok := e.db.SearchCondition(p.search, "t", pg.Q); ok {
-			w += " AND " + cond
-			args = append(args, arg)
+		case found.Cond != "":
+			w += " AND " + found.Cond
+			args = append(args, found.Args...)
 		}
 		filtered = true
 	}
@@ -785,6 +802,9 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < total {
 		offset := pg.Offset
+		if keyed {
+			offset = 0 // w holds the page's keys alone
+		}
 		if offset >= deepOffset && !filtered && r.Parent == nil && r.Scope == "" {
 			if cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, r.Table, offset); ok {
 				w += " AND " + cond

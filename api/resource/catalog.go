@@ -171,8 +171,8 @@ var (
 			{Kind: Update, Body: addressBody, Summary: "Update an address, or make it the default billing or shipping address."}},
 	}
 	Invoices = &Resource{Name: "invoices", Singular: "invoice", Table: "invoices", Prefix: "inv", Plan: Starter, Toolset: "sales",
-		Doc:     "Invoices sent to clients, with lines, totals and open balance.",
-		Search:  []string{"number", "client_name"},
+		Doc:    "Invoices sent to clients, with lines, totals and open balance.",
+		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
 		Ops:     reads(),
 	}
@@ -183,11 +183,11 @@ var (
 			{Kind: Create, Body: invoicePaymentBody, Summary: "Record a payment on the invoice; the same id is recorded once."}},
 	}
 	Quotes = &Resource{Name: "quotes", Singular: "quote", Table: "quotes", Prefix: "quo", Plan: Starter, Toolset: "sales",
-		Doc: "Quotes offered to clients.", Search: []string{"number", "client_name"},
+		Doc: "Quotes offered to clients.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{enumFilter("status", "draft", "sent", "accepted", "declined", "expired", "invoiced"), idFilter("client_id", "Only this client's quotes.")},
 		Ops:     reads()}
 	CreditNotes = &Resource{Name: "credit-notes", Singular: "credit note", Table: "credit_notes", Prefix: "crn", Plan: Starter, Toolset: "sales",
-		Doc: "Credit notes that reduce what a client owes.", Search: []string{"number", "client_name"},
+		Doc: "Credit notes that reduce what a client owes.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{enumFilter("status", "draft", "issued", "applied", "void"), idFilter("client_id", "Only this client's credit notes.")},
 		Ops:     reads()}
 	Stores = &Resource{Name: "stores", Singular: "store", Table: "stores", Prefix: "sto", Plan: Business, Toolset: "commerce",
@@ -197,7 +197,7 @@ var (
 		Ops:      reads()}
 	SalesOrders = &Resource{Name: "sales-orders", Singular: "sales order", Table: "sales_orders", Prefix: "so", Plan: Starter, Toolset: "sales",
 		Doc:    "Sales orders with lines; online orders add the store channel, payment status and shipping status.",
-		Search: []string{"number", "client_name"},
+		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{
 			enumFilter("status", "draft", "confirmed", "partially_shipped", "shipped", "delivered", "cancelled"),
 			idFilter("client_id", "Only this client's orders."),
@@ -253,7 +253,7 @@ var (
 			Op{Kind: Create, Body: vendorBody, Summary: "Create a vendor."},
 			Op{Kind: Update, Body: vendorBody, Summary: "Update a vendor."})}
 	Bills = &Resource{Name: "bills", Singular: "bill", Table: "bills", Prefix: "bill", Plan: Starter, Toolset: "purchasing",
-		Doc: "Vendors' bills, with lines, totals and open balance.", Search: []string{"number", "vendor_name"},
+		Doc: "Vendors' bills, with lines, totals and open balance.", Search: []string{"number", "vendor_name"}, SearchFew: []string{"vendor_name"},
 		Filters: []Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
 		Ops:     reads()}
 	BillPayments = &Resource{Name: "bill-payments", Singular: "bill payment", Table: "bill_payments", Prefix: "bpay", Plan: Starter, Grant: "bills", Toolset: "purchasing",

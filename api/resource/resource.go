@@ -138,8 +138,13 @@ type Resource struct {
 	Doc     string
 	Parent  *Parent
 	Search  []string // columns `q` searches
-	Filters []Filter
-	Embeds  []Embed
+	// SearchFew is the one column of Search whose values repeat across many
+	// records of a workspace (the client's name on every invoice): `q`
+	// matches it through the workspace's distinct values and an index by
+	// value, not through the word index (same meaning, see database.Find).
+	SearchFew []string
+	Filters   []Filter
+	Embeds    []Embed
 	// Scope is a fixed SQL condition on the table (products: is_product; promotions: not archived).
 	Scope string
 	// Hidden columns never leave the server.

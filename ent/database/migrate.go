@@ -18,6 +18,33 @@ import (
 type Search struct {
 	Table   string
 	Columns []string
+	// Few names at most one of Columns whose values repeat across many rows
+	// of a workspace (the client's name on every invoice). It is not put in
+	// the word index: `q` resolves it through the workspace's distinct
+	// values (search_values) and the (workspace_id, column, created_at, id)
+	// index instead, see search.go.
+	Few []string
+}
+
+// few is the column searched by value, or "" (tables without a workspace
+// keep every column in the word index).
+func (s Search) few() string {
+	if len(s.Few) == 0 || !hasWorkspaceColumn(s.Table) {
+		return ""
+	}
+	return s.Few[0]
+}
+
+// words are the columns of the word index (FTS4 or GIN).
+func (s Search) words() []string {
+	few := s.few()
+	var out []string
+	for _, c := range s.Columns {
+		if c != few {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Migrate brings the schema up to date: ent's tables and indexes, then the
@@ -29,7 +56,13 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.migrateTotals(ctx); err != nil {
 		return fmt.Errorf("database: list totals: %w", err)
 	}
-	for _, s := range MergeSearches(searches) {
+	merged := MergeSearches(searches)
+	for _, s := range merged {
+		if len(s.Few) > 1 || (len(s.Few) == 1 && !slices.Contains(s.Columns, s.Few[0])) {
+			return fmt.Errorf("database: search on %s: at most one few-valued column, and one of the searched columns", s.Table)
+		}
+	}
+	for _, s := range merged {
 		var err error
 		if d.Dialect == dialect.Postgres {
 			err = d.postgresSearch(ctx, s)
@@ -39,6 +72,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 		if err != nil {
 			return fmt.Errorf("database: search index on %s: %w", s.Table, err)
 		}
+	}
+	if err := d.migrateValues(ctx, merged); err != nil {
+		return fmt.Errorf("database: search values: %w", err)
 	}
 	return nil
 }
@@ -57,6 +93,11 @@ func MergeSearches(in []Search) []Search {
 		for _, c := range s.Columns {
 			if !slices.Contains(out[i].Columns, c) {
 				out[i].Columns = append(out[i].Columns, c)
+			}
+		}
+		for _, c := range s.Few {
+			if !slices.Contains(out[i].Few, c) {
+				out[i].Few = append(out[i].Few, c)
 			}
 		}
 	}
@@ -88,21 +129,48 @@ func hasWorkspaceColumn(table string) bool {
 
 func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	fts := s.Table + "_fts"
-	lid, register := "0", ""
+	lid, register, bump := "0", "", ""
 	if hasWorkspaceColumn(s.Table) {
 		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
-		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
+		// gen grows with every change of the workspace's word index: cached
+		// word lookups (see probe) are valid while it holds.
+		register = "INSERT INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id) ON CONFLICT (workspace_id) DO UPDATE SET gen = gen + 1; "
+		bump = "UPDATE " + searchWorkspaces + " SET gen = gen + 1 WHERE workspace_id = old.workspace_id; "
 	}
-	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", s.Columns), lid)
+	cols := s.words()
+	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", cols), lid)
 	triggers := []string{
 		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; %s END",
-			fts, strings.Join(s.Columns, ", "), s.Table, fts, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
+		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s END",
+			fts, strings.Join(cols, ", "), s.Table, bump, fts, insert),
+		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, bump, fts),
 	}
 	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
-		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
+		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE, gen INTEGER NOT NULL DEFAULT 0)"); err != nil {
 		return err
+	}
+	var hasGen int
+	if err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info('"+searchWorkspaces+"') WHERE name = 'gen'").Scan(&hasGen); err != nil {
+		return err
+	}
+	if hasGen == 0 {
+		if _, err := d.Write.ExecContext(ctx, "ALTER TABLE "+searchWorkspaces+" ADD COLUMN gen INTEGER NOT NULL DEFAULT 0"); err != nil {
+			return err
+		}
+	}
+	// search_tokenize splits text exactly as the FTS tables do (case and
+	// diacritics folded): rows and values are checked against q with it.
+	if _, err := d.Write.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS "+tokenizeTable+" USING fts3tokenize(unicode61)"); err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		for _, q := range []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au",
+			"DROP TRIGGER IF EXISTS " + fts + "_ad", "DROP TABLE IF EXISTS " + fts} {
+			if _, err := d.Write.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	// unicode61 splits on anything but letters and digits, like
 	// SearchTokens. No prefix indexes: they double the index work of every
@@ -124,10 +192,10 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		return err
 	}
 	defer tx.Rollback()
-	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", s.Columns), s.Table)
+	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
 	if lid != "0" {
 		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
-			fts, document("t.", s.Columns), s.Table, searchWorkspaces)
+			fts, document("t.", cols), s.Table, searchWorkspaces)
 	}
 	stmts := []string{
 		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
@@ -155,11 +223,14 @@ func postgresVector(prefix string, cols []string) string {
 }
 
 func (d *DB) postgresSearch(ctx context.Context, s Search) error {
-	vec := postgresVector("", s.Columns)
-	sum := sha256.Sum256([]byte(vec))
-	name := s.Table + "_q_" + hex.EncodeToString(sum[:4])
-	if _, err := d.Write.ExecContext(ctx, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s))", name, s.Table, vec)); err != nil {
-		return err
+	name := ""
+	if cols := s.words(); len(cols) > 0 {
+		vec := postgresVector("", cols)
+		sum := sha256.Sum256([]byte(vec))
+		name = s.Table + "_q_" + hex.EncodeToString(sum[:4])
+		if _, err := d.Write.ExecContext(ctx, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s))", name, s.Table, vec)); err != nil {
+			return err
+		}
 	}
 	// Drop indexes of earlier column sets.
 	rows, err := d.Write.QueryContext(ctx, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
@@ -185,63 +256,7 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 	return nil
 }
 
-// SearchRows returns a subquery listing the row keys (rowid on SQLite) of
-// workspaceID's rows of s.Table that match every token of q, with its
-// arguments. It reads the search index alone — no table rows — so it also
-// counts matches cheaply. ok is false when q holds no word, or on
-// PostgreSQL, whose SearchCondition the planner combines better.
-func (d *DB) SearchRows(s Search, q, workspaceID string) (sub string, args []any, ok bool) {
-	if d.Dialect == dialect.Postgres || !hasWorkspaceColumn(s.Table) {
-		return "", nil, false
-	}
-	match, ok := ftsMatch(q)
-	if !ok {
-		return "", nil, false
-	}
-	return "SELECT docid FROM " + s.Table + "_fts WHERE body MATCH ? AND lid = (SELECT lid FROM " + searchWorkspaces +
-		" WHERE workspace_id = ?)", []any{match, workspaceID}, true
-}
-
-func ftsMatch(q string) (string, bool) {
-	toks := SearchTokens(q)
-	if len(toks) == 0 {
-		return "", false
-	}
-	if len(toks) > 16 {
-		toks = toks[:16]
-	}
-	for i, t := range toks {
-		toks[i] = t + "*"
-	}
-	return strings.Join(toks, " "), true
-}
-
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {
 	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-// SearchCondition returns a condition on table (aliased as alias, or bare
-// when alias is empty) that keeps rows matching every token of q as a word
-// prefix, with its one argument; ok is false when q holds no word.
-func (d *DB) SearchCondition(s Search, alias string, q string) (cond string, arg any, ok bool) {
-	toks := SearchTokens(q)
-	if len(toks) == 0 {
-		return "", nil, false
-	}
-	if len(toks) > 16 {
-		toks = toks[:16]
-	}
-	p := ""
-	if alias != "" {
-		p = alias + "."
-	}
-	if d.Dialect == dialect.Postgres {
-		for i, t := range toks {
-			toks[i] = t + ":*"
-		}
-		return postgresVector(p, s.Columns) + " @@ to_tsquery('simple', ?)", strings.Join(toks, " & "), true
-	}
-	match, _ := ftsMatch(q)
-	return p + "rowid IN (SELECT docid FROM " + s.Table + "_fts WHERE body MATCH ?)", match, true
 }

@@ -1,0 +1,714 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"entgo.io/ent/dialect"
+)
+
+// How `q` is answered.
+//
+// q matches a row when every word of q starts a word of one of the row's
+// searched columns. The columns are split in two:
+//
+//   - the word index (SQLite FTS4, PostgreSQL GIN) holds the columns whose
+//     values are mostly distinct (numbers, emails);
+//   - a Few column, whose values repeat across many rows (the client's name
+//     on every invoice), is kept as a count per distinct value and
+//     workspace in search_values, and read through a (workspace_id, column,
+//     created_at, id) index.
+//
+// A search first matches every token against the workspace's distinct
+// values (cached in memory, a few hundred names). Then:
+//
+//   - when some token starts no value, every match holds it in the word
+//     index: the longest such token is looked up alone (cheap when it is
+//     rare, as the digits of an invoice number are), and its rows, when
+//     few, are checked against the other tokens one by one. A common token
+//     (the "inv" of every INV-000123) is never expanded;
+//   - otherwise the rows whose value covers every token all match: their
+//     total is the sum of the values' counts and their newest-first page
+//     comes straight from the value index. Rows that need the word index
+//     for some token are found as above and added.
+//
+// Anything bigger falls back to an exact SQL condition (Cond).
+
+const (
+	valuesTable   = "search_values"
+	valuesGen     = "search_values_gen"
+	tokenizeTable = "search_tokenize"
+	// valuesVersion changes whenever the value triggers do.
+	valuesVersion = "v1"
+	// maxTokens bounds the words of q that are searched.
+	maxTokens = 16
+)
+
+// probeCap bounds the rows a search checks one by one.
+var probeCap atomic.Int64
+
+func init() { probeCap.Store(2000) }
+
+// SetProbeCap changes how many rows a search may check one by one before it
+// falls back to its SQL condition (tests use it to cover both ways), and
+// returns the previous value.
+func SetProbeCap(n int) int { return int(probeCap.Swap(int64(n))) }
+
+// valueIndex is the index that pages the rows of a few-valued column.
+func valueIndex(table, col string) string { return table + "_" + col + "_newest" }
+
+func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
+	var few []Search
+	var sig []string
+	for _, s := range searches {
+		if s.few() != "" {
+			few = append(few, s)
+			sig = append(sig, s.Table+"."+s.few())
+		}
+	}
+	marker := valuesVersion + ":" + strings.Join(sig, ",")
+	if _, err := d.Write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS search_values_version (v TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	var have string
+	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM search_values_version").Scan(&have)
+	if have == marker {
+		return nil
+	}
+	tx, err := d.Write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	pg := d.Dialect == dialect.Postgres
+	var stmts []string
+	if pg {
+		stmts = append(stmts, "LOCK TABLE search_values_version IN EXCLUSIVE MODE")
+	}
+	for _, t := range countedTables() {
+		for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
+			if pg {
+				stmts = append(stmts, "DROP TRIGGER IF EXISTS "+t+suffix+" ON "+t)
+			} else {
+				stmts = append(stmts, "DROP TRIGGER IF EXISTS "+t+suffix)
+			}
+		}
+	}
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable,
+		`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
+			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, value, shard))`,
+		// gen grows whenever a workspace gets a new value, so the cached
+		// list of values knows when to reload.
+		`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
+			PRIMARY KEY (workspace_id, tbl))`)
+	bumpGen := fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
+		"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %s.gen + 1;", valuesGen, valuesGen)
+	if pg {
+		stmts = append(stmts, plpgsql(valuesTable+"_new", strings.ReplaceAll(bumpGen, "new.", "NEW.")),
+			fmt.Sprintf("CREATE TRIGGER %[1]s_new AFTER INSERT ON %[1]s FOR EACH ROW EXECUTE FUNCTION %[1]s_new()", valuesTable))
+	} else {
+		stmts = append(stmts, fmt.Sprintf("CREATE TRIGGER %s_new AFTER INSERT ON %s BEGIN %s END", valuesTable, valuesTable, bumpGen))
+	}
+	for _, s := range few {
+		t, c := s.Table, s.few()
+		stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (workspace_id, %s, created_at, id)", valueIndex(t, c), t, c))
+		if pg {
+			stmts = append(stmts, postgresValues(t, c)...)
+		} else {
+			stmts = append(stmts, sqliteValues(t, c)...)
+		}
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
+			valuesTable, t, c, t))
+	}
+	stmts = append(stmts, "DELETE FROM search_values_version")
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, d.Rebind("INSERT INTO search_values_version (v) VALUES (?)"), marker); err != nil {
+		return err
+	}
+	// Cached values of an earlier schema must not survive a rebuild.
+	valuesCache.Lock()
+	valuesCache.m = map[string]*values{}
+	valuesCache.Unlock()
+	return tx.Commit()
+}
+
+func plpgsql(name, body string) string {
+	return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n\t%s\n\tRETURN NULL;\nEND $$", name, body)
+}
+
+func sqliteValues(t, c string) []string {
+	add := fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) VALUES (new.workspace_id, '%s', coalesce(new.%s, ''), 0, 1) "+
+		"ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = n + 1;", valuesTable, t, c)
+	sub := fmt.Sprintf("UPDATE %s SET n = n - 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND value = coalesce(old.%s, '') AND shard = 0;",
+		valuesTable, t, c)
+	return []string{
+		fmt.Sprintf("CREATE TRIGGER %s_values_ai AFTER INSERT ON %s BEGIN %s END", t, t, add),
+		fmt.Sprintf("CREATE TRIGGER %s_values_ad AFTER DELETE ON %s BEGIN %s END", t, t, sub),
+		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END", t, c, sub, add),
+	}
+}
+
+// postgresValues counts per statement (a bulk insert touches each value
+// once) into a random shard of totalShards, so concurrent inserts of the
+// same client's invoices do not queue on one row.
+func postgresValues(t, c string) []string {
+	upsert := func(sel string) string {
+		return fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, value, shard, n) %[2]s
+	ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, valuesTable, sel)
+	}
+	rows := func(from, sign string) string {
+		return upsert(fmt.Sprintf("SELECT workspace_id, '%s', coalesce(%s, ''), floor(random() * %d)::int, %scount(*) FROM %s GROUP BY 1, 3",
+			t, c, totalShards, sign, from))
+	}
+	moved := func(side, sign string) string {
+		return upsert(fmt.Sprintf("SELECT %[1]s.workspace_id, '%[2]s', coalesce(%[1]s.%[3]s, ''), floor(random() * %[4]d)::int, %[5]scount(*) "+
+			"FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE o.%[3]s IS DISTINCT FROM n.%[3]s GROUP BY 1, 3", side, t, c, totalShards, sign))
+	}
+	return []string{
+		plpgsql(t+"_values_ins", rows("new_rows", "")),
+		plpgsql(t+"_values_del", rows("old_rows", "-")),
+		plpgsql(t+"_values_upd", moved("o", "-")+"\n\t"+moved("n", "")),
+		fmt.Sprintf("CREATE TRIGGER %[1]s_values_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_ins()", t),
+		fmt.Sprintf("CREATE TRIGGER %[1]s_values_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_del()", t),
+		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_upd()", t),
+	}
+}
+
+// values are a workspace's distinct values of a table's Few column, with
+// the words of each as the word index would fold them.
+type values struct {
+	gen   int64
+	vals  []string
+	words [][]string
+}
+
+var valuesCache = struct {
+	sync.Mutex
+	m map[string]*values
+}{m: map[string]*values{}}
+
+// wordsOf is the SQL of the folded words of a text expression, separated by
+// single spaces: exactly the terms the word index holds.
+func (d *DB) wordsOf(expr string) string {
+	if d.Dialect == dialect.Postgres {
+		return "regexp_replace(lower(" + expr + "), '[^[:alnum:]]+', ' ', 'g')"
+	}
+	return "(SELECT group_concat(token, ' ') FROM " + tokenizeTable + " WHERE input = " + expr + ")"
+}
+
+func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error) {
+	var gen int64
+	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?"), wsID, table).Scan(&gen)
+	if err == sql.ErrNoRows {
+		return &values{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%p|%s|%s", d, wsID, table)
+	valuesCache.Lock()
+	c := valuesCache.m[key]
+	valuesCache.Unlock()
+	if c != nil && c.gen == gen {
+		return c, nil
+	}
+	// Values that arrive after gen was read make gen newer: the next
+	// search reloads.
+	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT v.value, "+d.wordsOf("v.value")+" FROM (SELECT DISTINCT value FROM "+valuesTable+
+		" WHERE workspace_id = ? AND tbl = ?) v"), wsID, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	c = &values{gen: gen}
+	for rows.Next() {
+		var v string
+		var w sql.NullString
+		if err := rows.Scan(&v, &w); err != nil {
+			return nil, err
+		}
+		c.vals = append(c.vals, v)
+		c.words = append(c.words, strings.Fields(w.String))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	valuesCache.Lock()
+	if len(valuesCache.m) > 10_000 {
+		valuesCache.m = map[string]*values{}
+	}
+	valuesCache.m[key] = c
+	valuesCache.Unlock()
+	return c, nil
+}
+
+// queryTokens are q's first maxTokens words folded as the word index folds
+// them, without repeats.
+func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
+	toks := SearchTokens(q)
+	if d.Dialect != dialect.Postgres && !ascii(q) {
+		// unicode61 also folds diacritics; ask it.
+		var s sql.NullString
+		if err := d.Read.QueryRowContext(ctx, "SELECT group_concat(token, ' ') FROM "+tokenizeTable+" WHERE input = ?", q).Scan(&s); err != nil {
+			return nil, err
+		}
+		toks = strings.Fields(s.String)
+	}
+	if len(toks) > maxTokens {
+		toks = toks[:maxTokens]
+	}
+	var out []string
+	for _, t := range toks {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// covers reports whether token t starts one of words.
+func covers(words []string, t string) bool {
+	for _, w := range words {
+		if strings.HasPrefix(w, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Found is the answer of Find.
+type Found struct {
+	// Cond is an exact SQL condition on the table aliased t keeping the
+	// rows that match, with its arguments; empty when q holds no word.
+	Cond string
+	Args []any
+	// Sub, on SQLite when the matches are exactly the rows of one word
+	// index query, is that query (it selects rowids), with its arguments.
+	Sub     string
+	SubArgs []any
+	// Counted: Total is the exact number of matches and Page the keys
+	// (KeysIn) of the requested page, newest first.
+	Counted bool
+	Total   int64
+	Page    []any
+}
+
+// KeysIn is a condition on alias t keeping the rows whose keys (Found.Page)
+// are in the list, with its one argument.
+func (d *DB) KeysIn(keys []any) (string, any) {
+	b, _ := json.Marshal(keys)
+	if d.Dialect == dialect.Postgres {
+		return "t.id IN " + d.list(), string(b)
+	}
+	return "t.rowid IN " + d.list(), string(b)
+}
+
+// list is a subquery of the elements of a JSON array argument.
+func (d *DB) list() string {
+	if d.Dialect == dialect.Postgres {
+		return "(SELECT jsonb_array_elements_text(CAST(? AS jsonb)))"
+	}
+	return "(SELECT value FROM json_each(?))"
+}
+
+func (d *DB) key() string {
+	if d.Dialect == dialect.Postgres {
+		return "t.id"
+	}
+	return "t.rowid"
+}
+
+// wordsCond is the condition that every token of toks starts a word of the
+// word index (or, with or, one of them does), with its arguments.
+func (d *DB) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any) {
+	if d.Dialect == dialect.Postgres {
+		parts := make([]string, len(toks))
+		for i, t := range toks {
+			parts[i] = t + ":*"
+		}
+		op := " & "
+		if or {
+			op = " | "
+		}
+		return postgresVector("t.", s.words()) + " @@ to_tsquery('simple', ?)", []any{strings.Join(parts, op)}
+	}
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		parts[i] = t + "*"
+	}
+	op := " "
+	if or {
+		op = " OR "
+	}
+	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(parts, op)}
+	if hasWorkspaceColumn(s.Table) {
+		sub += " AND lid = (SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = ?)"
+		args = append(args, wsID)
+	}
+	return "t.rowid IN (" + sub + ")", args
+}
+
+// search is one q being answered.
+type search struct {
+	d     *DB
+	s     Search
+	wsID  string
+	toks  []string
+	vals  *values
+	cover [][]int // per token, the values it starts a word of
+	full  []int   // the values that cover every token
+	bare  []int   // the tokens no value covers
+	cap   int     // probeCap, read once
+}
+
+// Find answers q over the workspace's rows of s.Table. With whole (the list
+// has no other condition) it also counts the matches and picks the page at
+// offset, when that is cheap; otherwise it answers a condition.
+func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, offset, limit int) (Found, error) {
+	toks, err := d.queryTokens(ctx, q)
+	if err != nil || len(toks) == 0 {
+		return Found{}, err
+	}
+	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load())}
+	if s.few() != "" {
+		if x.vals, err = d.fewValues(ctx, wsID, s.Table); err != nil {
+			return Found{}, err
+		}
+	}
+	for vi, words := range x.vals.words {
+		all := true
+		for ti, t := range toks {
+			if covers(words, t) {
+				x.cover[ti] = append(x.cover[ti], vi)
+			} else {
+				all = false
+			}
+		}
+		if all {
+			x.full = append(x.full, vi)
+		}
+	}
+	for ti := range toks {
+		if len(x.cover[ti]) == 0 {
+			x.bare = append(x.bare, ti)
+		}
+	}
+	if whole {
+		f, ok, err := x.page(ctx, offset, limit)
+		if err != nil || ok {
+			return f, err
+		}
+	}
+	return x.cond(), nil
+}
+
+// cond is the exact condition: every token starts a word of the word index
+// or of the row's value.
+func (x *search) cond() Found {
+	d, s := x.d, x.s
+	hasWords := len(s.words()) > 0
+	var parts []string
+	var args []any
+	if len(x.bare) > 0 {
+		if !hasWords {
+			return Found{Cond: "1 = 0"}
+		}
+		toks := make([]string, len(x.bare))
+		for i, ti := range x.bare {
+			toks[i] = x.toks[ti]
+		}
+		c, a := d.wordsCond(s, x.wsID, toks, false)
+		if len(x.bare) == len(x.toks) && d.Dialect != dialect.Postgres {
+			sub := strings.TrimSuffix(strings.TrimPrefix(c, "t.rowid IN ("), ")")
+			return Found{Cond: c, Args: a, Sub: sub, SubArgs: a}
+		}
+		parts, args = append(parts, c), append(args, a...)
+	}
+	for ti, vs := range x.cover {
+		if len(vs) == 0 {
+			continue
+		}
+		c, a := "t."+s.few()+" IN "+d.list(), []any{x.valueList(vs)}
+		if hasWords {
+			wc, wa := d.wordsCond(s, x.wsID, []string{x.toks[ti]}, false)
+			c, a = "("+wc+" OR "+c+")", append(wa, a...)
+		}
+		parts, args = append(parts, c), append(args, a...)
+	}
+	return Found{Cond: strings.Join(parts, " AND "), Args: args}
+}
+
+func (x *search) valueList(vs []int) any {
+	out := make([]string, len(vs))
+	for i, vi := range vs {
+		out[i] = x.vals.vals[vi]
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// page counts and pages the matches when few rows need checking; ok is
+// false when the condition must do it.
+func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, error) {
+	hasWords := len(x.s.words()) > 0
+	if len(x.bare) > 0 {
+		if !hasWords {
+			return Found{Counted: true}, true, nil
+		}
+		if len(x.toks) == 1 {
+			return Found{}, false, nil // one index query answers it (Sub on SQLite)
+		}
+		// Every match has the bare tokens in the word index: look up the
+		// longest (the rarest, as a rule) alone.
+		ti := slices.MaxFunc(x.bare, func(a, b int) int { return len(x.toks[a]) - len(x.toks[b]) })
+		keys, n, err := x.probe(ctx, []string{x.toks[ti]}, false)
+		if err != nil || n > x.cap {
+			return Found{}, false, err
+		}
+		m, err := x.check(ctx, keys, len(x.toks) > 1)
+		if err != nil {
+			return Found{}, false, err
+		}
+		return Found{Counted: true, Total: int64(len(m)), Page: window(m, offset, limit)}, true, nil
+	}
+	// Every token starts a word of some value: the rows of the values that
+	// cover all tokens match, plus rows that need the word index for some
+	// token, which hold at least one token there.
+	var extra []match // newest first
+	if hasWords {
+		keys, n, err := x.probe(ctx, x.toks, true)
+		if err != nil || n > x.cap {
+			return Found{}, false, err
+		}
+		if n > 0 {
+			m, err := x.check(ctx, keys, true)
+			if err != nil {
+				return Found{}, false, err
+			}
+			full := map[string]bool{}
+			for _, vi := range x.full {
+				full[x.vals.vals[vi]] = true
+			}
+			for _, r := range m {
+				if !full[r.value] {
+					extra = append(extra, r)
+				}
+			}
+		}
+	}
+	if len(x.full) == 0 {
+		return Found{Counted: true, Total: int64(len(extra)), Page: window(extra, offset, limit)}, true, nil
+	}
+	d, t, few := x.d, x.s.Table, x.s.few()
+	var total int64
+	vl := x.valueList(x.full)
+	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+valuesTable+
+		" WHERE workspace_id = ? AND tbl = ? AND value IN "+d.list()), x.wsID, t, vl).Scan(&total); err != nil {
+		return Found{}, false, err
+	}
+	total += int64(len(extra))
+	if int64(offset) >= total {
+		return Found{Counted: true, Total: total}, true, nil
+	}
+	// Each value's rows come newest first from the value index; the page
+	// merges the first offset+limit of each (and the extra rows).
+	indexed := ""
+	if d.Dialect != dialect.Postgres {
+		indexed = " INDEXED BY " + valueIndex(t, few)
+	}
+	var arms []string
+	var args []any
+	arm := func(cond string) string {
+		return "SELECT * FROM (SELECT " + d.key() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" + indexed +
+			" WHERE t.workspace_id = ? AND " + cond + " ORDER BY t.created_at DESC, t.id DESC LIMIT ?) a" + strconv.Itoa(len(arms))
+	}
+	if len(x.full) <= 64 && offset+limit <= x.cap/2 {
+		for _, vi := range x.full {
+			arms = append(arms, arm("t."+few+" = ?"))
+			args = append(args, x.wsID, x.vals.vals[vi], offset+limit)
+		}
+	} else {
+		arms = append(arms, arm("t."+few+" IN "+d.list()))
+		args = append(args, x.wsID, vl, offset+limit)
+	}
+	if len(extra) > 0 {
+		ks := make([]any, len(extra))
+		for i, m := range extra {
+			ks[i] = m.key
+		}
+		b, _ := json.Marshal(ks)
+		arms = append(arms, "SELECT "+d.key()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.key()+" IN "+d.list())
+		args = append(args, string(b))
+	}
+	q := "SELECT k FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC LIMIT ? OFFSET ?"
+	args = append(args, limit, offset)
+	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
+	if err != nil {
+		return Found{}, false, err
+	}
+	defer rows.Close()
+	var page []any
+	for rows.Next() {
+		k, err := x.scanKey(rows)
+		if err != nil {
+			return Found{}, false, err
+		}
+		page = append(page, k)
+	}
+	if err := rows.Err(); err != nil {
+		return Found{}, false, err
+	}
+	return Found{Counted: true, Total: total, Page: page}, true, nil
+}
+
+type match struct {
+	key   any
+	value string
+}
+
+func window(m []match, offset, limit int) []any {
+	var out []any
+	for i := offset; i < len(m) && i < offset+limit; i++ {
+		out = append(out, m[i].key)
+	}
+	return out
+}
+
+func (x *search) scanKey(rows *sql.Rows, more ...any) (any, error) {
+	if x.d.Dialect == dialect.Postgres {
+		var k string
+		err := rows.Scan(append([]any{&k}, more...)...)
+		return k, err
+	}
+	var k int64
+	err := rows.Scan(append([]any{&k}, more...)...)
+	return k, err
+}
+
+// probe looks toks up in the word index (all of them, or with or any), and
+// returns at most probeCap+1 keys as a JSON array, and how many.
+func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int, error) {
+	d := x.d
+	c, args := d.wordsCond(x.s, x.wsID, toks, or)
+	var q string
+	if d.Dialect == dialect.Postgres {
+		q = "SELECT COALESCE(json_agg(k)::text, '[]'), COUNT(*) FROM (SELECT t.id AS k FROM " + x.s.Table + " t WHERE t.workspace_id = ? AND " +
+			c + " LIMIT " + strconv.Itoa(x.cap+1) + ") x"
+		args = append([]any{x.wsID}, args...)
+	} else {
+		// The index query alone, without reading the table.
+		sub := strings.TrimSuffix(strings.TrimPrefix(c, "t.rowid IN ("), ")")
+		q = "SELECT '[' || COALESCE(group_concat(docid), '') || ']', COUNT(*) FROM (" + sub + " LIMIT " + strconv.Itoa(x.cap+1) + ")"
+	}
+	// On SQLite a lookup that lands on a word found in most rows reads
+	// that word's whole doclist (a few MB at a million rows: "stark*" sorts
+	// after the "inv" of every invoice number), so small answers are kept
+	// while the workspace's word index is unchanged.
+	var key string
+	var gen int64
+	cache := d.Dialect != dialect.Postgres && hasWorkspaceColumn(x.s.Table)
+	if cache {
+		if err := d.Read.QueryRowContext(ctx, "SELECT gen FROM "+searchWorkspaces+" WHERE workspace_id = ?", x.wsID).Scan(&gen); err != nil {
+			if err != sql.ErrNoRows {
+				return "", 0, err
+			}
+			cache = false
+		}
+		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, args[0], x.cap)
+		probeCache.Lock()
+		p, ok := probeCache.m[key]
+		probeCache.Unlock()
+		if ok && p.gen == gen {
+			return p.keys, p.n, nil
+		}
+	}
+	var keys string
+	var n int
+	if err := d.Read.QueryRowContext(ctx, d.Rebind(q), args...).Scan(&keys, &n); err != nil {
+		return "", 0, err
+	}
+	if cache && n <= 16 {
+		probeCache.Lock()
+		if len(probeCache.m) > 10_000 {
+			probeCache.m = map[string]probed{}
+		}
+		probeCache.m[key] = probed{gen: gen, keys: keys, n: n}
+		probeCache.Unlock()
+	}
+	return keys, n, nil
+}
+
+type probed struct {
+	gen  int64
+	keys string
+	n    int
+}
+
+var probeCache = struct {
+	sync.Mutex
+	m map[string]probed
+}{m: map[string]probed{}}
+
+// check reads the rows of keys newest first and, with verify, keeps those
+// where every token starts a word of a searched column.
+func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, error) {
+	d, s := x.d, x.s
+	few := "''"
+	if s.few() != "" {
+		few = "coalesce(t." + s.few() + ", '')"
+	}
+	words := "''"
+	if verify {
+		words = "coalesce(" + d.wordsOf(document("t.", s.Columns)) + ", '')"
+	}
+	q := "SELECT " + d.key() + ", " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.key() + " IN " + d.list() +
+		" ORDER BY t.created_at DESC, t.id DESC"
+	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []match
+	for rows.Next() {
+		var m match
+		var w string
+		if m.key, err = x.scanKey(rows, &m.value, &w); err != nil {
+			return nil, err
+		}
+		if verify {
+			ws := strings.Fields(w)
+			ok := true
+			for _, t := range x.toks {
+				if !covers(ws, t) {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
