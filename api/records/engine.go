@@ -522,12 +522,22 @@ func (p *plan) where(parentID string) (string, []any) {
 
 // Get answers one record as JSON. parentID scopes sub-resources.
 func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
+	return e.get(ctx, r, ws, id, parentID, true)
+}
+
+// Fresh is Get for a record just written: it is read in full at once (its
+// version has just changed, so asking for it first is wasted) and cached.
+func (e *Engine) Fresh(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
+	return e.get(ctx, r, ws, id, parentID, false)
+}
+
+func (e *Engine) get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string, probe bool) ([]byte, error) {
 	p := e.plans[r]
 	_, extra := p.where(parentID)
 	args := append([]any{ws.ID}, extra...)
 	args = append(args, id)
 	useCache := p.cacheable && e.cache != nil
-	if useCache {
+	if useCache && probe {
 		var got, ver string
 		err := e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
 		if err == sql.ErrNoRows {

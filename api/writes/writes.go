@@ -73,5 +73,5 @@ func (q *Request) Workspace() records.Workspace {
 // Record renders a record of the request's resource as reads do, so a
 // write answers exactly the shape a later GET returns.
 func (q *Request) Record(r *resource.Resource, id, parentID string) ([]byte, error) {
-	return q.Records.Get(q.Ctx, r, q.Workspace(), id, parentID)
+	return q.Records.Fresh(q.Ctx, r, q.Workspace(), id, parentID)
 }

@@ -132,10 +132,12 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	lid, register, bump := "0", "", ""
 	if hasWorkspaceColumn(s.Table) {
 		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
-		// gen grows with every change of the workspace's word index: cached
-		// word lookups (see probe) are valid while it holds.
-		register = "INSERT INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id) ON CONFLICT (workspace_id) DO UPDATE SET gen = gen + 1; "
-		bump = "UPDATE " + searchWorkspaces + " SET gen = gen + 1 WHERE workspace_id = old.workspace_id; "
+		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
+		// Cached word lookups (see probe) hold while the table's list_totals
+		// gen does: the totals triggers bump it on every insert and delete,
+		// and this on an update of a searched column, so an insert costs no
+		// write of its own for it.
+		bump = fmt.Sprintf("UPDATE %s SET gen = gen + 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND shard = 0; ", totalsTable, s.Table)
 	}
 	cols := s.words()
 	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", cols), lid)
@@ -143,20 +145,11 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
 		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s END",
 			fts, strings.Join(cols, ", "), s.Table, bump, fts, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, bump, fts),
+		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
 	}
 	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
-		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE, gen INTEGER NOT NULL DEFAULT 0)"); err != nil {
+		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
 		return err
-	}
-	var hasGen int
-	if err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info('"+searchWorkspaces+"') WHERE name = 'gen'").Scan(&hasGen); err != nil {
-		return err
-	}
-	if hasGen == 0 {
-		if _, err := d.Write.ExecContext(ctx, "ALTER TABLE "+searchWorkspaces+" ADD COLUMN gen INTEGER NOT NULL DEFAULT 0"); err != nil {
-			return err
-		}
 	}
 	// search_tokenize splits text exactly as the FTS tables do (case and
 	// diacritics folded): rows and values are checked against q with it.

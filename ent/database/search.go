@@ -628,11 +628,9 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	var gen int64
 	cache := d.Dialect != dialect.Postgres && hasWorkspaceColumn(x.s.Table)
 	if cache {
-		if err := d.Read.QueryRowContext(ctx, "SELECT gen FROM "+searchWorkspaces+" WHERE workspace_id = ?", x.wsID).Scan(&gen); err != nil {
-			if err != sql.ErrNoRows {
-				return "", 0, err
-			}
-			cache = false
+		if err := d.Read.QueryRowContext(ctx, "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
+			" WHERE workspace_id = ? AND tbl = ?", x.wsID, x.s.Table).Scan(&gen); err != nil {
+			return "", 0, err
 		}
 		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, args[0], x.cap)
 		probeCache.Lock()
