@@ -102,13 +102,19 @@ type Workspace struct {
 	Commerce bool // commerce mode and module both on: item reads show product fields
 }
 
-// Searches are the search indexes the declarations ask for: what
-// database.Migrate builds and what `q` reads.
+// Searches are the search indexes and per-value counts the declarations
+// ask for: what database.Migrate builds and what `q` and filtered lists read.
 func Searches(rs []*resource.Resource) []database.Search {
 	var out []database.Search
 	for _, r := range rs {
-		if r.Table != "" && len(r.Search) > 0 {
-			out = append(out, database.Search{Table: r.Table, Columns: r.Search, Few: r.SearchFew})
+		var counted []string
+		for _, f := range r.Filters {
+			if f.Type == resource.Boolean || f.Type == resource.Enum {
+				counted = append(counted, f.Column)
+			}
+		}
+		if r.Table != "" && (len(r.Search) > 0 || len(counted) > 0) {
+			out = append(out, database.Search{Table: r.Table, Columns: r.Search, Few: r.SearchFew, Counted: counted})
 		}
 	}
 	return out

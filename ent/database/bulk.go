@@ -152,7 +152,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 		case t.table + "_fts_ai":
 			t.fill = rowByRow(t.sql, t.name, t.table)
 		case t.table + "_totals_ai":
-			if counted()[t.table] {
+			if d.counted(t.table) {
 				t.fill = d.bulkTotals(t.table)
 			}
 		}
@@ -170,7 +170,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 // table of counts by workspace, day and values; the counters come from it.
 func (d *DB) bulkTotals(t string) []bulkStmt {
 	sel, group := "workspace_id AS w, "+d.dayOf("")+" AS d", "1, 2"
-	cols := valueColumns(t)
+	cols := d.valueColumns(t)
 	for i, c := range cols {
 		sel += fmt.Sprintf(", %s AS k%d", valueKey(t, c, ""), i)
 		group += fmt.Sprintf(", %d", i+3)

@@ -46,6 +46,10 @@ type DB struct {
 	// ckpt checkpoints the SQLite WAL off the writer (see checkpoints).
 	ckpt *checkpointer
 
+	// values are the columns counted per value, by table (set by Migrate
+	// from the declarations; see valueColumns).
+	values map[string][]string
+
 	closeOnce sync.Once
 	closeErr  error
 }

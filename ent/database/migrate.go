@@ -24,6 +24,10 @@ type Search struct {
 	// values (search_values) and the (workspace_id, column, created_at, id)
 	// index instead, see search.go.
 	Few []string
+	// Counted are the table's enum and boolean columns that lists filter
+	// on: rows are counted per value of each (see valueColumns). A Search
+	// may carry only these, with no Columns.
+	Counted []string
 }
 
 // few is the column searched by value, or "" (tables without a workspace
@@ -53,6 +57,7 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.Ent.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
+	d.setValueColumns(searches)
 	if err := d.migrateTotals(ctx); err != nil {
 		return fmt.Errorf("database: list totals: %w", err)
 	}
@@ -63,6 +68,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 		}
 	}
 	for _, s := range merged {
+		if len(s.Columns) == 0 {
+			continue // counted columns only
+		}
 		var err error
 		if d.Dialect == dialect.Postgres {
 			err = d.postgresSearch(ctx, s)
@@ -98,6 +106,11 @@ func MergeSearches(in []Search) []Search {
 		for _, c := range s.Few {
 			if !slices.Contains(out[i].Few, c) {
 				out[i].Few = append(out[i].Few, c)
+			}
+		}
+		for _, c := range s.Counted {
+			if !slices.Contains(out[i].Counted, c) {
+				out[i].Counted = append(out[i].Counted, c)
 			}
 		}
 	}

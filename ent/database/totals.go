@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ const (
 
 // totalsVersion changes whenever the trigger definitions do, so a start
 // after an upgrade rebuilds them and recounts.
-const totalsVersion = "v4"
+const totalsVersion = "v5"
 
 // countedTables are the tables with a workspace_id column.
 func countedTables() []string {
@@ -52,21 +53,29 @@ func countedTables() []string {
 }
 
 // valueColumns are the columns of a table whose values lists filter on
-// (enums and booleans: status, online...): rows are also counted per value,
-// so a list filtered on one of them has an exact total without a scan.
-func valueColumns(table string) []string {
-	var out []string
-	for _, t := range migrate.Tables {
-		if t.Name != table {
-			continue
-		}
-		for _, c := range t.Columns {
-			if c.Type == field.TypeEnum || c.Type == field.TypeBool {
-				out = append(out, c.Name)
+// (declared enums and booleans: status, online...): rows are also counted
+// per value, so a list filtered on one of them has an exact total without
+// a scan. Only declared filters are counted: every counter is one more
+// write in every insert's transaction.
+func (d *DB) valueColumns(table string) []string { return d.values[table] }
+
+// setValueColumns keeps, of each search's Counted columns, the enums and
+// booleans of its table.
+func (d *DB) setValueColumns(searches []Search) {
+	d.values = map[string][]string{}
+	for _, s := range searches {
+		for _, t := range migrate.Tables {
+			if t.Name != s.Table {
+				continue
+			}
+			for _, c := range t.Columns {
+				if (c.Type == field.TypeEnum || c.Type == field.TypeBool) && slices.Contains(s.Counted, c.Name) &&
+					!slices.Contains(d.values[t.Name], c.Name) {
+					d.values[t.Name] = append(d.values[t.Name], c.Name)
+				}
 			}
 		}
 	}
-	return out
 }
 
 // valueKey is the SQL of the counter name of a row's value of column c:
@@ -100,7 +109,7 @@ func (d *DB) sqliteTotals(t string) []string {
 	}
 	body := func(ref string, delta int) string {
 		b := up("'"+t+"'", ref, delta) + " " + day(ref, delta)
-		for _, c := range valueColumns(t) {
+		for _, c := range d.valueColumns(t) {
 			b += " " + up(valueKey(t, c, ref), ref, delta)
 		}
 		return b
@@ -111,7 +120,7 @@ func (d *DB) sqliteTotals(t string) []string {
 		fmt.Sprintf("CREATE TRIGGER %s_totals_ai AFTER INSERT ON %s BEGIN %s END", t, t, body("new.", 1)),
 		fmt.Sprintf("CREATE TRIGGER %s_totals_ad AFTER DELETE ON %s BEGIN %s END", t, t, body("old.", -1)),
 	}
-	for _, c := range valueColumns(t) {
+	for _, c := range d.valueColumns(t) {
 		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_%s_au", t, c),
 			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_%[2]s_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END",
 				t, c, up(valueKey(t, c, "old."), "old.", -1), up(valueKey(t, c, "new."), "new.", 1)))
@@ -124,7 +133,7 @@ func (d *DB) postgresTotals(t string) []string {
 	// thousand rows updates each counter once, not a thousand times.
 	values := func(rows, sign string) string {
 		q := ""
-		for _, c := range valueColumns(t) {
+		for _, c := range d.valueColumns(t) {
 			q += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
 	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2
@@ -153,7 +162,7 @@ func (d *DB) postgresTotals(t string) []string {
 		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_ins()", t),
 		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_del()", t),
 	}
-	if len(valueColumns(t)) > 0 {
+	if len(d.valueColumns(t)) > 0 {
 		// An update moves rows between values: minus the old, plus the new
 		// (PostgreSQL allows no column list on triggers with transition tables).
 		out = append(out, fn(t+"_totals_upd", values("old_rows", "-")+values("new_rows", "")),
@@ -174,6 +183,11 @@ func (d *DB) dayOf(ref string) string {
 func (d *DB) migrateTotals(ctx context.Context) error {
 	tables := countedTables()
 	marker := totalsVersion + ":" + strings.Join(tables, ",")
+	for _, t := range tables {
+		if cols := d.valueColumns(t); len(cols) > 0 {
+			marker += ";" + t + ":" + strings.Join(cols, ",")
+		}
+	}
 	if _, err := d.Write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS list_totals_version (v TEXT NOT NULL)`); err != nil {
 		return err
 	}
@@ -205,6 +219,20 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 			stmts = append(stmts, d.postgresTotals(t)...)
 		}
 	} else {
+		// Value counters of columns no longer declared stop with their triggers.
+		rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var name string
+			if err := rows.Scan(&name); err != nil {
+				rows.Close()
+				return err
+			}
+			stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name)
+		}
+		rows.Close()
 		for _, t := range tables {
 			stmts = append(stmts, d.sqliteTotals(t)...)
 		}
@@ -217,7 +245,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 				totalsTable, t, t),
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) SELECT workspace_id, '%s', %s, 0, COUNT(*) FROM %s GROUP BY 1, 3",
 				daysTable, t, d.dayOf(""), t))
-		for _, c := range valueColumns(t) {
+		for _, c := range d.valueColumns(t) {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, %s, 0, COUNT(*) FROM %s GROUP BY 1, 2",
 				totalsTable, valueKey(t, c, ""), t))
 		}
@@ -239,7 +267,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 // argument) start at the returned offset rest. ok is false for a table
 // without counts.
 func (d *DB) Skip(ctx context.Context, workspaceID, table string, offset int) (cond string, arg any, rest int, ok bool) {
-	if !counted()[table] {
+	if !d.counted(table) {
 		return "", nil, 0, false
 	}
 	days, err := d.dayCounts(ctx, workspaceID, table)
@@ -328,25 +356,30 @@ func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, e
 	return c, nil
 }
 
-// counted remembers which tables have totals (all scoped tables once
-// migrated), and which "table:column" pairs have counts per value.
-var counted = sync.OnceValue(func() map[string]bool {
+// countedSet are the tables with totals (all scoped tables once migrated).
+var countedSet = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, t := range countedTables() {
 		m[t] = true
-		for _, c := range valueColumns(t) {
-			m[t+":"+c] = true
-		}
 	}
 	return m
 })
+
+// counted reports whether name ("table" or "table:column") has totals.
+func (d *DB) counted(name string) bool {
+	t, c, ok := strings.Cut(name, ":")
+	if !ok {
+		return countedSet()[t]
+	}
+	return slices.Contains(d.values[t], c)
+}
 
 // Count answers the exact number of rows of table (or of a ValueKey) in the
 // workspace from the maintained totals; ok is false for a scoped subset (scope is an extra
 // condition such as "is_product = true"), which the caller counts itself.
 func (d *DB) Count(ctx context.Context, workspaceID, table, scope string) (int64, bool) {
 	name, _, _ := strings.Cut(table, "=")
-	if scope != "" || !counted()[name] {
+	if scope != "" || !d.counted(name) {
 		return 0, false
 	}
 	var n int64

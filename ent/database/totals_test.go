@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,54 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 	}
 	if _, _, rest, _ := db.Skip(ctx, ws.ID, "vendors", 11); rest != 0 {
 		t.Fatalf("after an insert, offset 11 starts the first day: rest %d, want 0", rest)
+	}
+}
+
+// Only the values lists filter on are counted (each counter is a write in
+// every insert): sales orders by status and online, never clients by
+// their active flag, which no list filters on.
+func TestOnlyDeclaredFiltersAreCountedPerValue(t *testing.T) {
+	t.Parallel()
+	db, _ := apitest.DB(t)
+	ctx := context.Background()
+	ws, err := access.NewWorkspace(ctx, db.Ent, "counted values", "business", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Ent.Customer.Create().SetWorkspaceID(ws.ID).SetName("Acme").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Ent.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber("SO-1").SetDate("2026-01-05").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Read.QueryContext(ctx, db.Rebind("SELECT DISTINCT tbl FROM list_totals WHERE workspace_id = ? ORDER BY tbl"), ws.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k)
+	}
+	want := []string{"clients", "sales_orders"}
+	for _, k := range got {
+		if slices.Contains(want, k) {
+			continue
+		}
+		if !slices.Contains([]string{"sales_orders:status", "sales_orders:online", "sales_orders:payment_status", "sales_orders:shipping_status"}, k[:max(0, strings.Index(k, "="))]) {
+			t.Errorf("counter %q: no list filters on it", k)
+		}
+	}
+	for _, k := range want {
+		if !slices.Contains(got, k) {
+			t.Errorf("no total for %s in %v", k, got)
+		}
+	}
+	if !slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, "sales_orders:status=") }) {
+		t.Errorf("sales orders are not counted by status: %v", got)
 	}
 }
