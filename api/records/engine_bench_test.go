@@ -2,40 +2,19 @@ package records_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/ent/database"
-	"github.com/ledgerbase/ledgerbase/ent/demo"
 )
 
 // benchEngine seeds a small demo workspace: the read path's cost is per
 // row served, not per row stored, so a small file profiles it faithfully.
 func benchEngine(b *testing.B) (*records.Engine, records.Workspace, []string) {
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "bench.db")
-	if p := os.Getenv("LEDGERBASE_BENCH_DB"); p != "" {
-		path = p
-	}
-	db, err := database.Open(ctx, "sqlite:"+path, database.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Bench", "business", true, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: 12000, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
+	db, wsID := apitest.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 12000)
+	ws := struct{ ID string }{wsID}
 	e, err := records.New(db, resource.All)
 	if err != nil {
 		b.Fatal(err)

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
-	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/ent/database"
-	"github.com/ledgerbase/ledgerbase/ent/demo"
 )
 
 // searchBench opens (seeding it on first use) a demo workspace of
@@ -28,30 +25,7 @@ func searchBench(b *testing.B) (*records.Engine, records.Workspace, [][2]string)
 	if s := os.Getenv("LEDGERBASE_BENCH_INVOICES"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	path := filepath.Join(b.TempDir(), "search.db")
-	if p := os.Getenv("LEDGERBASE_SEARCH_BENCH_DB"); p != "" {
-		path = p
-	}
-	db, err := database.Open(ctx, "sqlite:"+path, database.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		b.Fatal(err)
-	}
-	var wsID string
-	_ = db.Read.QueryRowContext(ctx, "SELECT id FROM workspaces WHERE name = 'SearchBench'").Scan(&wsID)
-	if wsID == "" {
-		ws, err := access.NewWorkspace(ctx, db.Ent, "SearchBench", "business", true, true)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: n, Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
-		wsID = ws.ID
-	}
+	db, wsID := apitest.Seeded(b, "LEDGERBASE_SEARCH_BENCH_DB", "SearchBench", n)
 	e, err := records.New(db, resource.All)
 	if err != nil {
 		b.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -18,10 +16,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
-	"github.com/ledgerbase/ledgerbase/api/records"
-	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/ent/database"
-	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
 )
 
 // benchApp seeds a demo workspace into a SQLite file and builds the real
@@ -31,25 +26,8 @@ import (
 // file profiles them faithfully.
 func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string) {
 	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "bench.db")
-	if p := os.Getenv("LEDGERBASE_BENCH_DB"); p != "" {
-		path = p
-	}
-	db, err := database.Open(ctx, "sqlite:"+path, database.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Bench", "business", true, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := demo.Run(ctx, db, ws.ID, demo.Options{Invoices: 5000, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
+	db, wsID := apitest.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 5000)
+	ws := struct{ ID string }{wsID}
 	unlimited := 0
 	key, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
 	if err != nil {
