@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/apitest/benchdata"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
@@ -13,7 +13,7 @@ import (
 // row served, not per row stored, so a small file profiles it faithfully.
 func benchEngine(b *testing.B) (*records.Engine, records.Workspace, []string) {
 	ctx := context.Background()
-	db, wsID := apitest.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 12000)
+	db, wsID := benchdata.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 12000)
 	ws := struct{ ID string }{wsID}
 	e, err := records.New(db, resource.All)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/apitest/benchdata"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
@@ -25,7 +25,7 @@ func searchBench(b *testing.B) (*records.Engine, records.Workspace, [][2]string)
 	if s := os.Getenv("LEDGERBASE_BENCH_INVOICES"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	db, wsID := apitest.Seeded(b, "LEDGERBASE_SEARCH_BENCH_DB", "SearchBench", n)
+	db, wsID := benchdata.Seeded(b, "LEDGERBASE_SEARCH_BENCH_DB", "SearchBench", n)
 	e, err := records.New(db, resource.All)
 	if err != nil {
 		b.Fatal(err)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
-	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/apitest/benchdata"
 )
 
 // benchApp seeds a demo workspace into a SQLite file and builds the real
@@ -26,7 +26,7 @@ import (
 // file profiles them faithfully.
 func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string) {
 	ctx := context.Background()
-	db, wsID := apitest.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 5000)
+	db, wsID := benchdata.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 5000)
 	ws := struct{ ID string }{wsID}
 	unlimited := 0
 	key, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})

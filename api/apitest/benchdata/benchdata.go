@@ -1,4 +1,6 @@
-package apitest
+// Package benchdata gives benchmarks a seeded demo database. It is apart
+// from apitest because the demo generator's own tests use apitest.
+package benchdata
 
 import (
 	"context"
