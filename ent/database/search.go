@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"entgo.io/ent/dialect"
@@ -137,9 +136,7 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 		return err
 	}
 	// Cached values of an earlier schema must not survive a rebuild.
-	valuesCache.Lock()
-	valuesCache.m = map[string]*values{}
-	valuesCache.Unlock()
+	valuesCache.reset()
 	return tx.Commit()
 }
 
@@ -188,15 +185,11 @@ func postgresValues(t, c string) []string {
 // values are a workspace's distinct values of a table's Few column, with
 // the words of each as the word index would fold them.
 type values struct {
-	gen   int64
 	vals  []string
 	words [][]string
 }
 
-var valuesCache = struct {
-	sync.Mutex
-	m map[string]*values
-}{m: map[string]*values{}}
+var valuesCache genCache[*values]
 
 // wordsOf is the SQL of the folded words of a text expression, separated by
 // single spaces: exactly the terms the word index holds.
@@ -217,10 +210,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error)
 		return nil, err
 	}
 	key := fmt.Sprintf("%p|%s|%s", d, wsID, table)
-	valuesCache.Lock()
-	c := valuesCache.m[key]
-	valuesCache.Unlock()
-	if c != nil && c.gen == gen {
+	if c, ok := valuesCache.get(key, gen); ok {
 		return c, nil
 	}
 	// Values that arrive after gen was read make gen newer: the next
@@ -231,7 +221,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error)
 		return nil, err
 	}
 	defer rows.Close()
-	c = &values{gen: gen}
+	c := &values{}
 	for rows.Next() {
 		var v string
 		var w sql.NullString
@@ -244,12 +234,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	valuesCache.Lock()
-	if len(valuesCache.m) > 10_000 {
-		valuesCache.m = map[string]*values{}
-	}
-	valuesCache.m[key] = c
-	valuesCache.Unlock()
+	valuesCache.put(key, gen, c)
 	return c, nil
 }
 
@@ -628,15 +613,12 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	var gen int64
 	cache := d.Dialect != dialect.Postgres && hasWorkspaceColumn(x.s.Table)
 	if cache {
-		if err := d.Read.QueryRowContext(ctx, "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
-			" WHERE workspace_id = ? AND tbl = ?", x.wsID, x.s.Table).Scan(&gen); err != nil {
+		var err error
+		if gen, err = d.tableGen(ctx, x.wsID, x.s.Table); err != nil {
 			return "", 0, err
 		}
 		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, args[0], x.cap)
-		probeCache.Lock()
-		p, ok := probeCache.m[key]
-		probeCache.Unlock()
-		if ok && p.gen == gen {
+		if p, ok := probeCache.get(key, gen); ok {
 			return p.keys, p.n, nil
 		}
 	}
@@ -646,26 +628,17 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 		return "", 0, err
 	}
 	if cache && n <= 16 {
-		probeCache.Lock()
-		if len(probeCache.m) > 10_000 {
-			probeCache.m = map[string]probed{}
-		}
-		probeCache.m[key] = probed{gen: gen, keys: keys, n: n}
-		probeCache.Unlock()
+		probeCache.put(key, gen, probed{keys: keys, n: n})
 	}
 	return keys, n, nil
 }
 
 type probed struct {
-	gen  int64
 	keys string
 	n    int
 }
 
-var probeCache = struct {
-	sync.Mutex
-	m map[string]probed
-}{m: map[string]probed{}}
+var probeCache genCache[probed]
 
 // check reads the rows of keys newest first and, with verify, keeps those
 // where every token starts a word of a searched column.

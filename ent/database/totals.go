@@ -294,7 +294,6 @@ func (d *DB) Skip(ctx context.Context, workspaceID, table string, offset int) (c
 
 // days are a table's row counts per day, newest first.
 type days struct {
-	gen    int64
 	day    []string
 	n      []int64
 	before []int64 // rows of newer days
@@ -302,22 +301,15 @@ type days struct {
 
 // dayCache keeps each workspace table's days while its counters' gen is
 // unchanged: reading a few hundred day rows costs more than the page.
-var dayCache = struct {
-	sync.Mutex
-	m map[string]*days
-}{m: map[string]*days{}}
+var dayCache genCache[*days]
 
 func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
-	var gen int64
-	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
-		" WHERE workspace_id = ? AND tbl = ?"), workspaceID, table).Scan(&gen); err != nil {
+	gen, err := d.tableGen(ctx, workspaceID, table)
+	if err != nil {
 		return nil, err
 	}
 	key := fmt.Sprintf("%p|%s|%s", d, workspaceID, table)
-	dayCache.Lock()
-	c := dayCache.m[key]
-	dayCache.Unlock()
-	if c != nil && c.gen == gen {
+	if c, ok := dayCache.get(key, gen); ok {
 		return c, nil
 	}
 	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+
@@ -326,7 +318,7 @@ func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, e
 		return nil, err
 	}
 	defer rows.Close()
-	c = &days{gen: gen}
+	c := &days{}
 	var sum int64
 	for rows.Next() {
 		var day string
@@ -343,15 +335,8 @@ func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, e
 	// The counters and the days are read in two statements: a write in
 	// between would pair new days with an old gen, so keep them only if
 	// the gen still holds.
-	var again int64
-	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
-		" WHERE workspace_id = ? AND tbl = ?"), workspaceID, table).Scan(&again); err == nil && again == gen {
-		dayCache.Lock()
-		if len(dayCache.m) > 10_000 {
-			dayCache.m = map[string]*days{}
-		}
-		dayCache.m[key] = c
-		dayCache.Unlock()
+	if again, err := d.tableGen(ctx, workspaceID, table); err == nil && again == gen {
+		dayCache.put(key, gen, c)
 	}
 	return c, nil
 }

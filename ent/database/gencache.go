@@ -1,0 +1,55 @@
+package database
+
+import (
+	"context"
+	"sync"
+)
+
+// genCache keeps values derived from the database while a gen counter read
+// from it is unchanged (day counts, a workspace's names, small search
+// lookups). It forgets everything past 10,000 keys.
+type genCache[V any] struct {
+	mu sync.Mutex
+	m  map[string]genEntry[V]
+}
+
+type genEntry[V any] struct {
+	gen int64
+	v   V
+}
+
+func (c *genCache[V]) get(key string, gen int64) (V, bool) {
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if !ok || e.gen != gen {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
+}
+
+func (c *genCache[V]) put(key string, gen int64, v V) {
+	c.mu.Lock()
+	if c.m == nil || len(c.m) > 10_000 {
+		c.m = map[string]genEntry[V]{}
+	}
+	c.m[key] = genEntry[V]{gen, v}
+	c.mu.Unlock()
+}
+
+func (c *genCache[V]) reset() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
+// tableGen is the sum of the gen of a workspace table's list counters: it
+// grows on every insert and delete (and the triggers that need it bump it
+// on updates), so what was derived from the table holds while it does.
+func (d *DB) tableGen(ctx context.Context, workspaceID, table string) (int64, error) {
+	var gen int64
+	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
+		" WHERE workspace_id = ? AND tbl = ?"), workspaceID, table).Scan(&gen)
+	return gen, err
+}
