@@ -585,14 +585,20 @@ func (e *Engine) byID(ctx context.Context, p *plan, ws Workspace, parentID strin
 		args = append(args, id)
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	// "+" keeps the planner on the id index: without statistics SQLite
-	// would walk the workspace's whole (workspace_id, created_at, id)
-	// index and test each row against the list (seconds at a million).
-	// (PostgreSQL plans with statistics, and has no unary + on text.)
-	if e.db.Dialect != dialect.Postgres {
-		w = "+" + w
+	return e.query(ctx, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+e.byKey(w)+" AND t.id IN ("+marks+")", args)
+}
+
+// byKey turns where (which starts with the workspace condition) into one
+// that SQLite answers by fetching rows by key: without statistics its
+// planner takes the (workspace_id, created_at, id) index for
+// "workspace_id = ? AND <key> IN (...)" and tests every row of the
+// workspace (seconds at a million). A unary + hides the column from the
+// index. PostgreSQL plans with statistics, and has no unary + on text.
+func (e *Engine) byKey(where string) string {
+	if e.db.Dialect == dialect.Postgres {
+		return where
 	}
-	return e.query(ctx, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+w+" AND t.id IN ("+marks+")", args)
+	return "+" + where
 }
 
 // pageCached appends the records of q — which selects p.keys — using the
@@ -762,10 +768,7 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 		case found.Counted:
 			total, counted, keyed, rowFirst = found.Total, true, true, true
 			cond, arg := e.db.KeysIn(found.Page)
-			if e.db.Dialect != dialect.Postgres {
-				w = "+" + w // fetch by key, not along the workspace index
-			}
-			w += " AND " + cond
+			w = e.byKey(w) + " AND " + cond
 			args = append(args, arg)
 		case found.Sub != "":
 			sub, sargs := found.Sub, found.SubArgs
@@ -787,8 +790,7 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 			}
 			rowFirst = !counted || e.fewMatches(ctx, ws.ID, r.Table, total, pg)
 			if rowFirst {
-				// "+" keeps SQLite from walking the workspace index instead.
-				w = "+" + w + " AND t.rowid IN (" + sub + ")"
+				w = e.byKey(w) + " AND t.rowid IN (" + sub + ")"
 			} else {
 				w += " AND +t.rowid IN (" + sub + ")"
 			}
