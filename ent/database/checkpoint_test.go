@@ -52,7 +52,7 @@ func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	blob := bytes.Repeat([]byte{'x'}, 3000)
+	blob := bytes.Repeat([]byte{'x'}, 60000) // 15 overflow pages and a leaf
 	write := func() {
 		if _, err := db.Write.ExecContext(ctx, "INSERT INTO t (b) VALUES (?)", blob); err != nil {
 			t.Fatal(err)
@@ -62,8 +62,9 @@ func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
 	if err := db.Write.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil || auto != 0 {
 		t.Fatalf("the writer checkpoints every %d pages (%v), want never", auto, err)
 	}
-	// Well past the size at which the checkpointer lets the WAL start over.
-	for range 6000 {
+	// Well past the size (64 MiB) at which the checkpointer lets the WAL
+	// start over: 1,500 writes of 16 pages.
+	for range 1500 {
 		write()
 	}
 	deadline := time.Now().Add(10 * time.Second)
