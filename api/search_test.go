@@ -145,6 +145,12 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			if err := env.DB.Ent.Invoice.UpdateOneID(r.id).SetNumber(r.number).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
+		case 4:
+			// A new name the word index's tokenizer must fold (not ASCII).
+			r.client = "Société Générale"
+			if err := env.DB.Ent.Invoice.UpdateOneID(r.id).SetClientName(r.client).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
 		case 3:
 			if err := env.DB.Ent.Invoice.DeleteOneID(r.id).Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -153,7 +159,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 		}
 	}
 	rows = slices.DeleteFunc(rows, func(r searchRow) bool { return r.id == "" })
-	queries = append(queries, "initech", "initech holdings", "inv-9", "holdings")
+	queries = append(queries, "initech", "initech holdings", "inv-9", "holdings", "Société", "générale soc")
 	check("after updates and deletes")
 	prev = database.SetProbeCap(2)
 	check("after updates and deletes, probe cap 2")

@@ -29,6 +29,15 @@ func (c *genCache[V]) get(key string, gen int64) (V, bool) {
 	return e.v, true
 }
 
+// last is the value kept under key whatever its gen: a start for
+// rebuilding it.
+func (c *genCache[V]) last(key string) (V, bool) {
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	return e.v, ok
+}
+
 func (c *genCache[V]) put(key string, gen int64, v V) {
 	c.mu.Lock()
 	if c.m == nil || len(c.m) > 10_000 {
