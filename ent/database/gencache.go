@@ -29,13 +29,13 @@ func (c *genCache[V]) get(key string, gen int64) (V, bool) {
 	return e.v, true
 }
 
-// last is the value kept under key whatever its gen: a start for
-// rebuilding it.
-func (c *genCache[V]) last(key string) (V, bool) {
+// last is the value kept under key whatever its gen, and that gen: a start
+// for bringing it up to date.
+func (c *genCache[V]) last(key string) (V, int64, bool) {
 	c.mu.Lock()
 	e, ok := c.m[key]
 	c.mu.Unlock()
-	return e.v, ok
+	return e.v, e.gen, ok
 }
 
 func (c *genCache[V]) put(key string, gen int64, v V) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,9 +44,10 @@ import (
 const (
 	valuesTable   = "search_values"
 	valuesGen     = "search_values_gen"
+	valuesLog     = "search_values_log"
 	tokenizeTable = "search_tokenize"
 	// valuesVersion changes whenever the value triggers do.
-	valuesVersion = "v1"
+	valuesVersion = "v2"
 	// maxTokens bounds the words of q that are searched.
 	maxTokens = 16
 )
@@ -100,15 +102,20 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 			}
 		}
 	}
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable,
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
 		`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, value, shard))`,
 		// gen grows whenever a workspace gets a new value, so the cached
 		// list of values knows when to reload.
 		`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
-			PRIMARY KEY (workspace_id, tbl))`)
-	bumpGen := fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
-		"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %s.gen + 1;", valuesGen, valuesGen)
+			PRIMARY KEY (workspace_id, tbl))`,
+		// Each new value under the gen it made, so a reload reads only those.
+		`CREATE TABLE `+valuesLog+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL, value TEXT NOT NULL)`,
+		`CREATE INDEX `+valuesLog+`_gen ON `+valuesLog+` (workspace_id, tbl, gen)`)
+	bumpGen := fmt.Sprintf("INSERT INTO %[1]s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
+		"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %[1]s.gen + 1; "+
+		"INSERT INTO %[2]s (workspace_id, tbl, gen, value) SELECT workspace_id, tbl, gen, new.value FROM %[1]s "+
+		"WHERE workspace_id = new.workspace_id AND tbl = new.tbl;", valuesGen, valuesLog)
 	if pg {
 		stmts = append(stmts, plpgsql(valuesTable+"_new", strings.ReplaceAll(bumpGen, "new.", "NEW.")),
 			fmt.Sprintf("CREATE TRIGGER %[1]s_new AFTER INSERT ON %[1]s FOR EACH ROW EXECUTE FUNCTION %[1]s_new()", valuesTable))
@@ -192,18 +199,6 @@ type values struct {
 
 var valuesCache genCache[*values]
 
-// folded is the words of v if x holds v.
-func (x *values) folded(v string) ([]string, bool) {
-	if x == nil {
-		return nil, false
-	}
-	i, ok := x.at[v]
-	if !ok {
-		return nil, false
-	}
-	return x.words[i], true
-}
-
 // wordsOf is the SQL of the folded words of a text expression, separated by
 // single spaces: exactly the terms the word index holds.
 func (d *DB) wordsOf(expr string) string {
@@ -213,11 +208,11 @@ func (d *DB) wordsOf(expr string) string {
 	return "(SELECT group_concat(token, ' ') FROM " + tokenizeTable + " WHERE input = " + expr + ")"
 }
 
-// fewValues loads a workspace's distinct values of a table's Few column
-// when a new one has appeared since the last load. A reload reads the
-// values from their index and folds only the new ones: folding is the
-// expensive part (a tokenizer query per value), and it made the first
-// search after a new name take ~100 ms at 50,000 names.
+// fewValues is a workspace's distinct values of a table's Few column. The
+// first call reads them all; after that, a gen that moved on means new
+// values, and only those are read, from the log of new values, and folded.
+// Reading all 50,000 names of a large workspace again took ~100 ms, paid by
+// the first search after each new name.
 func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error) {
 	var gen int64
 	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?"), wsID, table).Scan(&gen)
@@ -231,37 +226,43 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error)
 	if c, ok := valuesCache.get(key, gen); ok {
 		return c, nil
 	}
-	old, _ := valuesCache.last(key)
-	// Values that arrive after gen was read make gen newer: the next
-	// search reloads.
-	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?"), wsID, table)
+	// Values that arrive after gen was read make gen newer: the next search
+	// reads them. A value read twice (it arrived between the two reads, or
+	// in a second PostgreSQL shard) is kept once.
+	var q string
+	var args []any
+	old, oldGen, ok := valuesCache.last(key)
+	if ok && oldGen < gen {
+		q, args = "SELECT value FROM "+valuesLog+" WHERE workspace_id = ? AND tbl = ? AND gen > ? AND gen <= ?", []any{wsID, table, oldGen, gen}
+	} else {
+		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
+	}
+	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	c := &values{at: map[string]int{}}
-	var unfolded []int // values the database must fold
+	c := old.extend()
+	n := len(c.vals)
 	for rows.Next() {
 		var v string
 		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		w, known := old.folded(v)
-		switch {
-		case known:
-		case ascii(v):
-			w = SearchTokens(v) // what unicode61 and PostgreSQL's fold make of ASCII
-		default:
-			unfolded = append(unfolded, len(c.vals))
+		if _, dup := c.at[v]; !dup {
+			c.at[v] = len(c.vals)
+			c.vals = append(c.vals, v)
+			c.words = append(c.words, nil)
 		}
-		c.at[v] = len(c.vals)
-		c.vals = append(c.vals, v)
-		c.words = append(c.words, w)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for _, i := range unfolded {
+	for i := n; i < len(c.vals); i++ {
+		if ascii(c.vals[i]) {
+			c.words[i] = SearchTokens(c.vals[i]) // what unicode61 and PostgreSQL's fold make of ASCII
+			continue
+		}
 		var w sql.NullString
 		if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
 			return nil, err
@@ -270,6 +271,15 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error)
 	}
 	valuesCache.put(key, gen, c)
 	return c, nil
+}
+
+// extend is a copy of x to add values to (x may be in use by other
+// searches: it is never changed), or an empty set when x is nil.
+func (x *values) extend() *values {
+	if x == nil {
+		return &values{at: map[string]int{}}
+	}
+	return &values{vals: slices.Clip(x.vals), words: slices.Clip(x.words), at: maps.Clone(x.at)}
 }
 
 // queryTokens are q's first maxTokens words folded as the word index folds
