@@ -36,7 +36,7 @@ const (
 
 // totalsVersion changes whenever the trigger definitions do, so a start
 // after an upgrade rebuilds them and recounts.
-const totalsVersion = "v5"
+const totalsVersion = "v6"
 
 // countedTables are the tables with a workspace_id column.
 func countedTables() []string {
@@ -136,7 +136,7 @@ func (d *DB) postgresTotals(t string) []string {
 		for _, c := range d.valueColumns(t) {
 			q += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2
+	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
 	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
 		}
 		return q
@@ -146,7 +146,7 @@ func (d *DB) postgresTotals(t string) []string {
 	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
 	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n, gen = %[1]s.gen + 1;
 	INSERT INTO %[6]s (workspace_id, tbl, day, shard, n)
-	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3
+	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3 ORDER BY 1, 3
 	ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = %[6]s.n + EXCLUDED.n;`,
 			totalsTable, t, totalShards, sign, rows, daysTable, d.dayOf(""))
 		return q + values(rows, sign)
@@ -162,10 +162,23 @@ func (d *DB) postgresTotals(t string) []string {
 		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_ins()", t),
 		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_del()", t),
 	}
-	if len(d.valueColumns(t)) > 0 {
-		// An update moves rows between values: minus the old, plus the new
-		// (PostgreSQL allows no column list on triggers with transition tables).
-		out = append(out, fn(t+"_totals_upd", values("old_rows", "-")+values("new_rows", "")),
+	// An update moves rows between values: minus the old, plus the new, netted
+	// per value, so an update that keeps the value touches no counter. Rows
+	// go in key order: two payments that each moved an invoice from and to
+	// "partially_paid" once took two random shards of one counter in
+	// opposite orders, and PostgreSQL found a deadlock.
+	moved := ""
+	for _, c := range d.valueColumns(t) {
+		moved += fmt.Sprintf(`
+	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
+	SELECT workspace_id, k, floor(random() * %[3]d)::int, SUM(d) FROM (
+		SELECT workspace_id, %[2]s AS k, -1 AS d FROM old_rows UNION ALL SELECT workspace_id, %[2]s, 1 FROM new_rows) x
+	GROUP BY 1, 2 HAVING SUM(d) <> 0 ORDER BY 1, 2
+	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards)
+	}
+	if moved != "" {
+		// PostgreSQL allows no column list on triggers with transition tables.
+		out = append(out, fn(t+"_totals_upd", moved),
 			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_upd()", t))
 	}
 	return out
