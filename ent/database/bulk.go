@@ -107,6 +107,15 @@ func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
 			return fmt.Errorf("database: bulk load: %w", err)
 		}
 	}
+	indexes, err := deferredIndexes(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("database: bulk load: %w", err)
+	}
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, "DROP INDEX "+quoteIdent(ix.name)); err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+	}
 	if err := load(tx); err != nil {
 		return err
 	}
@@ -124,6 +133,11 @@ func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
 			return fmt.Errorf("database: bulk load: restore %s: %w", t.name, err)
 		}
 	}
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, ix.sql); err != nil {
+			return fmt.Errorf("database: bulk load: restore %s: %w", ix.name, err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
@@ -133,6 +147,55 @@ func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
 	}
 	return nil
 }
+
+// deferredIndexes are the plain indexes (CREATE INDEX, not unique: upserts
+// and constraints need those) of tables that are empty when a load starts.
+// Bulk drops them and builds them again after the load, from their own SQL:
+// building an index from sorted rows is much cheaper than inserting a
+// million rows one by one at random places of a B-tree larger than the
+// page cache (client names, invoice ids of payments). A table that already
+// holds rows keeps its indexes: rebuilding those would cost more.
+func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]struct{ name, sql string }, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
+		WHERE t.type = 'table' AND l.origin = 'c' AND NOT l."unique" AND i.type = 'index' AND i.name = l.name AND i.sql IS NOT NULL
+		ORDER BY i.name`)
+	if err != nil {
+		return nil, err
+	}
+	type index struct{ table, name, sql string }
+	var all []index
+	for rows.Next() {
+		var ix index
+		if err := rows.Scan(&ix.table, &ix.name, &ix.sql); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		all = append(all, ix)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []struct{ name, sql string }
+	empty := map[string]bool{}
+	for _, ix := range all {
+		e, ok := empty[ix.table]
+		if !ok {
+			var has bool
+			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+quoteIdent(ix.table)+")").Scan(&has); err != nil {
+				return nil, err
+			}
+			e, empty[ix.table] = !has, !has
+		}
+		if e {
+			out = append(out, struct{ name, sql string }{ix.name, ix.sql})
+		}
+	}
+	return out, nil
+}
+
+// quoteIdent quotes an SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // deferredTriggers finds the insert triggers Bulk knows how to replace. A
 // trigger of another shape keeps firing row by row: slower, never wrong.

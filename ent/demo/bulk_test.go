@@ -115,8 +115,10 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 			}
 		}
 	}
-	// The triggers are back, as they were.
+	// The triggers and the indexes built after the load are back, as they were.
 	same("triggers", "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+	same("indexes", "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
+	same("index entries", "SELECT count(*) FROM invoices INDEXED BY invoices_client_name_newest WHERE workspace_id = 'ws_same' AND client_name > ''")
 	// And the API's exact totals agree with the rows.
 	for _, table := range []string{"invoices", "clients", "sales_orders", "order_lines", "variants", "items"} {
 		n, ok := bulk.Count(ctx, "ws_same", table, "")
@@ -131,14 +133,14 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 }
 
 // A load that fails (or a crash, which SQLite rolls back the same way)
-// leaves nothing behind: no rows, and every trigger still in place.
+// leaves nothing behind: no rows, and every trigger and index still in place.
 func TestFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := sqliteFile(t, "failed")
 	triggers := func() string {
 		var s string
-		if err := db.Read.QueryRowContext(ctx, "SELECT group_concat(name || sql, ';') FROM (SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name)").Scan(&s); err != nil {
+		if err := db.Read.QueryRowContext(ctx, "SELECT group_concat(name || sql, ';') FROM (SELECT name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL ORDER BY name)").Scan(&s); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -159,7 +161,7 @@ func TestFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 		t.Fatalf("Bulk = %v, want the load's error", err)
 	}
 	if after := triggers(); after != before || !strings.Contains(after, "vendors_totals_ai") || !strings.Contains(after, "vendors_fts_ai") {
-		t.Fatal("the triggers changed after a failed load")
+		t.Fatal("the triggers or indexes changed after a failed load")
 	}
 	var n int
 	if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors").Scan(&n); err != nil || n != 0 {
