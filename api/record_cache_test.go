@@ -58,6 +58,7 @@ func TestRecordCacheSeesOtherServersWrites(t *testing.T) {
 	t.Parallel()
 	a, b := apitest.Start(t), apitest.Start(t)
 	ws := a.Workspace(t, "growth", false, false)
+	other := a.Workspace(t, "growth", false, false)
 	id := a.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201).JSON(t)["id"].(string)
 	name := func(env *apitest.Env) (one, inList string) {
 		one = env.Get(t, "/v1/clients/"+id, ws.Key).WantStatus(t, 200).JSON(t)["name"].(string)
@@ -74,6 +75,9 @@ func TestRecordCacheSeesOtherServersWrites(t *testing.T) {
 			t.Fatalf("before: %q, %q", one, inList)
 		}
 	}
+	// A cached record is another workspace's only by its id: still a 404,
+	// with nothing committed since it was cached.
+	a.Get(t, "/v1/clients/"+id, other.Key).WantError(t, 404, "not_found")
 	b.Do(t, "PATCH", "/v1/clients/"+id, ws.Key, map[string]any{"name": "Acme Renamed"}).WantStatus(t, 200)
 	if one, inList := name(a); one != "Acme Renamed" || inList != "Acme Renamed" {
 		t.Fatalf("after another server's PATCH: %q, %q", one, inList)

@@ -12,10 +12,21 @@ import (
 // through ent, which sets updated_at (nanoseconds on SQLite, microseconds on
 // PostgreSQL), so a cached answer is never served for a changed row, from
 // this process or another one sharing the database.
+//
+// On SQLite a read asks first whether anything at all was committed since
+// the entry was last checked (database.DB.DataVersion, a counter in shared
+// memory): if nothing was, the entry is served without touching the row.
 type rendered struct {
 	version string
 	json    []byte
+	ws      string // the workspace the record belongs to
+	// checked is the data version at which the row was last seen to have
+	// this version; noVersion when unknown.
+	checked int64
 }
+
+// noVersion is never a data version.
+const noVersion = -1
 
 // DefaultCacheBytes is the render cache's default budget.
 const DefaultCacheBytes = 16 << 20
@@ -57,9 +68,21 @@ func (e *Engine) cached(p *plan, ws Workspace, id, version string) ([]byte, bool
 	return v.json, true
 }
 
-// remember caches b; it is clipped so that a caller's append copies it.
-func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte) []byte {
+// unchanged is the cached record id of ws if nothing was committed since
+// it was last checked, at data version dv.
+func (e *Engine) unchanged(p *plan, ws Workspace, id string, dv int64) ([]byte, bool) {
+	v, ok := e.cache.GetIfPresent(p.cacheKey(ws, id))
+	if !ok || v.checked != dv || v.ws != ws.ID {
+		return nil, false
+	}
+	return v.json, true
+}
+
+// remember caches b, seen at data version dv (a reading taken before the
+// row was read; noVersion if none); b is clipped so that a caller's append
+// copies it.
+func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, dv int64) []byte {
 	b = b[:len(b):len(b)]
-	e.cache.Set(p.cacheKey(ws, id), rendered{version: version, json: b})
+	e.cache.Set(p.cacheKey(ws, id), rendered{version: version, json: b, ws: ws.ID, checked: dv})
 	return b
 }

@@ -543,9 +543,23 @@ func (e *Engine) get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	args := append([]any{ws.ID}, extra...)
 	args = append(args, id)
 	useCache := p.cacheable && e.cache != nil
+	dv := int64(noVersion)
 	if useCache && probe {
+		// Read before the row: a commit in between makes the next reading
+		// differ, so an entry is never marked checked at a version newer
+		// than the row it holds.
+		v, ok, err := e.db.DataVersion(ctx)
+		if err != nil {
+			return nil, apierr.Internal(err)
+		}
+		if ok && parentID == "" {
+			dv = v
+			if b, ok := e.unchanged(p, ws, id, dv); ok {
+				return b, nil
+			}
+		}
 		var got, ver string
-		err := e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
+		err = e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
 		if err == sql.ErrNoRows {
 			return nil, apierr.NotFound(r.Singular)
 		}
@@ -555,6 +569,9 @@ func (e *Engine) get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		// got, not id: a key kept in the cache must not share memory with
 		// the request (fiber's params point into a reused buffer).
 		if b, ok := e.cached(p, ws, got, ver); ok {
+			if dv != noVersion {
+				e.remember(p, ws, got, ver, b, dv)
+			}
 			return b, nil
 		}
 	}
@@ -571,7 +588,7 @@ func (e *Engine) get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	}
 	b := p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0])
 	if useCache {
-		b = e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b)
+		b = e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv)
 	}
 	return b, nil
 }
@@ -639,7 +656,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil))
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), noVersion)
 		}
 		for i, id := range ids {
 			if parts[i] == nil {

@@ -45,6 +45,8 @@ type DB struct {
 
 	// ckpt checkpoints the SQLite WAL off the writer (see checkpoints).
 	ckpt *checkpointer
+	// dv tells whether anything was committed (SQLite; see DataVersion).
+	dv *dataVersion
 
 	// values are the columns counted per value, by table (set by Migrate
 	// from the declarations; see valueColumns).
@@ -144,8 +146,16 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
+	dv, err := openDataVersion(path)
+	if err != nil {
+		ckpt.stop()
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("database: open %s: %w", path, err)
+	}
 	return &DB{
 		ckpt:    ckpt,
+		dv:      dv,
 		Ent:     ent.NewClient(ent.Driver(newFIFODriver(entsql.OpenDB(dialect.SQLite, w)))),
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
@@ -185,6 +195,9 @@ func (d *DB) Close() error {
 		// what is left and removes the WAL.
 		if d.ckpt != nil {
 			d.ckpt.stop()
+		}
+		if d.dv != nil {
+			d.dv.close()
 		}
 		d.closeErr = d.Ent.Close()
 		if d.Read != d.Write {
