@@ -621,7 +621,7 @@ func (e *Engine) byKey(where string) string {
 // pageCached appends the records of q — which selects p.keys — using the
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
-func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
 	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
 		return nil, apierr.Internal(err)
@@ -645,6 +645,9 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	for i, id := range ids {
 		if j, ok := e.cached(p, ws, id, versions[i]); ok {
 			parts[i] = j
+			if dv != noVersion {
+				e.remember(p, ws, id, versions[i], j, dv)
+			}
 		} else {
 			missing = append(missing, id)
 		}
@@ -656,7 +659,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), noVersion)
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), dv)
 		}
 		for i, id := range ids {
 			if parts[i] == nil {
@@ -664,6 +667,45 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 			}
 		}
 	}
+	return joinParts(b, parts), nil
+}
+
+// pageUnchanged appends the records of idsQ — which selects ids only, from
+// the index — when every one of them is cached, was checked at data version
+// dv, and nothing was committed since; ok is false, and b untouched, when
+// one is not.
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, idsQ string, args []any, b []byte, dv int64) ([]byte, bool, error) {
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsQ), args...)
+	if err != nil {
+		return nil, false, apierr.Internal(err)
+	}
+	defer rs.Close()
+	var parts [][]byte
+	var id string
+	for rs.Next() {
+		if err := rs.Scan(&id); err != nil {
+			return nil, false, apierr.Internal(err)
+		}
+		j, ok := e.unchanged(p, ws, id, dv)
+		if !ok {
+			return nil, false, nil
+		}
+		parts = append(parts, j)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, false, apierr.Internal(err)
+	}
+	// The ids must come from the same state as the records: nothing may
+	// have been committed while they were read either.
+	if v, ok, err := e.db.DataVersion(ctx); err != nil || !ok || v != dv {
+		return nil, false, err
+	}
+	return joinParts(b, parts), true, nil
+}
+
+// joinParts appends the records' JSON, comma-separated; nil parts (rows
+// deleted meanwhile) are left out.
+func joinParts(b []byte, parts [][]byte) []byte {
 	n := len(parts)
 	for _, part := range parts {
 		n += len(part)
@@ -680,7 +722,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		first = false
 		b = append(b, part...)
 	}
-	return b, nil
+	return b
 }
 
 // Exists reports whether the workspace has a record of r with this id
@@ -858,7 +900,25 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 		}
 		args = append(args, pg.Limit, offset)
 		if useCache {
-			b, err := e.pageCached(ctx, p, ws, pg.ParentID, q, args, b)
+			dv := int64(noVersion)
+			if pg.ParentID == "" {
+				v, ok, err := e.db.DataVersion(ctx)
+				if err != nil {
+					return nil, apierr.Internal(err)
+				}
+				if ok {
+					dv = v
+					// Nothing committed since the page's records were
+					// checked: their ids (from the index alone) are enough.
+					idsQ := "SELECT t.id FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
+					if out, ok, err := e.pageUnchanged(ctx, p, ws, idsQ, args, b, dv); err != nil {
+						return nil, err
+					} else if ok {
+						return e.meta(out, pg, total), nil
+					}
+				}
+			}
+			b, err := e.pageCached(ctx, p, ws, pg.ParentID, q, args, b, dv)
 			if err != nil {
 				return nil, err
 			}
