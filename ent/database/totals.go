@@ -151,11 +151,8 @@ func (d *DB) postgresTotals(t string) []string {
 			totalsTable, t, totalShards, sign, rows, daysTable, d.dayOf(""))
 		return q + values(rows, sign)
 	}
-	fn := func(name, body string) string {
-		return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n\t%s\n\tRETURN NULL;\nEND $$", name, body)
-	}
 	out := []string{
-		fn(t+"_totals_ins", add("new_rows", "")), fn(t+"_totals_del", add("old_rows", "-")),
+		plpgsql(t+"_totals_ins", add("new_rows", "")), plpgsql(t+"_totals_del", add("old_rows", "-")),
 		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai ON %s", t, t),
 		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad ON %s", t, t),
 		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_au ON %s", t, t),
@@ -178,7 +175,7 @@ func (d *DB) postgresTotals(t string) []string {
 	}
 	if moved != "" {
 		// PostgreSQL allows no column list on triggers with transition tables.
-		out = append(out, fn(t+"_totals_upd", moved),
+		out = append(out, plpgsql(t+"_totals_upd", moved),
 			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_upd()", t))
 	}
 	return out
