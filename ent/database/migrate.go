@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -265,4 +266,45 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {
 	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// rebuild builds part of the schema from scratch — the SQL build returns,
+// run in one transaction that records marker in versionTable — unless
+// versionTable already holds marker and broken (if any) finds nothing
+// wrong. On PostgreSQL the transaction first locks versionTable, which
+// serializes servers starting at once until it commits.
+func (d *DB) rebuild(ctx context.Context, versionTable, marker string, broken func(context.Context) bool,
+	build func(tx *sql.Tx) ([]string, error)) error {
+	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+versionTable+" (v TEXT NOT NULL)"); err != nil {
+		return err
+	}
+	var have string
+	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM "+versionTable).Scan(&have)
+	if have == marker && (broken == nil || !broken(ctx)) {
+		return nil
+	}
+	tx, err := d.Write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if d.Dialect == dialect.Postgres {
+		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+versionTable+" IN EXCLUSIVE MODE"); err != nil {
+			return err
+		}
+	}
+	stmts, err := build(tx)
+	if err != nil {
+		return err
+	}
+	stmts = append(stmts, "DELETE FROM "+versionTable)
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, d.Rebind("INSERT INTO "+versionTable+" (v) VALUES (?)"), marker); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

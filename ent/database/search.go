@@ -75,24 +75,18 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 		}
 	}
 	marker := valuesVersion + ":" + strings.Join(sig, ",")
-	if _, err := d.Write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS search_values_version (v TEXT NOT NULL)`); err != nil {
-		return err
-	}
-	var have string
-	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM search_values_version").Scan(&have)
-	if have == marker {
-		return nil
-	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+	return d.rebuild(ctx, "search_values_version", marker, nil, func(*sql.Tx) ([]string, error) {
+		// Cached values of an earlier schema must not survive a rebuild.
+		valuesCache.reset()
+		return d.valuesSchema(few), nil
+	})
+}
+
+// valuesSchema is the SQL that builds the distinct-value counts of few's
+// columns from scratch.
+func (d *DB) valuesSchema(few []Search) []string {
 	pg := d.Dialect == dialect.Postgres
 	var stmts []string
-	if pg {
-		stmts = append(stmts, "LOCK TABLE search_values_version IN EXCLUSIVE MODE")
-	}
 	for _, t := range countedTables() {
 		for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
 			if pg {
@@ -133,18 +127,7 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
 			valuesTable, t, c, t))
 	}
-	stmts = append(stmts, "DELETE FROM search_values_version")
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, d.Rebind("INSERT INTO search_values_version (v) VALUES (?)"), marker); err != nil {
-		return err
-	}
-	// Cached values of an earlier schema must not survive a rebuild.
-	valuesCache.reset()
-	return tx.Commit()
+	return stmts
 }
 
 func plpgsql(name, body string) string {

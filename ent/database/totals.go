@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"sort"
@@ -198,24 +199,16 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
 		}
 	}
-	if _, err := d.Write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS list_totals_version (v TEXT NOT NULL)`); err != nil {
-		return err
-	}
-	var have string
-	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM list_totals_version").Scan(&have)
-	if have == marker && !d.totalsTriggersMissing(ctx) {
-		return nil
-	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+	return d.rebuild(ctx, "list_totals_version", marker, d.totalsTriggersMissing, func(tx *sql.Tx) ([]string, error) {
+		return d.totalsSchema(ctx, tx, tables)
+	})
+}
+
+// totalsSchema is the SQL that builds the list counters of tables from
+// scratch: tables, triggers and a recount under the same transaction as the
+// triggers, so no insert is counted twice or missed.
+func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]string, error) {
 	var stmts []string
-	if d.Dialect == dialect.Postgres {
-		// The lock serializes concurrent first starts until commit.
-		stmts = append(stmts, "LOCK TABLE list_totals_version IN EXCLUSIVE MODE")
-	}
 	// The counters are rebuilt from the rows below: their tables too.
 	// gen grows on every change of a counter, so a cache of what was
 	// derived from the counters can tell it is still current.
@@ -232,13 +225,13 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 		// Value counters of columns no longer declared stop with their triggers.
 		rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for rows.Next() {
 			var name string
 			if err := rows.Scan(&name); err != nil {
 				rows.Close()
-				return err
+				return nil, err
 			}
 			stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name)
 		}
@@ -260,16 +253,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 				totalsTable, valueKey(t, c, ""), t))
 		}
 	}
-	stmts = append(stmts, "DELETE FROM list_totals_version")
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, d.Rebind("INSERT INTO list_totals_version (v) VALUES (?)"), marker); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return stmts, nil
 }
 
 // Skip turns a deep offset into the day it falls in: the rows of the
