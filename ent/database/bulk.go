@@ -293,33 +293,46 @@ func rowByRow(create, name, table string) []bulkStmt {
 // empty statements.
 func splitStatements(s string) []string {
 	var out []string
-	var quote byte
 	start := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == ';':
-			if st := strings.TrimSpace(s[start:i]); st != "" {
-				out = append(out, st)
-			}
-			start = i + 1
+	add := func(st string) {
+		if st = strings.TrimSpace(st); st != "" {
+			out = append(out, st)
 		}
 	}
-	if st := strings.TrimSpace(s[start:]); st != "" {
-		out = append(out, st)
-	}
+	outsideQuotes(s, 0, func(i int, c byte) bool {
+		if c == ';' {
+			add(s[start:i])
+			start = i + 1
+		}
+		return true
+	})
+	add(s[start:])
 	return out
 }
 
 // closingParen is the index of the parenthesis closing the one opened just
 // before from, or -1.
 func closingParen(s string, from int) int {
-	depth := 1
+	depth, at := 1, -1
+	outsideQuotes(s, from, func(i int, c byte) bool {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				at = i
+				return false
+			}
+		}
+		return true
+	})
+	return at
+}
+
+// outsideQuotes calls fn with each byte of s from from on that is not in a
+// quoted string or identifier (nor one of its quotes), until fn returns
+// false.
+func outsideQuotes(s string, from int, fn func(i int, c byte) bool) {
 	var quote byte
 	for i := from; i < len(s); i++ {
 		switch c := s[i]; {
@@ -329,15 +342,12 @@ func closingParen(s string, from int) int {
 			}
 		case c == '\'' || c == '"' || c == '`':
 			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			if depth--; depth == 0 {
-				return i
+		default:
+			if !fn(i, c) {
+				return
 			}
 		}
 	}
-	return -1
 }
 
 // totalsTriggersMissing reports whether a counted table lacks its totals
