@@ -256,7 +256,7 @@ func benchWorkspace(ctx context.Context, db *database.DB, size benchSize, seed u
 	if err != nil {
 		return nil, 0, err
 	}
-	o := demo.Options{Invoices: size.invoices, Clients: size.clients, SalesOrders: size.salesOrders, Products: size.products, Seed: seed,
+	o := demo.Options{Invoices: size.invoices, Clients: size.clients, SalesOrders: size.salesOrders, Products: size.products, Seed: seed, Alone: true,
 		Progress: func(step string) { fmt.Fprintf(os.Stderr, "  %s at %.1f s\n", step, time.Since(t0).Seconds()) }}
 	if err := demo.Seed(ctx, db, ws.ID, o); err != nil {
 		return nil, 0, fmt.Errorf("seed: %w", err)

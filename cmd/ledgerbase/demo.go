@@ -30,7 +30,7 @@ func demoCmd() *cobra.Command {
 				return fmt.Errorf("workspace %s: %w", ws, err)
 			}
 			start := time.Now()
-			counts, err := demo.Run(c.Context(), db, ws, demo.Options{Invoices: n, Seed: seed})
+			counts, err := demo.Run(c.Context(), db, ws, demo.Options{Invoices: n, Seed: seed, Alone: true})
 			if err != nil {
 				return err
 			}

@@ -49,13 +49,23 @@ type bulkStmt struct {
 	above bool
 }
 
+// BulkOptions tune Bulk.
+type BulkOptions struct {
+	// Alone promises that nothing else uses this DB while the load runs:
+	// no request, no other goroutine. On SQLite the load may then leave
+	// WAL mode for its duration (see alone.go), which readers of this
+	// process arriving meanwhile could not wait out. Other processes need
+	// no promise: while one has the file open, the load stays in WAL mode.
+	Alone bool
+}
+
 // Bulk runs load in one transaction on the writer. On SQLite it defers the
 // search-index and list-total insert triggers to one pass at the end (see
 // above); the result is what the triggers would have made. load must write
 // through tx only: on SQLite it holds the one writer connection. On
 // PostgreSQL, whose totals triggers already work per statement, load runs
 // in a plain transaction.
-func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
+func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.Dialect != dialect.SQLite {
 		tx, err := d.Write.BeginTx(ctx, nil)
 		if err != nil {
@@ -80,6 +90,24 @@ func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
+	alone := false
+	if o.Alone {
+		var back func()
+		alone, back = d.alone(ctx, conn)
+		defer back() // after the transaction below has ended
+	}
+	if err := d.bulk(ctx, conn, load); err != nil {
+		return err
+	}
+	if st, err := os.Stat(d.Path + "-wal"); err == nil && st.Size() > bulkTruncateWAL && !alone {
+		// Best effort: readers may hold the WAL; it shrinks at a later checkpoint then.
+		_, _ = conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	return nil
+}
+
+// bulk is Bulk's transaction on SQLite.
+func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) error) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -138,14 +166,7 @@ func (d *DB) Bulk(ctx context.Context, load func(tx *sql.Tx) error) error {
 			return fmt.Errorf("database: bulk load: restore %s: %w", ix.name, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(d.Path + "-wal"); err == nil && st.Size() > bulkTruncateWAL {
-		// Best effort: readers may hold the WAL; it shrinks at a later checkpoint then.
-		_, _ = conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-	}
-	return nil
+	return tx.Commit()
 }
 
 // deferredIndexes are the plain indexes (CREATE INDEX, not unique: upserts

@@ -56,7 +56,7 @@ type checkpointer struct {
 
 // startCheckpoints opens the checkpointing connection and starts its loop.
 func startCheckpoints(path string, writer *sql.DB) (*checkpointer, error) {
-	db, err := sql.Open(sqliteDriver, "file:"+path+"?_cache_size=-500")
+	db, err := sql.Open(sqliteDriver, "file:"+path+"?"+sqliteConnParams+"&_cache_size=-500")
 	if err != nil {
 		return nil, err
 	}

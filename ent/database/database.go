@@ -47,6 +47,8 @@ type DB struct {
 	ckpt *checkpointer
 	// dv tells whether anything was committed (SQLite; see DataVersion).
 	dv *dataVersion
+	// readConns is the size of the SQLite read pool.
+	readConns int
 
 	// values are the columns counted per value, by table (set by Migrate
 	// from the declarations; see valueColumns).
@@ -64,6 +66,12 @@ type Options struct {
 
 // busyTimeout is how long a connection waits for a lock another holds.
 const busyTimeout = 10 * time.Second
+
+// sqliteConnParams go on every SQLite connection's DSN. database/sql never
+// uses a connection from two goroutines at once, so SQLite's own
+// per-connection mutex, taken and released on every call (each bind, step
+// and column read), is redundant: _mutex=no opens with SQLITE_OPEN_NOMUTEX.
+const sqliteConnParams = "_mutex=no"
 
 const (
 	sqliteDriver = "sqlite3_ledgerbase"
@@ -118,13 +126,13 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// within its memory budget; the OS page cache holds the rest of the file.
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	w, err := sql.Open(sqliteWriter, "file:"+path+"?_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	w, err := sql.Open(sqliteWriter, "file:"+path+"?"+sqliteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1) // SQLite has one writer; a queue in Go beats lock retries
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open(sqliteDriver, "file:"+path+"?_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
+	r, err := sql.Open(sqliteDriver, "file:"+path+"?"+sqliteConnParams+"&_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -162,6 +170,8 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		Write:   w,
 		Dialect: dialect.SQLite,
 		Path:    path,
+
+		readConns: n,
 	}, nil
 }
 

@@ -15,23 +15,38 @@ import (
 // at a million rows mostly miss the page cache.
 type dataVersion struct {
 	mu   sync.Mutex
+	path string
 	conn *sql.Conn
 	db   *sql.DB
+	// A connection counts from its own start, so after the connection is
+	// reopened (see suspend) readings are offset by base to stay above
+	// last, the highest reading given out before: no later reading can
+	// equal an earlier one.
+	base, last int64
 }
 
 func openDataVersion(path string) (*dataVersion, error) {
-	db, err := sql.Open(sqliteDriver, "file:"+path+"?_query_only=1&_cache_size=-64")
-	if err != nil {
+	v := &dataVersion{path: path}
+	if err := v.open(); err != nil {
 		return nil, err
+	}
+	return v, nil
+}
+
+func (v *dataVersion) open() error {
+	db, err := sql.Open(sqliteDriver, "file:"+v.path+"?"+sqliteConnParams+"&_query_only=1&_cache_size=-64")
+	if err != nil {
+		return err
 	}
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxIdleTime(0)
 	conn, err := db.Conn(context.Background())
 	if err != nil {
 		db.Close()
-		return nil, err
+		return err
 	}
-	return &dataVersion{conn: conn, db: db}, nil
+	v.conn, v.db = conn, db
+	return nil
 }
 
 // DataVersion is a number that differs from an earlier reading whenever
@@ -44,13 +59,38 @@ func (d *DB) DataVersion(ctx context.Context) (v int64, ok bool, err error) {
 	}
 	d.dv.mu.Lock()
 	defer d.dv.mu.Unlock()
+	if d.dv.conn == nil {
+		if err := d.dv.open(); err != nil {
+			return 0, false, err
+		}
+	}
 	if err := d.dv.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
 		return 0, false, err
 	}
+	v += d.dv.base
+	d.dv.last = max(d.dv.last, v)
 	return v, true, nil
 }
 
+// suspend closes the connection until resume is called; readings wait
+// meanwhile. Readings after it are all above the ones before.
+func (v *dataVersion) suspend() (resume func()) {
+	if v == nil {
+		return func() {}
+	}
+	v.mu.Lock()
+	v.close()
+	return func() {
+		v.base = v.last + 1
+		_ = v.open() // or by the next reading, if this fails
+		v.mu.Unlock()
+	}
+}
+
 func (v *dataVersion) close() {
-	v.conn.Close()
-	v.db.Close()
+	if v.conn != nil {
+		v.conn.Close()
+		v.db.Close()
+		v.conn, v.db = nil, nil
+	}
 }

@@ -57,7 +57,7 @@ func BenchmarkSeed(b *testing.B) {
 		}
 		b.StartTimer()
 		start, cpu0 := time.Now(), cpuTime()
-		o := demo.Options{Invoices: n, Seed: 1, RowTriggers: os.Getenv("LEDGERBASE_DEMO_ROW_TRIGGERS") != ""}
+		o := demo.Options{Invoices: n, Seed: 1, Alone: true, RowTriggers: os.Getenv("LEDGERBASE_DEMO_ROW_TRIGGERS") != ""}
 		for _, c := range []struct {
 			env string
 			n   *int

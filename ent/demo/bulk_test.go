@@ -151,7 +151,7 @@ func TestFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	err = db.Bulk(ctx, func(tx *sql.Tx) error {
+	err = db.Bulk(ctx, database.BulkOptions{}, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vendors (id, workspace_id, created_at, updated_at, name, currency_code) VALUES ('ven_x', ?, '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00', 'Gone', 'EUR')", ws.ID); err != nil {
 			return err
 		}

@@ -39,6 +39,10 @@ type Options struct {
 	// of database.DB.Bulk, which does those triggers' work once at the
 	// end: all or nothing, the same result, less CPU per row.
 	RowTriggers bool
+	// Alone promises that nothing else uses the database while the run
+	// loads (database.BulkOptions.Alone): on SQLite the load may then skip
+	// the WAL, about a fifth faster at a million invoices.
+	Alone bool
 	// Progress, when set, hears the name of each step as it starts
 	// ("catalog", "clients", "invoices", ..., "indexes" for a Bulk load's
 	// rebuild, "done").
@@ -94,7 +98,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		return ctx.Err()
 	}
 	if g.sqlite && !o.RowTriggers {
-		err = db.Bulk(ctx, load)
+		err = db.Bulk(ctx, database.BulkOptions{Alone: o.Alone}, load)
 	} else {
 		restore := db.BulkCache(ctx)
 		err = load(nil)
