@@ -75,13 +75,23 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 // journalMode asks conn to switch to mode, waiting at most wait for the
 // locks that needs, and returns the mode it is in after.
 func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) (string, error) {
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
-		return "", err
-	}
 	var now string
-	err := conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
+	err := withBusyTimeout(ctx, conn, wait, func() error {
+		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
+	})
+	return strings.ToLower(now), err
+}
+
+// withBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it
+// back. A connection whose timeout cannot be set back is discarded: it is
+// never handed back with the short one.
+func withBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn func() error) error {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
+		return err
+	}
+	err := fn()
 	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds())); err != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	return strings.ToLower(now), err
+	return err
 }

@@ -3,8 +3,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"fmt"
 	"time"
 )
 
@@ -111,15 +109,10 @@ func (c *checkpointer) finish(ctx context.Context) {
 		return
 	}
 	defer w.Close()
-	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", finishWait.Milliseconds())); err != nil {
-		return
-	}
-	var busy, frames, done int
-	_ = w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &frames, &done)
-	if _, err := w.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds())); err != nil {
-		// Never hand the writer back with the short timeout.
-		_ = w.Raw(func(any) error { return driver.ErrBadConn })
-	}
+	_ = withBusyTimeout(ctx, w, finishWait, func() error {
+		var busy, frames, done int
+		return w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &frames, &done)
+	})
 }
 
 // checkpoint runs a PASSIVE checkpoint and returns the WAL's length and how
