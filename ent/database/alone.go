@@ -26,8 +26,9 @@ import (
 //
 // Leaving WAL mode needs the writer to be the file's only connection, so
 // only a load whose caller promises to use the DB for nothing else while it
-// runs (BulkOptions.Alone) tries. alone closes this process's others — idle readers, the checkpointer, the
-// data-version connection — and tries. When another process has the file
+// runs (BulkOptions.Alone) tries: alone closes this process's other
+// connections — idle readers, the checkpointer, the data-version
+// connection — and asks for the switch. When another process has the file
 // open, or a reader of this one is busy, the file stays in WAL mode and
 // the load runs there as before, just slower. While the load runs in
 // rollback mode, a reader that arrives waits for it (busy_timeout), as
@@ -44,9 +45,10 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 		d.ckpt.stop()
 	}
 	resumeDV := d.dv.suspend()
-	d.Read.SetMaxIdleConns(0) // closes the idle readers
+	idle := d.Read.Stats().MaxOpenConnections // openSQLite keeps every reader idle
+	d.Read.SetMaxIdleConns(0)                 // closes the idle readers
 	reopen := func() {
-		d.Read.SetMaxIdleConns(d.readConns)
+		d.Read.SetMaxIdleConns(idle)
 		resumeDV()
 		if c, err := startCheckpoints(d.Path, d.Write); err == nil {
 			d.ckpt = c

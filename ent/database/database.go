@@ -47,8 +47,6 @@ type DB struct {
 	ckpt *checkpointer
 	// dv tells whether anything was committed (SQLite; see DataVersion).
 	dv *dataVersion
-	// readConns is the size of the SQLite read pool.
-	readConns int
 
 	// values are the columns counted per value, by table (set by Migrate
 	// from the declarations; see valueColumns).
@@ -170,8 +168,6 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		Write:   w,
 		Dialect: dialect.SQLite,
 		Path:    path,
-
-		readConns: n,
 	}, nil
 }
 
