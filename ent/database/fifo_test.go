@@ -13,10 +13,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// schemaMu serializes ent's schema creation, which shares its table
-// descriptions between clients.
-var schemaMu sync.Mutex
-
 func openSQLite(t *testing.T) *database.DB {
 	t.Helper()
 	db, err := database.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "fifo.db"), database.Options{})
@@ -24,9 +20,7 @@ func openSQLite(t *testing.T) *database.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	schemaMu.Lock()
-	defer schemaMu.Unlock()
-	if err := db.Ent.Schema.Create(context.Background()); err != nil {
+	if err := db.Migrate(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	return db

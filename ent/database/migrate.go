@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"entgo.io/ent/dialect"
@@ -52,10 +53,23 @@ func (s Search) words() []string {
 	return out
 }
 
+// schemaCreate serialises ent's schema creation within the process: it
+// links columns to indexes by writing into the generated tables, which are
+// package variables shared by every client, so two databases migrating at
+// once (parallel tests, a bench seeding while a server starts) crashed the
+// process with a concurrent map write.
+var schemaCreate sync.Mutex
+
+func createSchema(ctx context.Context, s *migrate.Schema) error {
+	schemaCreate.Lock()
+	defer schemaCreate.Unlock()
+	return s.Create(ctx, migrate.WithGlobalUniqueID(false))
+}
+
 // Migrate brings the schema up to date: ent's tables and indexes, then the
 // search indexes. It is safe to run on every start and from several processes.
 func (d *DB) Migrate(ctx context.Context, searches []Search) error {
-	if err := d.Ent.Schema.Create(ctx, migrate.WithGlobalUniqueID(false)); err != nil {
+	if err := createSchema(ctx, d.Ent.Schema); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
 	d.setValueColumns(searches)
