@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -217,5 +218,26 @@ func TestQFindsRecordsByNumberAndName(t *testing.T) {
 	// Search syntax of either database is just text here.
 	for _, q := range []string{`"`, `*`, `AND`, `OR NOT`, `NEAR(a b)`, `a:*`, `'`, `é`, `%`, `\`, `a & b | !c`, `-x`, `^`, `inv-`} {
 		getList(t, env, "/v1/invoices?q="+url.QueryEscape(q), d.A.Key)
+	}
+}
+
+// Pages are written into the response's reused body buffer: on one
+// keep-alive connection, a short page or an error after a long page holds
+// nothing of the long one.
+func TestPagesOnOneConnectionAreWhole(t *testing.T) {
+	t.Parallel()
+	d := seededWorkspaces(t)
+	env := apitest.Start(t)
+	one := *env
+	one.Client = &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}}
+	defer one.Client.CloseIdleConnections()
+	long := getList(t, &one, "/v1/invoices?limit=100", d.A.Key)
+	short := getList(t, &one, "/v1/invoices?limit=1", d.A.Key)
+	if len(long.Data) < 2 || len(short.Data) != 1 || short.Meta.Total != long.Meta.Total {
+		t.Fatalf("long page %d records, short %d (totals %d, %d)", len(long.Data), len(short.Data), long.Meta.Total, short.Meta.Total)
+	}
+	one.Get(t, "/v1/invoices?limit=101", d.A.Key).WantError(t, 400, "invalid_request")
+	if again := getList(t, &one, "/v1/invoices?limit=1&offset=1", d.A.Key); len(again.Data) != 1 {
+		t.Fatalf("page after an error: %d records", len(again.Data))
 	}
 }

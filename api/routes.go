@@ -132,11 +132,19 @@ func (s *Server) list(r *resource.Resource) fiber.Handler {
 		if pg.ParentID, err = s.parentID(c, r); err != nil {
 			return err
 		}
-		b, err := s.Records.List(c.UserContext(), r, workspaceOf(c), pg)
+		// The page is written straight into the response's body buffer,
+		// which fasthttp pools: no page allocates its JSON.
+		resp := c.Response()
+		buf := resp.SwapBody(nil)
+		b, err := s.Records.AppendList(c.UserContext(), r, workspaceOf(c), pg, buf[:0])
 		if err != nil {
+			resp.SwapBody(buf[:0])
 			return err
 		}
-		return sendJSON(c, fiber.StatusOK, b)
+		resp.SwapBody(b)
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		c.Status(fiber.StatusOK)
+		return nil
 	}
 }
 

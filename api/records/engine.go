@@ -680,20 +680,31 @@ func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, idsQ 
 		return nil, false, apierr.Internal(err)
 	}
 	defer rs.Close()
-	var parts [][]byte
+	var ids []string
 	var id string
 	for rs.Next() {
 		if err := rs.Scan(&id); err != nil {
 			return nil, false, apierr.Internal(err)
 		}
+		ids = append(ids, id)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, false, apierr.Internal(err)
+	}
+	return e.idsUnchanged(ctx, p, ws, ids, b, dv)
+}
+
+// idsUnchanged appends the records of ids when every one of them is cached,
+// was checked at data version dv, and nothing was committed since; ok is
+// false, and b untouched, when one is not.
+func (e *Engine) idsUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, b []byte, dv int64) ([]byte, bool, error) {
+	parts := make([][]byte, len(ids))
+	for i, id := range ids {
 		j, ok := e.unchanged(p, ws, id, dv)
 		if !ok {
 			return nil, false, nil
 		}
-		parts = append(parts, j)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, false, apierr.Internal(err)
+		parts[i] = j
 	}
 	// The ids must come from the same state as the records: nothing may
 	// have been committed while they were read either.
@@ -802,7 +813,29 @@ func (e *Engine) pageSQL(p *plan, sel, where string, offset int) string {
 
 // List answers a list envelope {data, meta} as JSON.
 func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, pg Page) ([]byte, error) {
+	return e.AppendList(ctx, r, ws, pg, make([]byte, 0, 4096))
+}
+
+// AppendList appends the list envelope to b: a caller that reuses b (the
+// API writes into the response's pooled buffer) spares the allocation of
+// every page's JSON (15 KB a page of 25 invoices) and the collections that
+// follow it.
+func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
 	p := e.plans[r]
+	useCache := p.cacheable && e.cache != nil
+	dv := int64(noVersion)
+	if useCache && pg.ParentID == "" {
+		// Read first: a page answered from the cache checks at its end
+		// that nothing was committed since, and that covers every query
+		// of the request, the search's too.
+		v, ok, err := e.db.DataVersion(ctx)
+		if err != nil {
+			return nil, apierr.Internal(err)
+		}
+		if ok {
+			dv = v
+		}
+	}
 	w, extra := p.where(pg.ParentID)
 	args := append([]any{ws.ID}, extra...)
 	for _, f := range pg.Filters {
@@ -817,6 +850,8 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	rowFirst := false
 	// keyed: the search picked the page's rows itself (their keys are in w).
 	keyed := false
+	// pageIDs: the ids of a keyed page, when the search read them too.
+	var pageIDs []string
 	if pg.Q != "" && len(p.search.Columns) > 0 {
 		whole := !filtered && r.Scope == "" && r.Parent == nil
 		found, err := e.db.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
@@ -826,6 +861,7 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 		switch {
 		case found.Counted:
 			total, counted, keyed, rowFirst = found.Total, true, true, true
+			pageIDs = found.IDs
 			cond, arg := e.db.KeysIn(found.Page)
 			w = e.byKey(w) + " AND " + cond
 			args = append(args, arg)
@@ -875,7 +911,6 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 			return nil, apierr.Internal(err)
 		}
 	}
-	b := make([]byte, 0, 4096)
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < total {
 		offset := pg.Offset
@@ -890,7 +925,6 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 			}
 		}
 		sel := p.selects
-		useCache := p.cacheable && e.cache != nil
 		if useCache {
 			sel = p.keys
 		}
@@ -900,22 +934,24 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 		}
 		args = append(args, pg.Limit, offset)
 		if useCache {
-			dv := int64(noVersion)
-			if pg.ParentID == "" {
-				v, ok, err := e.db.DataVersion(ctx)
+			if dv != noVersion {
+				// Nothing committed since the page's records were checked:
+				// their ids (from the search, or from the index alone) are
+				// enough.
+				var out []byte
+				var ok bool
+				var err error
+				if pageIDs != nil {
+					out, ok, err = e.idsUnchanged(ctx, p, ws, pageIDs, b, dv)
+				} else {
+					idsQ := "SELECT t.id FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
+					out, ok, err = e.pageUnchanged(ctx, p, ws, idsQ, args, b, dv)
+				}
 				if err != nil {
-					return nil, apierr.Internal(err)
+					return nil, err
 				}
 				if ok {
-					dv = v
-					// Nothing committed since the page's records were
-					// checked: their ids (from the index alone) are enough.
-					idsQ := "SELECT t.id FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
-					if out, ok, err := e.pageUnchanged(ctx, p, ws, idsQ, args, b, dv); err != nil {
-						return nil, err
-					} else if ok {
-						return e.meta(out, pg, total), nil
-					}
+					return e.meta(out, pg, total), nil
 				}
 			}
 			b, err := e.pageCached(ctx, p, ws, pg.ParentID, q, args, b, dv)

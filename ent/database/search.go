@@ -173,11 +173,56 @@ func postgresValues(t, c string) []string {
 }
 
 // values are a workspace's distinct values of a table's Few column, with
-// the words of each as the word index would fold them.
+// their words as the word index would fold them.
 type values struct {
-	vals  []string
-	words [][]string
-	at    map[string]int // index of each value in vals
+	vals []string
+	at   map[string]int // index of each value in vals
+	// byWord is every word of every value, sorted: the values a token
+	// starts a word of are one binary search away, where testing every
+	// word of every value took ~7% of a search's CPU at 600 names.
+	byWord []wordOf
+}
+
+// wordOf is one word of value val.
+type wordOf struct {
+	word string
+	val  int
+}
+
+// index adds added, the words of new values, to byWord, in a new slice
+// (the old one may be in use by other searches).
+func (x *values) index(added []wordOf) {
+	if len(added) == 0 {
+		return
+	}
+	cmp := func(a, b wordOf) int {
+		if c := strings.Compare(a.word, b.word); c != 0 {
+			return c
+		}
+		return a.val - b.val
+	}
+	slices.SortFunc(added, cmp)
+	merged := make([]wordOf, 0, len(x.byWord)+len(added))
+	old := x.byWord
+	for len(old) > 0 && len(added) > 0 {
+		if cmp(old[0], added[0]) <= 0 {
+			merged, old = append(merged, old[0]), old[1:]
+		} else {
+			merged, added = append(merged, added[0]), added[1:]
+		}
+	}
+	x.byWord = append(append(merged, old...), added...)
+}
+
+// startedBy is the values (ascending) with a word that token t starts.
+func (x *values) startedBy(t string) []int {
+	i, _ := slices.BinarySearchFunc(x.byWord, t, func(w wordOf, t string) int { return strings.Compare(w.word, t) })
+	var out []int
+	for ; i < len(x.byWord) && strings.HasPrefix(x.byWord[i].word, t); i++ {
+		out = append(out, x.byWord[i].val)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 var valuesCache genCache[*values]
@@ -196,15 +241,13 @@ func (d *DB) wordsOf(expr string) string {
 // values, and only those are read, from the log of new values, and folded.
 // Reading all 50,000 names of a large workspace again took ~100 ms, paid by
 // the first search after each new name.
-func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error) {
-	var gen int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?"), wsID, table).Scan(&gen)
-	if err == sql.ErrNoRows {
+// g is the values' generation, which Find reads with the table's; not valid
+// when the workspace has no values yet.
+func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64) (*values, error) {
+	if !g.Valid {
 		return &values{}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
+	gen := g.Int64
 	key := fmt.Sprintf("%p|%s|%s", d, wsID, table)
 	if c, ok := valuesCache.get(key, gen); ok {
 		return c, nil
@@ -235,23 +278,28 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string) (*values, error)
 		if _, dup := c.at[v]; !dup {
 			c.at[v] = len(c.vals)
 			c.vals = append(c.vals, v)
-			c.words = append(c.words, nil)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	var added []wordOf
 	for i := n; i < len(c.vals); i++ {
+		var words []string
 		if ascii(c.vals[i]) {
-			c.words[i] = SearchTokens(c.vals[i]) // what unicode61 and PostgreSQL's fold make of ASCII
-			continue
+			words = SearchTokens(c.vals[i]) // what unicode61 and PostgreSQL's fold make of ASCII
+		} else {
+			var w sql.NullString
+			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
+				return nil, err
+			}
+			words = strings.Fields(w.String)
 		}
-		var w sql.NullString
-		if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
-			return nil, err
+		for _, w := range words {
+			added = append(added, wordOf{w, i})
 		}
-		c.words[i] = strings.Fields(w.String)
 	}
+	c.index(added)
 	valuesCache.put(key, gen, c)
 	return c, nil
 }
@@ -262,7 +310,7 @@ func (x *values) extend() *values {
 	if x == nil {
 		return &values{at: map[string]int{}}
 	}
-	return &values{vals: slices.Clip(x.vals), words: slices.Clip(x.words), at: maps.Clone(x.at)}
+	return &values{vals: slices.Clip(x.vals), at: maps.Clone(x.at), byWord: x.byWord}
 }
 
 // queryTokens are q's first maxTokens words folded as the word index folds
@@ -287,6 +335,23 @@ func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// intersect is the elements of both ascending lists.
+func intersect(a, b []int) []int {
+	var out []int
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			a = a[1:]
+		case a[0] > b[0]:
+			b = b[1:]
+		default:
+			out = append(out, a[0])
+			a, b = a[1:], b[1:]
+		}
+	}
+	return out
 }
 
 func ascii(s string) bool {
@@ -323,6 +388,10 @@ type Found struct {
 	Counted bool
 	Total   int64
 	Page    []any
+	// IDs, when not nil, are the ids of Page's rows, in its order: read
+	// from the index that found them, they spare the page a second visit
+	// to its rows when their records are cached.
+	IDs []string
 }
 
 // KeysIn is a condition on alias t keeping the rows whose keys (Found.Page)
@@ -391,6 +460,10 @@ type search struct {
 	full  []int   // the values that cover every token
 	bare  []int   // the tokens no value covers
 	cap   int     // probeCap, read once
+	// probeCached: small probe answers are cached while the table's
+	// generation, tableGen (read with the values' at the start), holds.
+	probeCached bool
+	tableGen    int64
 }
 
 // Find answers q over the workspace's rows of s.Table. With whole (the list
@@ -401,28 +474,32 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 	if err != nil || len(toks) == 0 {
 		return Found{}, err
 	}
-	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load())}
-	if s.few() != "" {
-		if x.vals, err = d.fewValues(ctx, wsID, s.Table); err != nil {
+	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()),
+		probeCached: d.Dialect != dialect.Postgres && hasWorkspaceColumn(s.Table)}
+	if s.few() != "" || x.probeCached {
+		// Both generations in one round trip: the values' (for the cached
+		// list of names) and the table's (for cached probes).
+		var vgen sql.NullInt64
+		if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), "+
+			"(SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?)"),
+			wsID, s.Table, wsID, s.Table).Scan(&vgen, &x.tableGen); err != nil {
 			return Found{}, err
 		}
-	}
-	for vi, words := range x.vals.words {
-		all := true
-		for ti, t := range toks {
-			if covers(words, t) {
-				x.cover[ti] = append(x.cover[ti], vi)
-			} else {
-				all = false
+		if s.few() != "" {
+			if x.vals, err = d.fewValues(ctx, wsID, s.Table, vgen); err != nil {
+				return Found{}, err
 			}
 		}
-		if all {
-			x.full = append(x.full, vi)
-		}
 	}
-	for ti := range toks {
+	for ti, t := range toks {
+		x.cover[ti] = x.vals.startedBy(t)
 		if len(x.cover[ti]) == 0 {
 			x.bare = append(x.bare, ti)
+		}
+		if ti == 0 {
+			x.full = x.cover[0]
+		} else {
+			x.full = intersect(x.full, x.cover[ti])
 		}
 	}
 	if whole {
@@ -501,7 +578,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil {
 			return Found{}, false, err
 		}
-		return Found{Counted: true, Total: int64(len(m)), Page: window(m, offset, limit)}, true, nil
+		page, ids := window(m, offset, limit)
+		return Found{Counted: true, Total: int64(len(m)), Page: page, IDs: ids}, true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -529,13 +607,18 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		return Found{Counted: true, Total: int64(len(extra)), Page: window(extra, offset, limit)}, true, nil
+		page, ids := window(extra, offset, limit)
+		return Found{Counted: true, Total: int64(len(extra)), Page: page, IDs: ids}, true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	var total int64
-	vl := x.valueList(x.full)
+	// One value (a whole name) is a key lookup; several go through a list.
+	in, vl := " = ?", any(x.vals.vals[x.full[0]])
+	if len(x.full) > 1 {
+		in, vl = " IN "+d.list(), x.valueList(x.full)
+	}
 	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+valuesTable+
-		" WHERE workspace_id = ? AND tbl = ? AND value IN "+d.list()), x.wsID, t, vl).Scan(&total); err != nil {
+		" WHERE workspace_id = ? AND tbl = ? AND value"+in), x.wsID, t, vl).Scan(&total); err != nil {
 		return Found{}, false, err
 	}
 	total += int64(len(extra))
@@ -548,62 +631,74 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	if d.Dialect != dialect.Postgres {
 		indexed = " INDEXED BY " + valueIndex(t, few)
 	}
-	var arms []string
+	var q string
 	var args []any
-	arm := func(cond string) string {
-		return "SELECT * FROM (SELECT " + d.key() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" + indexed +
-			" WHERE t.workspace_id = ? AND " + cond + " ORDER BY t.created_at DESC, t.id DESC LIMIT ?) a" + strconv.Itoa(len(arms))
-	}
-	if len(x.full) <= 64 && offset+limit <= x.cap/2 {
-		for _, vi := range x.full {
-			arms = append(arms, arm("t."+few+" = ?"))
-			args = append(args, x.wsID, x.vals.vals[vi], offset+limit)
-		}
+	if len(x.full) == 1 && len(extra) == 0 {
+		// One value's rows alone: the page is a stretch of its index,
+		// without the merge's subquery and sort (~30 µs of a ~100 µs search).
+		q = "SELECT " + d.key() + ", t.id FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
+			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"
+		args = []any{x.wsID, x.vals.vals[x.full[0]], limit, offset}
 	} else {
-		arms = append(arms, arm("t."+few+" IN "+d.list()))
-		args = append(args, x.wsID, vl, offset+limit)
-	}
-	if len(extra) > 0 {
-		ks := make([]any, len(extra))
-		for i, m := range extra {
-			ks[i] = m.key
+		var arms []string
+		arm := func(cond string) string {
+			return "SELECT * FROM (SELECT " + d.key() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" + indexed +
+				" WHERE t.workspace_id = ? AND " + cond + " ORDER BY t.created_at DESC, t.id DESC LIMIT ?) a" + strconv.Itoa(len(arms))
 		}
-		b, _ := json.Marshal(ks)
-		arms = append(arms, "SELECT "+d.key()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.key()+" IN "+d.list())
-		args = append(args, string(b))
+		if len(x.full) <= 64 && offset+limit <= x.cap/2 {
+			for _, vi := range x.full {
+				arms = append(arms, arm("t."+few+" = ?"))
+				args = append(args, x.wsID, x.vals.vals[vi], offset+limit)
+			}
+		} else {
+			arms = append(arms, arm("t."+few+" IN "+d.list()))
+			args = append(args, x.wsID, x.valueList(x.full), offset+limit)
+		}
+		if len(extra) > 0 {
+			ks := make([]any, len(extra))
+			for i, m := range extra {
+				ks[i] = m.key
+			}
+			b, _ := json.Marshal(ks)
+			arms = append(arms, "SELECT "+d.key()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.key()+" IN "+d.list())
+			args = append(args, string(b))
+		}
+		q = "SELECT k, i FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC LIMIT ? OFFSET ?"
+		args = append(args, limit, offset)
 	}
-	q := "SELECT k FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC LIMIT ? OFFSET ?"
-	args = append(args, limit, offset)
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
 	if err != nil {
 		return Found{}, false, err
 	}
 	defer rows.Close()
-	var page []any
+	page, ids := make([]any, 0, limit), make([]string, 0, limit)
 	for rows.Next() {
-		k, err := x.scanKey(rows)
+		var id string
+		k, err := x.scanKey(rows, &id)
 		if err != nil {
 			return Found{}, false, err
 		}
-		page = append(page, k)
+		page, ids = append(page, k), append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return Found{}, false, err
 	}
-	return Found{Counted: true, Total: total, Page: page}, true, nil
+	return Found{Counted: true, Total: total, Page: page, IDs: ids}, true, nil
 }
 
 type match struct {
-	key   any
-	value string
+	key       any
+	id, value string
 }
 
-func window(m []match, offset, limit int) []any {
-	var out []any
+// window is the keys and ids of m's page at offset.
+func window(m []match, offset, limit int) ([]any, []string) {
+	var keys []any
+	ids := []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
-		out = append(out, m[i].key)
+		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
 	}
-	return out
+	return keys, ids
 }
 
 func (x *search) scanKey(rows *sql.Rows, more ...any) (any, error) {
@@ -637,13 +732,8 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	// after the "inv" of every invoice number), so small answers are kept
 	// while the workspace's word index is unchanged.
 	var key string
-	var gen int64
-	cache := d.Dialect != dialect.Postgres && hasWorkspaceColumn(x.s.Table)
+	gen, cache := x.tableGen, x.probeCached
 	if cache {
-		var err error
-		if gen, err = d.tableGen(ctx, x.wsID, x.s.Table); err != nil {
-			return "", 0, err
-		}
 		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, args[0], x.cap)
 		if p, ok := probeCache.get(key, gen); ok {
 			return p.keys, p.n, nil
@@ -679,7 +769,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	if verify {
 		words = "coalesce(" + d.wordsOf(document("t.", s.Columns)) + ", '')"
 	}
-	q := "SELECT " + d.key() + ", " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.key() + " IN " + d.list() +
+	q := "SELECT " + d.key() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.key() + " IN " + d.list() +
 		" ORDER BY t.created_at DESC, t.id DESC"
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
 	if err != nil {
@@ -690,7 +780,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	for rows.Next() {
 		var m match
 		var w string
-		if m.key, err = x.scanKey(rows, &m.value, &w); err != nil {
+		if m.key, err = x.scanKey(rows, &m.id, &m.value, &w); err != nil {
 			return nil, err
 		}
 		if verify {

@@ -39,8 +39,10 @@ const (
 // after an upgrade rebuilds them and recounts.
 const totalsVersion = "v6"
 
-// countedTables are the tables with a workspace_id column.
-func countedTables() []string {
+// countedTables are the tables with a workspace_id column, found once (the
+// schema is compiled in; searches ask on every request). Callers must not
+// change the slice.
+var countedTables = sync.OnceValue(func() []string {
 	var out []string
 	for _, t := range migrate.Tables {
 		for _, c := range t.Columns {
@@ -51,7 +53,7 @@ func countedTables() []string {
 		}
 	}
 	return out
-}
+})
 
 // valueColumns are the columns of a table whose values lists filter on
 // (declared enums and booleans: status, online...): rows are also counted
