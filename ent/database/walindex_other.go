@@ -9,7 +9,9 @@ type walIndex struct{}
 
 type walHeader [12]uint32
 
-func mapWALIndex(string) (*walIndex, error) { return nil, errors.New("database: no WAL index mapping here") }
+func mapWALIndex(string) (*walIndex, error) {
+	return nil, errors.New("database: no WAL index mapping here")
+}
 
 func (w *walIndex) header() (walHeader, bool) { return walHeader{}, false }
 
