@@ -58,7 +58,10 @@ func (c *genCache[V]) reset() {
 // on updates), so what was derived from the table holds while it does.
 func (d *DB) tableGen(ctx context.Context, workspaceID, table string) (int64, error) {
 	var gen int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+
-		" WHERE workspace_id = ? AND tbl = ?"), workspaceID, table).Scan(&gen)
+	err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&gen)
 	return gen, err
 }
+
+// tableGenSQL reads tableGen (arguments: workspace, table); Find runs it as
+// a subquery beside the values' gen.
+const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"

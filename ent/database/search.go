@@ -481,7 +481,7 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 		// list of names) and the table's (for cached probes).
 		var vgen sql.NullInt64
 		if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), "+
-			"(SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?)"),
+			"("+tableGenSQL+")"),
 			wsID, s.Table, wsID, s.Table).Scan(&vgen, &x.tableGen); err != nil {
 			return Found{}, err
 		}
