@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // request is one HTTP call a scenario makes.
@@ -51,14 +49,10 @@ type load struct {
 // run sends requests made by gen until d has passed. ok tells an expected
 // status from an error. pid, when set, is the server whose RSS is sampled.
 func (l load) run(ctx context.Context, conns int, d time.Duration, gen func(*rand.Rand) request, ok func(int) bool, pid int) round {
-	hc := &fasthttp.HostClient{
-		Addr: l.addr, MaxConns: conns, MaxConnWaitTimeout: 10 * time.Second,
-		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, MaxIdleConnDuration: time.Minute,
-		MaxResponseBodySize: 64 << 20,
-	}
-	defer hc.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	// A request still in flight when the round ends may take this long.
+	deadline := time.Now().Add(d + 30*time.Second)
 	var peak int64
 	sampled := make(chan struct{})
 	go func() { // the server's memory, sampled while it is under load
@@ -90,31 +84,19 @@ func (l load) run(ctx context.Context, conns int, d time.Duration, gen func(*ran
 			rng := rand.New(rand.NewPCG(l.seed, uint64(w)+1))
 			t := &tallies[w]
 			t.lat = make([]uint32, 0, 4096)
-			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseRequest(req)
-			defer fasthttp.ReleaseResponse(resp)
+			c := newBenchConn(l.addr, deadline)
+			defer c.close()
 			for ctx.Err() == nil {
 				r := gen(rng)
-				req.Reset()
-				req.Header.SetMethod(r.method)
-				req.SetRequestURI(r.path)
-				req.Header.SetHost(l.addr)
-				if r.auth != "" {
-					req.Header.Set("Authorization", r.auth)
-				}
-				if r.body != nil {
-					req.Header.SetContentType("application/json")
-					req.SetBody(r.body)
-				}
 				t0 := time.Now()
-				err := hc.Do(req, resp)
+				code, err := c.do(r)
 				us := time.Since(t0).Microseconds()
 				if ctx.Err() != nil && err != nil {
 					break // cut off by the end of the round
 				}
 				t.n++
 				t.lat = append(t.lat, uint32(min(us, 1<<32-1)))
-				if err != nil || !ok(resp.StatusCode()) {
+				if err != nil || !ok(code) {
 					t.errs++
 				}
 			}
