@@ -68,6 +68,16 @@ func BenchmarkReads(b *testing.B) {
 				}
 			}
 		})
+		// Sales orders embed their lines and are never cached: every page
+		// reads its orders and lines in full.
+		b.Run(name+"/sales-orders-list25", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.List(ctx, resource.SalesOrders, ws, records.Page{Limit: 25, Offset: (i % 20) * 25}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(name+"/q-client", func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
