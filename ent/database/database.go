@@ -78,6 +78,10 @@ const (
 	sqliteWriter = "sqlite3_ledgerbase_writer"
 )
 
+// memstatus records whether SQLite's memory statistics were switched off
+// (memstatusOff); it runs before any init, hence before any open.
+var memstatus = memstatusOff()
+
 func init() {
 	// PocketBase's proven settings, applied on every new connection; the
 	// page cache is sized per pool in the DSN (see openSQLite).
