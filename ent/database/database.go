@@ -52,6 +52,10 @@ type DB struct {
 	// from the declarations; see valueColumns).
 	values map[string][]string
 
+	// searchGens keeps a search's generations under the data version they
+	// were read at (see Find).
+	searchGens genCache[searchGens]
+
 	closeOnce sync.Once
 	closeErr  error
 }

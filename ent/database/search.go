@@ -477,16 +477,13 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()),
 		probeCached: d.Dialect != dialect.Postgres && hasWorkspaceColumn(s.Table)}
 	if s.few() != "" || x.probeCached {
-		// Both generations in one round trip: the values' (for the cached
-		// list of names) and the table's (for cached probes).
-		var vgen sql.NullInt64
-		if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), "+
-			"("+tableGenSQL+")"),
-			wsID, s.Table, wsID, s.Table).Scan(&vgen, &x.tableGen); err != nil {
+		g, err := d.searchGensOf(ctx, wsID, s.Table)
+		if err != nil {
 			return Found{}, err
 		}
+		x.tableGen = g.table
 		if s.few() != "" {
-			if x.vals, err = d.fewValues(ctx, wsID, s.Table, vgen); err != nil {
+			if x.vals, err = d.fewValues(ctx, wsID, s.Table, g.values); err != nil {
 				return Found{}, err
 			}
 		}
@@ -509,6 +506,43 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 		}
 	}
 	return x.cond(), nil
+}
+
+// searchGens are the generations a search of a table depends on: the
+// values' (for the cached list of names) and the table's (for cached
+// probes).
+type searchGens struct {
+	values sql.NullInt64
+	table  int64
+}
+
+// searchGensOf reads both generations in one round trip, or none: what was
+// read while the data version stayed the same holds for as long as it
+// does, since nothing was committed meanwhile.
+func (d *DB) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
+	dv, ok, err := d.DataVersion(ctx)
+	if err != nil {
+		return searchGens{}, err
+	}
+	key := wsID + "|" + table
+	if ok {
+		if g, hit := d.searchGens.get(key, dv); hit {
+			return g, nil
+		}
+	}
+	var g searchGens
+	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), "+
+		"("+tableGenSQL+")"),
+		wsID, table, wsID, table).Scan(&g.values, &g.table); err != nil {
+		return searchGens{}, err
+	}
+	if ok {
+		// Kept only if nothing was committed while they were read.
+		if after, ok, err := d.DataVersion(ctx); err == nil && ok && after == dv {
+			d.searchGens.put(key, dv, g)
+		}
+	}
+	return g, nil
 }
 
 // cond is the exact condition: every token starts a word of the word index
@@ -611,20 +645,16 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		return Found{Counted: true, Total: int64(len(extra)), Page: page, IDs: ids}, true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
-	var total int64
 	// One value (a whole name) is a key lookup; several go through a list.
 	in, vl := " = ?", any(x.vals.vals[x.full[0]])
 	if len(x.full) > 1 {
 		in, vl = " IN "+d.list(), x.valueList(x.full)
 	}
-	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+valuesTable+
-		" WHERE workspace_id = ? AND tbl = ? AND value"+in), x.wsID, t, vl).Scan(&total); err != nil {
-		return Found{}, false, err
-	}
-	total += int64(len(extra))
-	if int64(offset) >= total {
-		return Found{Counted: true, Total: total}, true, nil
-	}
+	// The values' count rides on every row of the page (it is computed
+	// once): one statement, one read transaction, and the count and the
+	// page come from the same snapshot. Only an empty page asks it alone.
+	count := "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + valuesTable + " WHERE workspace_id = ? AND tbl = ? AND value" + in
+	args := []any{x.wsID, t, vl}
 	// Each value's rows come newest first from the value index; the page
 	// merges the first offset+limit of each (and the extra rows).
 	indexed := ""
@@ -632,13 +662,12 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		indexed = " INDEXED BY " + valueIndex(t, few)
 	}
 	var q string
-	var args []any
 	if len(x.full) == 1 && len(extra) == 0 {
 		// One value's rows alone: the page is a stretch of its index,
 		// without the merge's subquery and sort (~30 µs of a ~100 µs search).
-		q = "SELECT " + d.key() + ", t.id FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
+		q = "SELECT " + d.key() + ", t.id, (" + count + ") FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
 			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"
-		args = []any{x.wsID, x.vals.vals[x.full[0]], limit, offset}
+		args = append(args, x.wsID, x.vals.vals[x.full[0]], limit, offset)
 	} else {
 		var arms []string
 		arm := func(cond string) string {
@@ -663,7 +692,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			arms = append(arms, "SELECT "+d.key()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.key()+" IN "+d.list())
 			args = append(args, string(b))
 		}
-		q = "SELECT k, i FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC LIMIT ? OFFSET ?"
+		q = "SELECT k, i, (" + count + ") FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC LIMIT ? OFFSET ?"
 		args = append(args, limit, offset)
 	}
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
@@ -671,10 +700,11 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		return Found{}, false, err
 	}
 	defer rows.Close()
+	var total int64
 	page, ids := make([]any, 0, limit), make([]string, 0, limit)
 	for rows.Next() {
 		var id string
-		k, err := x.scanKey(rows, &id)
+		k, err := x.scanKey(rows, &id, &total)
 		if err != nil {
 			return Found{}, false, err
 		}
@@ -683,6 +713,12 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	if err := rows.Err(); err != nil {
 		return Found{}, false, err
 	}
+	if len(page) == 0 {
+		if err := d.Read.QueryRowContext(ctx, d.Rebind(count), x.wsID, t, vl).Scan(&total); err != nil {
+			return Found{}, false, err
+		}
+	}
+	total += int64(len(extra))
 	return Found{Counted: true, Total: total, Page: page, IDs: ids}, true, nil
 }
 
