@@ -796,19 +796,19 @@ const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
 // created_at, id) index — or the filter's covering index — and the full
 // rows of the page alone are fetched: offset 500,000 then skips index
 // entries, not table rows.
-func (e *Engine) pageSQL(p *plan, sel, where string, offset int) string {
+func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int) string {
 	from := " FROM " + p.r.Table + " t WHERE "
 	// Selecting only keys, skipped rows cost an index entry each either
 	// way; the subquery's extra sort pays off later (measured with the
 	// sqlite3 shell at a million rows: equal at 475, subquery ahead at 4,000).
 	if offset < subqueryOffset || (sel == p.keys && offset < keysSubqueryOffset) {
-		return "SELECT " + sel + from + where + newestFirst + " LIMIT ? OFFSET ?"
+		return "SELECT " + sel + from + where + newestFirst + database.LimitOffset(limit)
 	}
 	key := "t.rowid"
 	if e.db.Dialect == dialect.Postgres {
 		key = "t.id"
 	}
-	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + " LIMIT ? OFFSET ?)" + newestFirst
+	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + database.LimitOffset(limit) + ")" + newestFirst
 }
 
 // List answers a list envelope {data, meta} as JSON.
@@ -928,11 +928,11 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 		if useCache {
 			sel = p.keys
 		}
-		q := e.pageSQL(p, sel, w, offset)
+		q := e.pageSQL(p, sel, w, pg.Limit, offset)
 		if rowFirst {
-			q = "SELECT " + sel + " FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
+			q = "SELECT " + sel + " FROM " + r.Table + " t WHERE " + w + newestFirst + database.LimitOffset(pg.Limit)
 		}
-		args = append(args, pg.Limit, offset)
+		args = append(args, offset)
 		if useCache {
 			if dv != noVersion {
 				// Nothing committed since the page's records were checked:
@@ -944,7 +944,7 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 				if pageIDs != nil {
 					out, ok, err = e.idsUnchanged(ctx, p, ws, pageIDs, b, dv)
 				} else {
-					idsQ := "SELECT t.id FROM " + r.Table + " t WHERE " + w + newestFirst + " LIMIT ? OFFSET ?"
+					idsQ := "SELECT t.id FROM " + r.Table + " t WHERE " + w + newestFirst + database.LimitOffset(pg.Limit)
 					out, ok, err = e.pageUnchanged(ctx, p, ws, idsQ, args, b, dv)
 				}
 				if err != nil {
