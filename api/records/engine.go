@@ -670,26 +670,25 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	return joinParts(b, parts), nil
 }
 
-// pageUnchanged appends the records of idsQ — which selects ids only, from
-// the index — when every one of them is cached, was checked at data version
-// dv, and nothing was committed since; ok is false, and b untouched, when
-// one is not.
-func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, idsQ string, args []any, b []byte, dv int64) ([]byte, bool, error) {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsQ), args...)
-	if err != nil {
+// pageUnchanged appends the records of the page of rows matching where
+// when every one of them is cached, was checked at data version dv, and
+// nothing was committed since; ok is false, and b untouched, when one is
+// not. The page's ids come from the index, joined into one value: one
+// step and one column read instead of one per row (cached list25 27 ->
+// 24 µs). group_concat takes the rows as the subquery yields them, in its
+// ORDER BY; an ORDER BY inside the aggregate would sort them again and
+// cost what the single step saves (the list tests check the order). Only
+// SQLite has a data version; its ids never hold a comma.
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, where string, args []any, limit int, b []byte, dv int64) ([]byte, bool, error) {
+	q := "SELECT group_concat(i) FROM (SELECT t.id AS i FROM " + p.r.Table + " t WHERE " +
+		where + newestFirst + database.LimitOffset(limit) + ")"
+	var joined sql.NullString
+	if err := e.db.Read.QueryRowContext(ctx, q, args...).Scan(&joined); err != nil {
 		return nil, false, apierr.Internal(err)
 	}
-	defer rs.Close()
 	var ids []string
-	var id string
-	for rs.Next() {
-		if err := rs.Scan(&id); err != nil {
-			return nil, false, apierr.Internal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, false, apierr.Internal(err)
+	if joined.String != "" {
+		ids = strings.Split(joined.String, ",")
 	}
 	return e.idsUnchanged(ctx, p, ws, ids, b, dv)
 }
@@ -944,8 +943,7 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 				if pageIDs != nil {
 					out, ok, err = e.idsUnchanged(ctx, p, ws, pageIDs, b, dv)
 				} else {
-					idsQ := "SELECT t.id FROM " + r.Table + " t WHERE " + w + newestFirst + database.LimitOffset(pg.Limit)
-					out, ok, err = e.pageUnchanged(ctx, p, ws, idsQ, args, b, dv)
+					out, ok, err = e.pageUnchanged(ctx, p, ws, w, args, pg.Limit, b, dv)
 				}
 				if err != nil {
 					return nil, err
