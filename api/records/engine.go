@@ -861,7 +861,7 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 		case found.Counted:
 			total, counted, keyed, rowFirst = found.Total, true, true, true
 			pageIDs = found.IDs
-			cond, arg := e.db.KeysIn(found.Page)
+			cond, arg := e.db.KeysIn(found.Keys)
 			w = e.byKey(w) + " AND " + cond
 			args = append(args, arg)
 		case found.Sub != "":

@@ -383,11 +383,11 @@ type Found struct {
 	// index query, is that query (it selects rowids), with its arguments.
 	Sub     string
 	SubArgs []any
-	// Counted: Total is the exact number of matches and Page the keys
-	// (KeysIn) of the requested page, newest first.
+	// Counted: Total is the exact number of matches and Keys the keys of
+	// the requested page, newest first, as a JSON array (see KeysIn).
 	Counted bool
 	Total   int64
-	Page    []any
+	Keys    string
 	// IDs, when not nil, are the ids of Page's rows, in its order: read
 	// from the index that found them, they spare the page a second visit
 	// to its rows when their records are cached.
@@ -396,12 +396,11 @@ type Found struct {
 
 // KeysIn is a condition on alias t keeping the rows whose keys (Found.Page)
 // are in the list, with its one argument.
-func (d *DB) KeysIn(keys []any) (string, any) {
-	b, _ := json.Marshal(keys)
+func (d *DB) KeysIn(keys string) (string, any) {
 	if d.Dialect == dialect.Postgres {
-		return "t.id IN " + d.list(), string(b)
+		return "t.id IN " + d.list(), keys
 	}
-	return "t.rowid IN " + d.list(), string(b)
+	return "t.rowid IN " + d.list(), keys
 }
 
 // list is a subquery of the elements of a JSON array argument.
@@ -612,8 +611,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil {
 			return Found{}, false, err
 		}
-		page, ids := window(m, offset, limit)
-		return Found{Counted: true, Total: int64(len(m)), Page: page, IDs: ids}, true, nil
+		keys, ids := window(m, offset, limit)
+		return Found{Counted: true, Total: int64(len(m)), Keys: keys, IDs: ids}, true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -641,8 +640,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		page, ids := window(extra, offset, limit)
-		return Found{Counted: true, Total: int64(len(extra)), Page: page, IDs: ids}, true, nil
+		keys, ids := window(extra, offset, limit)
+		return Found{Counted: true, Total: int64(len(extra)), Keys: keys, IDs: ids}, true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
@@ -650,22 +649,29 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	if len(x.full) > 1 {
 		in, vl = " IN "+d.list(), x.valueList(x.full)
 	}
-	// The values' count rides on every row of the page (it is computed
-	// once): one statement, one read transaction, and the count and the
-	// page come from the same snapshot. Only an empty page asks it alone.
+	// The values' count is read by the page's statement (once): one read
+	// transaction, and the count and the page come from the same snapshot.
 	count := "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + valuesTable + " WHERE workspace_id = ? AND tbl = ? AND value" + in
 	args := []any{x.wsID, t, vl}
+	pg := d.Dialect == dialect.Postgres
+	// On PostgreSQL it rides on every row of the page; on SQLite the page
+	// is read joined into one row (one step instead of one per row), which
+	// carries it: see below.
+	counted := ""
+	if pg {
+		counted = ", (" + count + ")"
+	}
 	// Each value's rows come newest first from the value index; the page
 	// merges the first offset+limit of each (and the extra rows).
 	indexed := ""
-	if d.Dialect != dialect.Postgres {
+	if !pg {
 		indexed = " INDEXED BY " + valueIndex(t, few)
 	}
 	var q string
 	if len(x.full) == 1 && len(extra) == 0 {
 		// One value's rows alone: the page is a stretch of its index,
 		// without the merge's subquery and sort (~30 µs of a ~100 µs search).
-		q = "SELECT " + d.key() + ", t.id, (" + count + ") FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
+		q = "SELECT " + d.key() + " AS k, t.id AS i" + counted + " FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
 			" ORDER BY t.created_at DESC, t.id DESC" + LimitOffset(limit)
 		args = append(args, x.wsID, x.vals.vals[x.full[0]], offset)
 	} else {
@@ -692,34 +698,66 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			arms = append(arms, "SELECT "+d.key()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.key()+" IN "+d.list())
 			args = append(args, string(b))
 		}
-		q = "SELECT k, i, (" + count + ") FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
+		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)
 	}
+	if !pg {
+		// count's arguments come first, as in the text. The aggregate takes
+		// the rows in the order q yields them, and over no rows it still
+		// answers: the count comes with an empty page too.
+		return x.pageJoined(ctx, "SELECT '[' || coalesce(group_concat(k), '') || ']', group_concat(i), ("+count+") FROM ("+q+")", args, len(extra))
+	}
+	f, err := x.pageRows(ctx, q, args, count)
+	f.Total += int64(len(extra))
+	return f, err == nil, err
+}
+
+// pageJoined reads a page joined into one row: its keys as a JSON array,
+// its ids comma-separated (ids hold no comma), the count.
+func (x *search) pageJoined(ctx context.Context, q string, args []any, extra int) (Found, bool, error) {
+	f := Found{Counted: true, IDs: []string{}}
+	var ids sql.NullString
+	if err := x.d.Read.QueryRowContext(ctx, q, args...).Scan(&f.Keys, &ids, &f.Total); err != nil {
+		return Found{}, false, err
+	}
+	if ids.String != "" {
+		f.IDs = strings.Split(ids.String, ",")
+	}
+	f.Total += int64(extra)
+	return f, true, nil
+}
+
+// pageRows reads the page query's rows, each with the count, and the
+// count alone when the page is empty (PostgreSQL).
+func (x *search) pageRows(ctx context.Context, q string, args []any, count string) (Found, error) {
+	d := x.d
+	f := Found{Counted: true, IDs: []string{}}
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
 	if err != nil {
-		return Found{}, false, err
+		return Found{}, err
 	}
 	defer rows.Close()
-	var total int64
-	page, ids := make([]any, 0, limit), make([]string, 0, limit)
+	var keys []any
 	for rows.Next() {
 		var id string
-		k, err := x.scanKey(rows, &id, &total)
+		k, err := x.scanKey(rows, &id, &f.Total)
 		if err != nil {
-			return Found{}, false, err
+			return Found{}, err
 		}
-		page, ids = append(page, k), append(ids, id)
+		keys, f.IDs = append(keys, k), append(f.IDs, id)
 	}
 	if err := rows.Err(); err != nil {
-		return Found{}, false, err
+		return Found{}, err
 	}
-	if len(page) == 0 {
-		if err := d.Read.QueryRowContext(ctx, d.Rebind(count), x.wsID, t, vl).Scan(&total); err != nil {
-			return Found{}, false, err
+	if len(keys) == 0 {
+		keys = []any{}
+		if err := d.Read.QueryRowContext(ctx, d.Rebind(count), args[:3]...).Scan(&f.Total); err != nil {
+			return Found{}, err
 		}
 	}
-	total += int64(len(extra))
-	return Found{Counted: true, Total: total, Page: page, IDs: ids}, true, nil
+	b, _ := json.Marshal(keys)
+	f.Keys = string(b)
+	return f, nil
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
@@ -737,13 +775,14 @@ type match struct {
 }
 
 // window is the keys and ids of m's page at offset.
-func window(m []match, offset, limit int) ([]any, []string) {
-	var keys []any
+func window(m []match, offset, limit int) (string, []string) {
+	keys := []any{}
 	ids := []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
 		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
 	}
-	return keys, ids
+	b, _ := json.Marshal(keys)
+	return string(b), ids
 }
 
 func (x *search) scanKey(rows *sql.Rows, more ...any) (any, error) {
