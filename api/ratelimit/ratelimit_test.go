@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -24,5 +26,36 @@ func TestBucketAllowsItsLimitThenRefuses(t *testing.T) {
 	}
 	if r := l.Take("other", 0, now); !r.Allowed || r.Limit != 0 {
 		t.Fatalf("unlimited: %+v", r)
+	}
+}
+
+// Requests racing on a key's first use, or on a plan change, share one
+// bucket: together they get exactly its size, never a bucket each.
+func TestRacingRequestsShareOneBucket(t *testing.T) {
+	t.Parallel()
+	l := New()
+	now := time.Now()
+	allowed := func(perMin int) int {
+		var n atomic.Int64
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					if l.Take("key_racing", perMin, now).Allowed {
+						n.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return int(n.Load())
+	}
+	if n := allowed(50); n != 50 {
+		t.Fatalf("first use: %d of 320 allowed, want the bucket's 50", n)
+	}
+	if n := allowed(120); n != 120 {
+		t.Fatalf("after a plan change: %d of 320 allowed, want the new bucket's 120", n)
 	}
 }

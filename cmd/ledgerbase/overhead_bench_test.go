@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"path/filepath"
@@ -105,6 +106,21 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 			// The process's CPU time (GC included) is steadier than ns/op on a
 			// machine shared with other work.
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+		// The same on every core at once, as a loaded server runs it: what
+		// the requests share (locks, counters, the log's buffer) costs here.
+		b.Run(bc.name+"-parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := cpuTime()
+			b.RunParallel(func(pb *testing.PB) {
+				s := newInproc(bc.h, bc.req)
+				for pb.Next() {
+					if st := s.serve(); st != bc.status {
+						panic(fmt.Sprintf("status %d, want %d", st, bc.status))
+					}
+				}
+			})
 			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
