@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -53,9 +52,7 @@ func dataVersion(t *testing.T, db *database.DB) int64 {
 // and the file is back in WAL mode after it, with the checkpointer and the
 // data-version connection working again.
 func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	ctx := context.Background()
 	db := openSQLite(t)
@@ -117,9 +114,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 // pool), the load stays in WAL mode, without waiting out busy_timeout for
 // a lock it cannot get, and works as before.
 func TestBulkLoadStaysInWALWhileTheFileIsShared(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	ctx := context.Background()
 	db := openSQLite(t)
@@ -155,9 +150,7 @@ func TestBulkLoadStaysInWALWhileTheFileIsShared(t *testing.T) {
 // Without the promise that nothing else uses the DB, a load stays in WAL
 // mode, where this process's readers go on reading beside it.
 func TestBulkLoadStaysInWALUnlessAlone(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	ctx := context.Background()
 	db := openSQLite(t)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -16,9 +15,7 @@ import (
 // writer up for its fsyncs); the background checkpointer must still keep
 // the WAL from growing without end while writes keep coming.
 func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wal.db")

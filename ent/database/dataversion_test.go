@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"runtime"
 	"testing"
-
-	"github.com/ledgerbase/ledgerbase/api/apitest"
 )
 
 // writeFromAnotherProcess, set to a database path, makes this test binary
@@ -38,9 +36,7 @@ func init() {
 // while it stays put. While it stays put, readings come from the WAL
 // index's header without asking SQLite.
 func TestDataVersionMovesOnEveryCommit(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	db := openSQLite(t)
 	ctx := context.Background()

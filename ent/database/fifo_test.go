@@ -13,6 +13,15 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
+// sqliteOnly skips a test of SQLite's own machinery when the suite runs on
+// PostgreSQL.
+func sqliteOnly(t *testing.T) {
+	t.Helper()
+	if apitest.Backend() != "sqlite" {
+		t.Skip("SQLite only")
+	}
+}
+
 func openSQLite(t *testing.T) *database.DB {
 	t.Helper()
 	db, err := database.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "fifo.db"), database.Options{})
@@ -74,9 +83,7 @@ func TestWritersAreServedInArrivalOrder(t *testing.T) {
 // A writer that gives up waiting leaves the queue without taking a turn, and
 // statements outside a transaction hand the writer on.
 func TestWriterTurnIsReturned(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	db := openSQLite(t)
 	ctx := context.Background()

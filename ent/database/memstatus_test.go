@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -12,9 +11,7 @@ import (
 // package, so connections allocate without a process-wide mutex: with them
 // on, SQLite counts every byte it allocates.
 func TestSQLiteCountsNoMemory(t *testing.T) {
-	if apitest.Backend() != "sqlite" {
-		t.Skip("SQLite only")
-	}
+	sqliteOnly(t)
 	t.Parallel()
 	db := openSQLite(t)
 	var n int
