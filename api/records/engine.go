@@ -683,7 +683,7 @@ func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, where
 	q := "SELECT group_concat(i) FROM (SELECT t.id AS i FROM " + p.r.Table + " t WHERE " +
 		where + newestFirst + database.LimitOffset(limit) + ")"
 	var joined sql.NullString
-	if err := e.db.Read.QueryRowContext(ctx, q, args...).Scan(&joined); err != nil {
+	if err := e.db.Read.QueryRowContext(ctx, e.db.Rebind(q), args...).Scan(&joined); err != nil {
 		return nil, false, apierr.Internal(err)
 	}
 	var ids []string

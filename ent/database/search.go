@@ -388,14 +388,14 @@ type Found struct {
 	Counted bool
 	Total   int64
 	Keys    string
-	// IDs, when not nil, are the ids of Page's rows, in its order: read
+	// IDs, when not nil, are the ids of the page's rows, in its order: read
 	// from the index that found them, they spare the page a second visit
 	// to its rows when their records are cached.
 	IDs []string
 }
 
-// KeysIn is a condition on alias t keeping the rows whose keys (Found.Page)
-// are in the list, with its one argument.
+// KeysIn is a condition on alias t keeping the rows whose keys (Found.Keys,
+// a JSON array) are in the list, with its one argument.
 func (d *DB) KeysIn(keys string) (string, any) {
 	if d.Dialect == dialect.Postgres {
 		return "t.id IN " + d.list(), keys
