@@ -519,10 +519,10 @@ type searchGens struct {
 // read while the data version stayed the same holds for as long as it
 // does, since nothing was committed meanwhile.
 func (d *DB) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
+	// Without a reading (PostgreSQL, or SQLite unable to give one) the
+	// generations are read every time, as before there was a memo.
 	dv, ok, err := d.DataVersion(ctx)
-	if err != nil {
-		return searchGens{}, err
-	}
+	ok = ok && err == nil
 	key := wsID + "|" + table
 	if ok {
 		if g, hit := d.searchGens.get(key, dv); hit {
