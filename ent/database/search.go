@@ -701,30 +701,32 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)
 	}
-	if !pg {
+	var f Found
+	var err error
+	if pg {
+		f, err = x.pageRows(ctx, q, args, count)
+	} else {
 		// count's arguments come first, as in the text. The aggregate takes
 		// the rows in the order q yields them, and over no rows it still
 		// answers: the count comes with an empty page too.
-		return x.pageJoined(ctx, "SELECT '[' || coalesce(group_concat(k), '') || ']', group_concat(i), ("+count+") FROM ("+q+")", args, len(extra))
+		f, err = x.pageJoined(ctx, "SELECT '[' || coalesce(group_concat(k), '') || ']', group_concat(i), ("+count+") FROM ("+q+")", args)
 	}
-	f, err := x.pageRows(ctx, q, args, count)
 	f.Total += int64(len(extra))
 	return f, err == nil, err
 }
 
 // pageJoined reads a page joined into one row: its keys as a JSON array,
-// its ids comma-separated (ids hold no comma), the count.
-func (x *search) pageJoined(ctx context.Context, q string, args []any, extra int) (Found, bool, error) {
+// its ids comma-separated (ids hold no comma), the count (SQLite).
+func (x *search) pageJoined(ctx context.Context, q string, args []any) (Found, error) {
 	f := Found{Counted: true, IDs: []string{}}
 	var ids sql.NullString
-	if err := x.d.Read.QueryRowContext(ctx, q, args...).Scan(&f.Keys, &ids, &f.Total); err != nil {
-		return Found{}, false, err
+	if err := x.d.Read.QueryRowContext(ctx, x.d.Rebind(q), args...).Scan(&f.Keys, &ids, &f.Total); err != nil {
+		return Found{}, err
 	}
 	if ids.String != "" {
 		f.IDs = strings.Split(ids.String, ",")
 	}
-	f.Total += int64(extra)
-	return f, true, nil
+	return f, nil
 }
 
 // pageRows reads the page query's rows, each with the count, and the
