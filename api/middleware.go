@@ -12,8 +12,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 )
 
-const principalKey = "principal"
-
 // The RateLimit-* headers as fasthttp writes them (it normalizes names):
 // set in that form, they skip the normalizing copy.
 var (
@@ -39,7 +37,7 @@ func (s *Server) assignRequestID(c *fiber.Ctx) error {
 
 // authenticate resolves the bearer key, then spends a rate-limit token.
 func (s *Server) authenticate(c *fiber.Ctx) error {
-	now := time.Now()
+	now := Arrival(c)
 	p, err := s.Auth.AuthenticateAt(c.UserContext(), c.Get(fiber.HeaderAuthorization), now)
 	if err != nil {
 		// A typo in the path says so even without a key: the routes are public knowledge.
@@ -47,11 +45,11 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 			return apierr.RouteNotFound(c.Method(), c.Path())
 		}
 		if e, ok := apierr.As(err); ok && e.Status == 401 {
-			c.Locals("auth_failure", e.Code)
+			exchangeOf(c).authFailure = e.Code
 		}
 		return err
 	}
-	c.Locals(principalKey, p)
+	exchangeOf(c).principal = p
 	err = s.limitAndServe(c, p, now)
 	if s.Usage != nil {
 		status := c.Response().StatusCode()
@@ -78,16 +76,24 @@ func (s *Server) limitAndServe(c *fiber.Ctx, p *access.Principal, now time.Time)
 		h.SetCanonical(hdrReset, strconv.AppendInt(buf[:0], int64(r.Reset), 10))
 	}
 	if !r.Allowed {
-		c.Locals("rate_limited", true)
+		exchangeOf(c).rateLimited = true
 		return apierr.RateLimited(r.RetryAfter)
 	}
 	return c.Next()
 }
 
+// Arrival is when the request was handed to the app: fasthttp's server
+// reads the clock then, and each further reading costs a 429 a percent.
+func Arrival(c *fiber.Ctx) time.Time {
+	if at := c.Context().Time(); !at.IsZero() {
+		return at
+	}
+	return time.Now() // a RequestCtx not served by fasthttp's server
+}
+
 // principal is the authenticated caller of c.
 func principal(c *fiber.Ctx) *access.Principal {
-	p, _ := c.Locals(principalKey).(*access.Principal)
-	return p
+	return exchangeOf(c).principal
 }
 
 // Principal exposes the caller to other packages (metrics, logs).

@@ -6,8 +6,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
-const ridKey = "request_id"
-
 // saneRequestID accepts a client's id if it is short and plain.
 func saneRequestID(s string) bool {
 	if len(s) == 0 || len(s) > 128 {
@@ -25,19 +23,15 @@ func saneRequestID(s string) bool {
 // requestID returns the request's id, assigning one (and the response
 // header) the first time it is asked.
 func requestID(c *fiber.Ctx) string {
-	if v, ok := c.Locals(ridKey).(string); ok {
-		return v
+	x := exchangeOf(c)
+	if x.requestID != "" {
+		return x.requestID
 	}
 	id := string(c.Request().Header.Peek(fiber.HeaderXRequestID))
 	if !saneRequestID(id) {
-		// fasthttp's server reads the clock when the request arrives.
-		if at := c.Context().Time(); !at.IsZero() {
-			id = ids.QuickAt("req", at)
-		} else {
-			id = ids.Quick("req")
-		}
+		id = ids.QuickAt("req", Arrival(c))
 	}
-	c.Locals(ridKey, id)
+	x.requestID = id
 	c.Response().Header.SetCanonical(hdrRequestID, []byte(id))
 	return id
 }

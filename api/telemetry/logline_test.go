@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 )
@@ -20,14 +21,14 @@ func TestAccessLineIsSlogs(t *testing.T) {
 	}
 	strs := []string{"", "req_01JX", "GET", "/v1/invoices/:id", "/v1/invoices/inv_1", "a b", `q"uote`, `back\slash`,
 		"a=b", "tab\tnew\nline", "é", "<&>", "\x7f", "127.0.0.1", "::1", "key_01"}
-	durations := []float64{0, 0.001, 0.012, 1.5, 1234.567, 1e6 + 0.001, 123456789.123, 1e-7, 1e21}
+	durations := []int64{0, 1, 12, 100, 120, 1500, 1234567, 999_999_999, 1e9, 1e9 + 1, 123456789123, -7, math.MaxInt64}
 	for _, json := range []bool{true, false} {
 		for i, now := range times {
 			for j, s := range strs {
 				for k, d := range durations {
 					a := &accessLine{
 						requestID: s, method: strs[(j+1)%len(strs)], route: strs[(j+2)%len(strs)],
-						path: strs[(j+3)%len(strs)], status: 200 + 100*(k%4), durationMS: d,
+						path: strs[(j+3)%len(strs)], status: 200 + 100*(k%4), durationUS: d,
 						keyID: strs[(j+i)%len(strs)], ip: strs[(j+k)%len(strs)],
 					}
 					var fast, want bytes.Buffer
@@ -56,7 +57,7 @@ func TestAccessLineIsSlogs(t *testing.T) {
 	// The plain case does take the fast path.
 	h := NewLogHandler(&bytes.Buffer{}, true, slog.LevelInfo)
 	a := &accessLine{requestID: "req_1", method: "GET", route: "/v1/invoices/:id", path: "/v1/invoices/inv_1", status: 429,
-		durationMS: 0.012, keyID: "", ip: "127.0.0.1"}
+		durationUS: 12, keyID: "", ip: "127.0.0.1"}
 	if _, ok := h.appendAccess(nil, times[0], a); !ok {
 		t.Error("a plain access line went the slow way")
 	}

@@ -54,8 +54,12 @@ type Telemetry struct {
 	rateLimited  *prometheus.CounterVec
 	authFailures *prometheus.CounterVec
 
-	routesOnce sync.Once
-	routes     routeIndex
+	appOnce sync.Once
+	routes  routeIndex
+	// onError renders an error as the response. fiber's App.ErrorHandler
+	// looks for a mounted sub-app's handler on every call, allocating; the
+	// appliance mounts none (Server.Mount adds routes to the one app).
+	onError fiber.ErrorHandler
 
 	// series caches the request counter and histogram of each route,
 	// method and status: WithLabelValues hashes the labels every time.
@@ -164,11 +168,15 @@ func (t *Telemetry) Handler() http.Handler {
 // api.Config.Observe): it renders the errors of the handlers after it so it
 // sees the status the client gets, panics included.
 func (t *Telemetry) Middleware(c *fiber.Ctx) error {
-	start := time.Now()
+	start := api.Arrival(c)
+	t.appOnce.Do(func() {
+		t.routes = newRouteIndex(c.App())
+		t.onError = c.App().Config().ErrorHandler
+	})
 	t.inFlight.Inc()
 	defer t.inFlight.Dec()
 	if err := c.Next(); err != nil {
-		if herr := c.App().ErrorHandler(c, err); herr != nil {
+		if herr := t.onError(c, err); herr != nil {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
@@ -182,7 +190,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	ser.duration.Observe(elapsed.Seconds())
 
 	p := api.Principal(c)
-	if limited, _ := c.Locals("rate_limited").(bool); limited && p != nil {
+	if api.RateLimited(c) && p != nil {
 		plan := p.Workspace.Plan.String()
 		if ctr, ok := t.limitedBy[plan]; ok {
 			ctr.Inc()
@@ -190,7 +198,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			t.rateLimited.WithLabelValues(plan).Inc()
 		}
 	}
-	if reason, ok := c.Locals("auth_failure").(string); ok {
+	if reason := api.AuthFailure(c); reason != "" {
 		t.authFailures.WithLabelValues(reason).Inc()
 	}
 	if t.log != nil {
@@ -204,7 +212,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			route:      route,
 			path:       c.Path(),
 			status:     status,
-			durationMS: float64(elapsed.Microseconds()) / 1000,
+			durationUS: elapsed.Microseconds(),
 			keyID:      keyID,
 			ip:         t.clientIP(c),
 		})
@@ -253,6 +261,5 @@ func methodLabel(m string) string {
 // request refused before routing (401, 429 from the /v1 group's
 // middleware) is labelled with the endpoint it was addressed to.
 func (t *Telemetry) route(c *fiber.Ctx, status int) string {
-	t.routesOnce.Do(func() { t.routes = newRouteIndex(c.App()) })
 	return t.routes.lookup(c.Method(), c.Route().Path, c.Path(), status)
 }

@@ -1,6 +1,8 @@
 package ids
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +55,45 @@ func TestFormatIsTypeIDs(t *testing.T) {
 	}
 	if got := format("inv", max); got != "inv_7zzzzzzzzzzzzzzzzzzzzzzzzz" {
 		t.Errorf("max: %s", got)
+	}
+}
+
+// format agrees with the plain reading of TypeID's encoding: the 128 bits,
+// two zero bits in front, cut into 26 groups of five from the top.
+func TestFormatMatchesBitByBit(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var u uuid.UUID
+		for i := range u {
+			u[i] = byte(r.Uint32())
+		}
+		want := []byte("req_")
+		for g := 0; g < 26; g++ {
+			v := 0
+			for k := 0; k < 5; k++ {
+				bit := g*5 + k - 2 // the leading two bits are zero
+				v <<= 1
+				if bit >= 0 && u[bit/8]>>(7-bit%8)&1 == 1 {
+					v |= 1
+				}
+			}
+			want = append(want, alphabet[v])
+		}
+		if got := format("req", u); got != string(want) {
+			t.Fatalf("%x: %s, want %s", u, got, want)
+		}
+	}
+	long := strings.Repeat("p", 60)
+	if got := format(long, uuid.UUID{}); got != long+"_00000000000000000000000000" {
+		t.Errorf("long prefix: %s", got)
+	}
+}
+
+func BenchmarkQuick(b *testing.B) {
+	b.ReportAllocs()
+	now := time.Now()
+	for b.Loop() {
+		_ = QuickAt("req", now)
 	}
 }
