@@ -18,14 +18,25 @@ import (
 type LogHandler struct {
 	slog.Handler
 	json bool
-	out  *lockedWriter
+	out  io.Writer // serial: slog's writes and the fast path's take turns
+}
+
+// SerialWriter is an io.Writer whose Writes never interleave: it locks
+// them itself. A handler writing to one adds no lock of its own (a second
+// lock per line, taken on every core).
+type SerialWriter interface {
+	io.Writer
+	SerialWrites()
 }
 
 // NewLogHandler returns a JSON (json true) or text handler writing to out.
 // opts.ReplaceAttr and opts.AddSource are not supported (the fast path
 // could not honour them).
 func NewLogHandler(out io.Writer, json bool, level slog.Leveler) *LogHandler {
-	w := &lockedWriter{w: out}
+	w, ok := out.(SerialWriter)
+	if !ok {
+		w = &lockedWriter{w: out}
+	}
 	opts := &slog.HandlerOptions{Level: level}
 	h := &LogHandler{json: json, out: w}
 	if json {
@@ -41,6 +52,8 @@ type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
+
+func (*lockedWriter) SerialWrites() {}
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()

@@ -112,3 +112,16 @@ func appendRFC3339MillisSlog(b []byte, t time.Time) []byte {
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b[:n+prefixLen], b[n+prefixLen+1:]...) // drop the 4th digit
 }
+
+func BenchmarkAccessLine(b *testing.B) {
+	h := NewLogHandler(&bytes.Buffer{}, false, slog.LevelInfo)
+	a := &accessLine{requestID: "req_01jd3k9x8s2c7v5bq4m6n0p1r2", method: "GET", route: "/v1/invoices/:id",
+		path: "/v1/invoices/inv_01jd3k9x8s2c7v5bq4m6n0p1r2", status: 429, durationUS: 12,
+		keyID: "key_01jd3k9x8s2c7v5bq4m6n0p1r2", ip: "127.0.0.1"}
+	now := time.Now()
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _ = h.appendAccess(buf[:0], now, a)
+	}
+}

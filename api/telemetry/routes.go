@@ -15,9 +15,14 @@ type routeIndex map[string]*methodRoutes
 // scan of every pattern (a refused request is named on every 401 and 429).
 type methodRoutes struct {
 	patterns []string
-	known    map[string]bool
+	slots    []*routeSlot   // the series of each pattern
+	known    map[string]int // pattern -> its first index
 	root     *segNode
 	scan     bool // a pattern is not plain ASCII: match by scanning
+}
+
+func newMethodRoutes() *methodRoutes {
+	return &methodRoutes{known: map[string]int{}, root: newSegNode()}
 }
 
 // segNode is one segment of the patterns; the ints are pattern indexes,
@@ -37,7 +42,7 @@ func newRouteIndex(app *fiber.App) routeIndex {
 	for _, r := range app.GetRoutes(true) {
 		m := ix[r.Method]
 		if m == nil {
-			m = &methodRoutes{known: map[string]bool{}, root: newSegNode()}
+			m = newMethodRoutes()
 			ix[r.Method] = m
 		}
 		m.add(r.Path)
@@ -55,7 +60,10 @@ func least(cur, i int) int {
 func (m *methodRoutes) add(pattern string) {
 	i := len(m.patterns)
 	m.patterns = append(m.patterns, pattern)
-	m.known[pattern] = true
+	m.slots = append(m.slots, &routeSlot{})
+	if _, ok := m.known[pattern]; !ok {
+		m.known[pattern] = i
+	}
 	if !plainASCII(pattern) {
 		m.scan = true
 		return
@@ -101,20 +109,21 @@ func (m *methodRoutes) add(pattern string) {
 // prefix (the /v1 group, the catch-all) when the chain stopped before
 // routing or no endpoint exists, and then the endpoint the path addresses
 // is looked up. A middleware that answered successfully (static files) is
-// named by its prefix; anything else is Unmatched.
-func (ix routeIndex) lookup(method, matched, path string, status int) string {
+// named by its prefix; anything else is Unmatched. slot holds the series
+// of a pattern's label; it is nil for the other labels.
+func (ix routeIndex) lookup(method, matched, path string, status int) (route string, slot *routeSlot) {
 	if m := ix[method]; m != nil {
-		if m.known[matched] && matchPattern(matched, path) {
-			return matched
+		if i, ok := m.known[matched]; ok && matchPattern(matched, path) {
+			return matched, m.slots[i]
 		}
 		if i := m.first(path); i >= 0 {
-			return m.patterns[i]
+			return m.patterns[i], m.slots[i]
 		}
 	}
 	if status < 400 {
-		return matched
+		return matched, nil
 	}
-	return Unmatched
+	return Unmatched, nil
 }
 
 // first is the index of the first pattern path matches, or -1.
