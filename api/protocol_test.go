@@ -37,10 +37,12 @@ func TestRateLimitsByPlan(t *testing.T) {
 			}
 		}
 		r := env.Get(t, "/v1/invoices", key)
-		r.WantError(t, 429, "rate_limited")
-		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 || n > 60 {
+		e := r.WantError(t, 429, "rate_limited")
+		n, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		if err != nil || n < 1 || n > 60 {
 			t.Fatalf("%s: Retry-After %q", plan, r.Header.Get("Retry-After"))
 		}
+		wantRetryMessage(t, e, n)
 		if r.Header.Get("RateLimit-Remaining") != "0" || r.Header.Get("RateLimit-Limit") != strconv.Itoa(limit) {
 			t.Fatalf("%s 429 headers: %v", plan, r.Header)
 		}
@@ -53,6 +55,38 @@ func TestRateLimitsByPlan(t *testing.T) {
 				t.Fatalf("an unlimited key got RateLimit-Limit %q", r.Header.Get("RateLimit-Limit"))
 			}
 		}
+	}
+}
+
+// A key allowed 60 a minute waits one second after its burst; the
+// message says so as a person would.
+func TestRateLimitedMessageSaysTheWait(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", false, false)
+	key := ws.NewKey(t, access.KeySpec{RateLimit: intPtr(60)})
+	for i := 0; i < 60; i++ {
+		env.Get(t, "/v1/me", key).WantStatus(t, 200)
+	}
+	r := env.Get(t, "/v1/me", key)
+	e := r.WantError(t, 429, "rate_limited")
+	if r.Header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After %q, want 1", r.Header.Get("Retry-After"))
+	}
+	wantRetryMessage(t, e, 1)
+}
+
+func intPtr(n int) *int { return &n }
+
+// wantRetryMessage checks that a 429's message gives the Retry-After wait.
+func wantRetryMessage(t *testing.T, e map[string]any, seconds int) {
+	t.Helper()
+	unit := " seconds"
+	if seconds == 1 {
+		unit = " second"
+	}
+	if msg, _ := e["message"].(string); !strings.HasSuffix(msg, "retry after "+strconv.Itoa(seconds)+unit) {
+		t.Fatalf("message %q with Retry-After %d", msg, seconds)
 	}
 }
 

@@ -128,7 +128,11 @@ var rateLimited = func() []*Error {
 }()
 
 func rateLimitedError(retryAfter int) *Error {
-	e := New(http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after %d seconds", retryAfter)
+	unit := "seconds"
+	if retryAfter == 1 {
+		unit = "second"
+	}
+	e := New(http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after %d %s", retryAfter, unit)
 	e.RetryAfter = retryAfter
 	return e
 }

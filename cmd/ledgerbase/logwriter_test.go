@@ -106,3 +106,65 @@ func TestLogLinesFromManyWritersArriveWholeAndInOrder(t *testing.T) {
 		t.Fatalf("%d writes for %d lines: not batched", ws, writers*lines)
 	}
 }
+
+// gatedOutput blocks every Write until the gate opens.
+type gatedOutput struct {
+	lockedBuffer
+	gate    chan struct{}
+	writing chan struct{} // a Write has started
+}
+
+func (g *gatedOutput) Write(p []byte) (int, error) {
+	select {
+	case g.writing <- struct{}{}:
+	default:
+	}
+	<-g.gate
+	return g.lockedBuffer.Write(p)
+}
+
+// A request never waits for the log's output while a buffer is free: with
+// the output stuck on a full buffer, another buffer's worth of lines is
+// still taken at once. Nothing is lost or reordered once it moves again.
+func TestLogLinesDoNotWaitForASlowOutput(t *testing.T) {
+	t.Parallel()
+	out := &gatedOutput{gate: make(chan struct{}), writing: make(chan struct{}, 1)}
+	w := newLogWriter(out, time.Hour)
+	line := strings.Repeat("x", 99) + "\n"
+	n := 0
+	writeLines := func(count int) {
+		for range count {
+			fmt.Fprintf(w, "%06d%s", n, line[6:])
+			n++
+		}
+	}
+	// The first buffer's worth and one line: the buffer is handed over.
+	// Then nearly another buffer's worth, while the output is stuck.
+	done := make(chan struct{})
+	go func() {
+		writeLines(logBufferSize/len(line) + 1)
+		<-out.writing
+		writeLines(logBufferSize/len(line) - 1)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		close(out.gate) // let the writer finish; the test has failed
+		<-done
+		t.Fatal("lines waited for the output while a buffer was free")
+	}
+	close(out.gate)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(got) != n {
+		t.Fatalf("%d lines arrived, want %d", len(got), n)
+	}
+	for i, l := range got {
+		if want := fmt.Sprintf("%06d", i); !strings.HasPrefix(l, want) {
+			t.Fatalf("line %d is %q", i, l[:6])
+		}
+	}
+}
