@@ -19,8 +19,8 @@ import (
 type logWriter struct {
 	out  io.Writer
 	mu   sync.Mutex
-	cond *sync.Cond  // signalled when spare comes back
-	buf  []byte      // lines collecting
+	cond *sync.Cond // signalled when spare comes back
+	buf  []byte     // lines collecting
 	// spare is the other buffer; nil while the goroutine writes it.
 	spare  []byte
 	full   chan []byte // to the goroutine; holds at most the one other buffer
