@@ -235,8 +235,10 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			_ = c.SendStatus(fiber.StatusInternalServerError)
 		}
 	}
-	end := time.Now()
-	elapsed := end.Sub(start)
+	// The monotonic clock alone (time.Now reads the wall clock too); the
+	// line's time is the arrival's wall clock plus the time taken.
+	elapsed := time.Since(start)
+	end := start.Add(elapsed)
 	status := c.Response().StatusCode()
 	method := methodLabel(c.Method())
 	route, slot := t.route(c, status)
@@ -261,7 +263,9 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 		if p != nil {
 			keyID = p.Key.ID // the id only: the secret never reaches a log
 		}
-		logAccess(c.UserContext(), t.log, t.fastLog, end, &accessLine{
+		// fasthttp's RequestCtx is the request's context: fiber's
+		// UserContext would look it up among the request's values.
+		logAccess(c.Context(), t.log, t.fastLog, end, &accessLine{
 			requestID:  api.RequestID(c),
 			method:     c.Method(),
 			route:      route,

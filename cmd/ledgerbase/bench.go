@@ -601,7 +601,9 @@ func saveSnapshot(ctx context.Context, db *database.DB, snapshot string) error {
 }
 
 // copyFile copies src to dst through a temporary file, so an interrupted
-// copy is never taken for a whole one.
+// copy is never taken for a whole one. The copy is on disk before it is
+// renamed: a crash cannot leave a short file under the name, and the
+// kernel is not still writing gigabytes back while the scenarios measure.
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
@@ -613,6 +615,10 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
 		out.Close()
 		return err
 	}
