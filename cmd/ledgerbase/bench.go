@@ -206,6 +206,10 @@ func runBench(c *cobra.Command, _ []string) error {
 				return err
 			}
 		}
+		// The scenarios before this one left the kernel pages to write back
+		// (the server's log, the database's writes); written back during
+		// this one they would be charged to it.
+		settleDisk()
 		fmt.Fprintf(c.ErrOrStderr(), "running %s (%d connections)\n", sc.name, n)
 		results = append(results, sc.measure(ctx, env, seed, n, warm, dur, rounds))
 	}
