@@ -82,8 +82,9 @@ func (s *Server) limitAndServe(c *fiber.Ctx, p *access.Principal, now time.Time)
 	return c.Next()
 }
 
-// Arrival is when the request was handed to the app: fasthttp's server
-// reads the clock then, and each further reading costs a 429 a percent.
+// Arrival is when the request was handed to the app. fasthttp's server
+// reads the clock then; each further reading (~50 ns on a virtual
+// machine's clock) is a percent of a 429.
 func Arrival(c *fiber.Ctx) time.Time {
 	if at := c.Context().Time(); !at.IsZero() {
 		return at

@@ -63,7 +63,7 @@ type Telemetry struct {
 
 	// series caches the request counter and histogram of each route,
 	// method and status: WithLabelValues hashes the labels every time.
-	// A route pattern's are also kept in its routeSlot.
+	// A route pattern's series are also kept in its routeSlot.
 	series sync.Map // seriesKey -> *series
 
 	lastIP atomic.Pointer[formattedIP]
