@@ -60,6 +60,7 @@ type Telemetry struct {
 	// looks for a mounted sub-app's handler on every call, allocating; the
 	// appliance mounts none (Server.Mount adds routes to the one app).
 	onError fiber.ErrorHandler
+	proxied bool // the app takes the client's address from a proxy header
 
 	// series caches the request counter and histogram of each route,
 	// method and status: WithLabelValues hashes the labels every time.
@@ -226,7 +227,9 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	start := api.Arrival(c)
 	t.appOnce.Do(func() {
 		t.routes = newRouteIndex(c.App())
-		t.onError = c.App().Config().ErrorHandler
+		cfg := c.App().Config() // a copy of the whole Config: once, not per request
+		t.onError = cfg.ErrorHandler
+		t.proxied = cfg.ProxyHeader != ""
 	})
 	t.inFlight.Add(1)
 	defer t.inFlight.Add(-1)
@@ -283,7 +286,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 // address, formatted anew by net.IP.String on every request: the last
 // formatting is kept and reused while the address is the same.
 func (t *Telemetry) clientIP(c *fiber.Ctx) string {
-	if c.App().Config().ProxyHeader != "" {
+	if t.proxied {
 		return c.IP()
 	}
 	ip := c.Context().RemoteIP()
