@@ -143,7 +143,10 @@ func TestLogLinesDoNotWaitForASlowOutput(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		writeLines(logBufferSize/len(line) + 1)
-		<-out.writing
+		select { // the full buffer reaches the (stuck) output
+		case <-out.writing:
+		case <-time.After(5 * time.Second):
+		}
 		writeLines(logBufferSize/len(line) - 1)
 		close(done)
 	}()
