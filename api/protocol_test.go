@@ -64,7 +64,7 @@ func TestRateLimitedMessageSaysTheWait(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "business", false, false)
-	key := ws.NewKey(t, access.KeySpec{RateLimit: intPtr(60)})
+	key := ws.NewKey(t, access.KeySpec{RateLimit: new(60)})
 	for i := 0; i < 60; i++ {
 		env.Get(t, "/v1/me", key).WantStatus(t, 200)
 	}
@@ -75,8 +75,6 @@ func TestRateLimitedMessageSaysTheWait(t *testing.T) {
 	}
 	wantRetryMessage(t, e, 1)
 }
-
-func intPtr(n int) *int { return &n }
 
 // wantRetryMessage checks that a 429's message gives the Retry-After wait.
 func wantRetryMessage(t *testing.T, e map[string]any, seconds int) {

@@ -19,12 +19,10 @@ func init() { uuid.EnableRandPool() }
 // TypeID's alphabet: Crockford base32, lower case.
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
-// Quick returns an id like New's, drawing its random bits from the
+// QuickAt returns an id like At's, drawing its random bits from the
 // runtime's per-thread generator instead of crypto/rand: for ids that must
-// be unique but need not be unguessable (request ids, one per request).
-func Quick(prefix string) string { return QuickAt(prefix, time.Now()) }
-
-// QuickAt is Quick with the time part t (a clock reading the caller has).
+// be unique but need not be unguessable (request ids, one per request,
+// whose time part is the clock reading the request already has).
 func QuickAt(prefix string, t time.Time) string {
 	var u uuid.UUID
 	ms := uint64(t.UnixMilli())

@@ -26,20 +26,20 @@ func TestIDsArePrefixedAndSortByTime(t *testing.T) {
 
 func TestQuickIDsLookLikeNewOnes(t *testing.T) {
 	t.Parallel()
-	a := Quick("req")
+	a := QuickAt("req", time.Now())
 	if !HasPrefix(a, "req") || len(a) != len(New("req")) {
 		t.Fatalf("bad id %q", a)
 	}
 	seen := map[string]bool{}
 	for i := 0; i < 10000; i++ {
-		id := Quick("req")
+		id := QuickAt("req", time.Now())
 		if seen[id] {
 			t.Fatalf("id %s repeats", id)
 		}
 		seen[id] = true
 	}
 	time.Sleep(2 * time.Millisecond)
-	if b := Quick("req"); !(a < b) || !(a[:14] <= New("req")[:14]) {
+	if b := QuickAt("req", time.Now()); !(a < b) || !(a[:14] <= New("req")[:14]) {
 		t.Fatalf("ids do not sort by time: %s, %s", a, b)
 	}
 }
