@@ -58,7 +58,10 @@ type lazyConn struct {
 }
 
 // lazyDeadline is one direction's deadline: the one asked for and the
-// one in force on the socket, as Unix nanoseconds (0: none).
+// one in force on the socket, as Unix nanoseconds (0: none). These drop
+// the monotonic reading: a step of the wall clock between asking and
+// applying shifts that deadline by the step, and puts the next one asked
+// out of slack, so it is re-armed at once.
 type lazyDeadline struct {
 	want   atomic.Int64
 	set    atomic.Int64
