@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -14,9 +15,13 @@ import (
 // The slow-client protection of `serve`, end to end: fasthttp's read, idle
 // and write timeouts reach the socket through lazyDeadlines.
 
-// rawConn dials the server of r without an HTTP client, to be slow on purpose.
-func rawConn(t *testing.T, r *running) (net.Conn, *bufio.Reader) {
+// slowClient starts `serve` with the given read and idle timeouts (the
+// write timeout 5 s) and dials it without an HTTP client, to be slow on purpose.
+func slowClient(t *testing.T, read, idle time.Duration) (net.Conn, *bufio.Reader) {
 	t.Helper()
+	cfg := testConfig()
+	cfg.ReadTimeout, cfg.IdleTimeout, cfg.WriteTimeout = read, idle, 5*time.Second
+	r := start(t, cfg, quiet, ownDB(t))
 	c, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +30,17 @@ func rawConn(t *testing.T, r *running) (net.Conn, *bufio.Reader) {
 	// Nothing the server does should take this long; it bounds a hung test.
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	return c, bufio.NewReader(c)
+}
+
+// ask sends a request and checks it is answered with 200.
+func ask(t *testing.T, c net.Conn, br *bufio.Reader, what string) {
+	t.Helper()
+	if _, err := io.WriteString(c, healthz); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if s := readStatus(t, br); !strings.Contains(s, " 200 ") {
+		t.Fatalf("%s: status %q", what, s)
+	}
 }
 
 const healthz = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -69,36 +85,26 @@ func waitClosed(t *testing.T, br *bufio.Reader, from time.Time) time.Duration {
 
 func TestAClientSlowToSendItsRequestIsCutAfterTheReadTimeout(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
-	cfg.ReadTimeout, cfg.IdleTimeout, cfg.WriteTimeout = 300*time.Millisecond, 5*time.Second, 5*time.Second
-	r := start(t, cfg, quiet, ownDB(t))
-	c, br := rawConn(t, r)
+	const timeout = 300 * time.Millisecond
+	c, br := slowClient(t, timeout, 5*time.Second)
 	began := time.Now()
 	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: t\r\n"); err != nil { // no blank line: never finished
 		t.Fatal(err)
 	}
 	took := waitClosed(t, br, began)
-	if took < cfg.ReadTimeout || took > cfg.ReadTimeout+2*time.Second {
-		t.Errorf("the connection ended after %v; read timeout %v", took, cfg.ReadTimeout)
+	if took < timeout || took > timeout+2*time.Second {
+		t.Errorf("the connection ended after %v; read timeout %v", took, timeout)
 	}
 }
 
 func TestAnIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
-	cfg.ReadTimeout, cfg.IdleTimeout, cfg.WriteTimeout = 5*time.Second, 300*time.Millisecond, 5*time.Second
-	r := start(t, cfg, quiet, ownDB(t))
-	c, br := rawConn(t, r)
-	if _, err := io.WriteString(c, healthz); err != nil {
-		t.Fatal(err)
-	}
-	if s := readStatus(t, br); !strings.Contains(s, " 200 ") {
-		t.Fatalf("status %q", s)
-	}
-	answered := time.Now()
-	took := waitClosed(t, br, answered)
-	if took < cfg.IdleTimeout || took > cfg.IdleTimeout+2*time.Second {
-		t.Errorf("the idle connection ended after %v; idle timeout %v", took, cfg.IdleTimeout)
+	const timeout = 300 * time.Millisecond
+	c, br := slowClient(t, 5*time.Second, timeout)
+	ask(t, c, br, "the request")
+	took := waitClosed(t, br, time.Now())
+	if took < timeout || took > timeout+2*time.Second {
+		t.Errorf("the idle connection ended after %v; idle timeout %v", took, timeout)
 	}
 }
 
@@ -107,18 +113,10 @@ func TestAnIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout(t *testing.T) {
 // when the second arrives, well within the idle timeout.
 func TestAKeepAliveConnectionOutlivesItsFirstRequestsReadTimeout(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig()
-	cfg.ReadTimeout, cfg.IdleTimeout, cfg.WriteTimeout = 300*time.Millisecond, 5*time.Second, 5*time.Second
-	r := start(t, cfg, quiet, ownDB(t))
-	c, br := rawConn(t, r)
+	c, br := slowClient(t, 300*time.Millisecond, 5*time.Second)
 	for i, pause := range []time.Duration{0, time.Second, 50 * time.Millisecond, 50 * time.Millisecond, 700 * time.Millisecond} {
 		time.Sleep(pause)
-		if _, err := io.WriteString(c, healthz); err != nil {
-			t.Fatalf("request %d: %v", i+1, err)
-		}
-		if s := readStatus(t, br); !strings.Contains(s, " 200 ") {
-			t.Fatalf("request %d: status %q", i+1, s)
-		}
+		ask(t, c, br, fmt.Sprintf("request %d", i+1))
 	}
 }
 
