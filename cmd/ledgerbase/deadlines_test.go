@@ -38,40 +38,12 @@ func ask(t *testing.T, c net.Conn, br *bufio.Reader, what string) {
 	if _, err := io.WriteString(c, healthz); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if s := readStatus(t, br); !strings.Contains(s, " 200 ") {
-		t.Fatalf("%s: status %q", what, s)
+	if status, _, err := readResponse(br, false); err != nil || status != 200 {
+		t.Fatalf("%s: status %d, %v", what, status, err)
 	}
 }
 
 const healthz = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
-
-// readStatus reads one response's status line and skips the rest of it.
-func readStatus(t *testing.T, br *bufio.Reader) string {
-	t.Helper()
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading a response: %v", err)
-	}
-	length := 0
-	for {
-		h, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h == "\r\n" {
-			break
-		}
-		if name, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(name, "Content-Length") {
-			for _, d := range strings.TrimSpace(v) {
-				length = length*10 + int(d-'0')
-			}
-		}
-	}
-	if _, err := br.Discard(length); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(line)
-}
 
 // waitClosed waits for the server to end the connection and says how long that took.
 func waitClosed(t *testing.T, br *bufio.Reader, from time.Time) time.Duration {
