@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"mime"
 
@@ -70,11 +71,12 @@ func (s *Server) write(rt Route) fiber.Handler {
 }
 
 // runWrite runs an operation, under its Idempotency-Key when a POST has one.
-// Only a request that reached its operation claims the key: one refused
+// Only a request that reached its operation uses the key: one refused
 // earlier (gating, permission, media type, validation) did not run, so a
-// corrected retry may reuse the key. The operation's answer is stored when
-// it is a success or a client error it decided (404, 409, business 400);
-// a 5xx releases the key, since nothing was written and a retry should run.
+// corrected retry may reuse the key. A success keeps its answer in its own
+// transaction (see api/idempotency); a client error the operation decided
+// (404, 409, business 400) is kept after it, since it wrote nothing; a 5xx
+// is not kept, and a retry runs again.
 func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (writes.Result, error) {
 	key := c.Get(idempotency.Header)
 	if key == "" || c.Method() != fiber.MethodPost {
@@ -83,30 +85,39 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 	if err := idempotency.Check(key); err != nil {
 		return writes.Result{}, err
 	}
-	claim, prev, err := s.idem.Begin(req.Ctx, req.Principal.Workspace.ID, key, idempotency.Hash(c.Method(), c.Path(), c.Body()))
-	if err != nil {
-		return writes.Result{}, err
-	}
-	if prev != nil {
-		c.Set(idempotency.ReplayedHeader, "true")
-		if prev.Status >= 400 {
-			return writes.Result{}, prev.Replay()
+	ws, hash := req.Principal.Workspace.ID, idempotency.Hash(c.Method(), c.Path(), c.Body())
+	for attempt := 0; ; attempt++ {
+		prev, err := s.idem.Lookup(req.Ctx, ws, key, hash)
+		if err != nil {
+			return writes.Result{}, err
 		}
-		return writes.Result{Status: prev.Status, Body: prev.Body}, nil
-	}
-	res, err := f(req)
-	status, stored := res.Status, res.Body
-	if err != nil {
-		e := s.toAPIError(err)
-		status, stored = e.Status, idempotency.EncodeError(e)
-	}
-	if idempotency.Stored(status) {
-		err2 := claim.Finish(req.Ctx, status, stored)
-		if err2 != nil {
-			s.log.Error("idempotency: store response", "request_id", req.RequestID, "err", err2)
+		if prev != nil {
+			c.Set(idempotency.ReplayedHeader, "true")
+			if prev.Status >= 400 {
+				return writes.Result{}, prev.Replay()
+			}
+			return writes.Result{Status: prev.Status, Body: prev.Body}, nil
 		}
-	} else if err2 := claim.Release(req.Ctx); err2 != nil {
-		s.log.Error("idempotency: release key", "request_id", req.RequestID, "err", err2)
+		req.Idem = s.idem.Pending(ws, key, hash)
+		res, err := f(req)
+		if errors.Is(err, idempotency.ErrTaken) && attempt < 2 {
+			continue // a duplicate committed first: replay its answer
+		}
+		if err == nil && !req.Idem.Kept() {
+			// Every operation answers through writes' inTx, which keeps the
+			// key; this one did not, so keep it late rather than never.
+			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", req.RequestID, "path", c.Path())
+			if err2 := req.Idem.KeepOutcome(req.Ctx, res.Status, res.Body); err2 != nil {
+				s.log.Error("idempotency: keep the answer", "request_id", req.RequestID, "err", err2)
+			}
+		}
+		if err != nil {
+			if e := s.toAPIError(err); idempotency.Stored(e.Status) {
+				if err2 := req.Idem.KeepOutcome(req.Ctx, e.Status, idempotency.EncodeError(e)); err2 != nil {
+					s.log.Error("idempotency: keep the refusal", "request_id", req.RequestID, "err", err2)
+				}
+			}
+		}
+		return res, err
 	}
-	return res, err
 }

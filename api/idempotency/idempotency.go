@@ -2,6 +2,14 @@
 // Idempotency-Key is kept in the database for 24 hours (so every process
 // behind a load balancer sees it) and a retry with the same key and the same
 // request gets that response again instead of running twice.
+//
+// A successful write keeps its response in its own transaction (Pending.Keep):
+// the key exists exactly when the write does, so a retry after a crash at any
+// moment either replays the first response or runs the write for the first
+// time, never twice. There is no "in flight" row to expire: a duplicate that
+// arrives while the first request runs finds the key taken when it commits
+// (PostgreSQL makes it wait on the unique index; SQLite's single writer
+// serializes), rolls back and replays the first response.
 package idempotency
 
 import (
@@ -9,6 +17,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -26,14 +35,15 @@ const (
 	MaxKeyLen      = 255
 )
 
+// ErrTaken means another request under the same key committed first: the
+// write rolled back, and the caller looks the key up again.
+var ErrTaken = errors.New("idempotency: the key was taken by a request that committed first")
+
 // Store keeps keys in the IdempotencyKey table.
 type Store struct {
 	db *ent.Client
 	// TTL is how long a key is remembered (DESIGN.md: 24 hours).
 	TTL time.Duration
-	// Lease is how long an unfinished first request holds its key; after it,
-	// a process that died mid-request no longer blocks retries.
-	Lease time.Duration
 	// SweepEvery bounds how often expired keys are deleted.
 	SweepEvery time.Duration
 	lastSweep  atomic.Int64
@@ -41,7 +51,7 @@ type Store struct {
 
 // New returns a store writing through db (the writer client).
 func New(db *ent.Client) *Store {
-	return &Store{db: db, TTL: 24 * time.Hour, Lease: time.Minute, SweepEvery: time.Minute}
+	return &Store{db: db, TTL: 24 * time.Hour, SweepEvery: time.Minute}
 }
 
 // Hash identifies a request: its method, path and exact body.
@@ -58,12 +68,6 @@ type Outcome struct {
 	Body   []byte
 }
 
-// Claim is the right to run a request for its key; end it with Finish or Release.
-type Claim struct {
-	s  *Store
-	id string
-}
-
 // Check validates a client's key.
 func Check(key string) error {
 	if len(key) > MaxKeyLen {
@@ -77,67 +81,85 @@ func Check(key string) error {
 	return nil
 }
 
-// Begin claims key for a request of the workspace. It returns a claim when
-// the request should run, or the stored outcome of the first request with
-// the same key and hash. The same key with another request is 409
-// idempotency_key_reused; the same request while the first still runs is
-// 409 idempotency_key_in_use, so a duplicate never runs concurrently.
-func (s *Store) Begin(ctx context.Context, workspaceID, key, hash string) (*Claim, *Outcome, error) {
-	for attempt := 0; attempt < 3; attempt++ {
-		row, err := s.db.IdempotencyKey.Create().SetWorkspaceID(workspaceID).SetKey(key).SetRequestHash(hash).Save(ctx)
-		if err == nil {
-			s.sweep(ctx)
-			return &Claim{s: s, id: row.ID}, nil, nil
-		}
-		if !ent.IsConstraintError(err) {
-			return nil, nil, apierr.Internal(err)
-		}
-		prev, err := s.db.IdempotencyKey.Query().
-			Where(idempotencykey.WorkspaceID(workspaceID), idempotencykey.Key(key)).Only(ctx)
-		if ent.IsNotFound(err) {
-			continue // released in the meantime
-		} else if err != nil {
-			return nil, nil, apierr.Internal(err)
-		}
-		now := time.Now().UTC()
-		expired := prev.CreatedAt.Before(now.Add(-s.TTL))
-		abandoned := prev.Status == 0 && prev.UpdatedAt.Before(now.Add(-s.Lease))
-		if expired || abandoned {
-			// Conditional, so two processes cannot both take the key over.
-			del := s.db.IdempotencyKey.Delete().Where(idempotencykey.ID(prev.ID))
-			if expired {
-				del = del.Where(idempotencykey.CreatedAtLT(now.Add(-s.TTL)))
-			} else {
-				del = del.Where(idempotencykey.Status(0), idempotencykey.UpdatedAtLT(now.Add(-s.Lease)))
-			}
-			if _, err := del.Exec(ctx); err != nil {
-				return nil, nil, apierr.Internal(err)
-			}
-			continue
-		}
-		if prev.RequestHash != hash {
-			return nil, nil, apierr.Conflict("idempotency_key_reused",
-				"this Idempotency-Key was used for another request; use a new key for a new request")
-		}
-		if prev.Status == 0 {
-			e := apierr.Conflict("idempotency_key_in_use", "a request with this Idempotency-Key is still running; retry shortly")
-			e.RetryAfter = 1
-			return nil, nil, e
-		}
-		return nil, &Outcome{Status: prev.Status, Body: prev.Body}, nil
+// Lookup returns the kept outcome of key in the workspace, or nil when the
+// request should run. The same key with another request is 409
+// idempotency_key_reused.
+func (s *Store) Lookup(ctx context.Context, workspaceID, key, hash string) (*Outcome, error) {
+	s.sweep(ctx)
+	prev, err := s.db.IdempotencyKey.Query().
+		Where(idempotencykey.WorkspaceID(workspaceID), idempotencykey.Key(key),
+			idempotencykey.CreatedAtGTE(time.Now().UTC().Add(-s.TTL))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
 	}
-	return nil, nil, apierr.Conflict("idempotency_key_in_use", "this Idempotency-Key is contended; retry shortly")
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
+	if prev.RequestHash != hash {
+		return nil, apierr.Conflict("idempotency_key_reused",
+			"this Idempotency-Key was used for another request; use a new key for a new request")
+	}
+	return &Outcome{Status: prev.Status, Body: prev.Body}, nil
 }
 
-// Finish stores the response the first request got.
-func (c *Claim) Finish(ctx context.Context, status int, body []byte) error {
-	return c.s.db.IdempotencyKey.UpdateOneID(c.id).SetStatus(status).SetBody(body).Exec(context.WithoutCancel(ctx))
+// Pending is a request running under a key.
+type Pending struct {
+	s                    *Store
+	workspace, key, hash string
+	kept                 bool
 }
 
-// Release forgets the key, so a retry runs the request again (its first
-// attempt failed on our side and changed nothing).
-func (c *Claim) Release(ctx context.Context) error {
-	return c.s.db.IdempotencyKey.DeleteOneID(c.id).Exec(context.WithoutCancel(ctx))
+// Pending starts a request under key; Lookup found nothing kept for it.
+func (s *Store) Pending(workspaceID, key, hash string) *Pending {
+	return &Pending{s: s, workspace: workspaceID, key: key, hash: hash}
+}
+
+// Begin runs first in the write's transaction: a key another request has
+// committed meanwhile is ErrTaken, and an expired one is removed so this
+// request can keep its own.
+func (p *Pending) Begin(ctx context.Context, tx *ent.Tx) error {
+	prev, err := tx.IdempotencyKey.Query().
+		Where(idempotencykey.WorkspaceID(p.workspace), idempotencykey.Key(p.key)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if prev.CreatedAt.Before(time.Now().UTC().Add(-p.s.TTL)) {
+		return tx.IdempotencyKey.DeleteOneID(prev.ID).Exec(ctx)
+	}
+	return ErrTaken
+}
+
+// Keep stores the response in the write's transaction, so it commits with
+// the write or not at all. A concurrent request that kept the key first is
+// ErrTaken.
+func (p *Pending) Keep(ctx context.Context, tx *ent.Tx, status int, body []byte) error {
+	err := tx.IdempotencyKey.Create().SetWorkspaceID(p.workspace).SetKey(p.key).
+		SetRequestHash(p.hash).SetStatus(status).SetBody(body).Exec(ctx)
+	if ent.IsConstraintError(err) {
+		return ErrTaken
+	}
+	if err == nil {
+		p.kept = true
+	}
+	return err
+}
+
+// Kept reports whether Keep stored the response with its write.
+func (p *Pending) Kept() bool { return p.kept }
+
+// KeepOutcome stores the outcome of a request that wrote nothing (an error
+// its operation decided), so a retry gets the same refusal. A key a
+// concurrent request took meanwhile is left to it.
+func (p *Pending) KeepOutcome(ctx context.Context, status int, body []byte) error {
+	err := p.s.db.IdempotencyKey.Create().SetWorkspaceID(p.workspace).SetKey(p.key).
+		SetRequestHash(p.hash).SetStatus(status).SetBody(body).Exec(context.WithoutCancel(ctx))
+	if ent.IsConstraintError(err) {
+		return nil
+	}
+	return err
 }
 
 // sweep deletes expired keys, at most once per SweepEvery in this process.

@@ -2,6 +2,7 @@ package idempotency_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/idempotencykey"
 )
 
@@ -32,84 +34,130 @@ func wantCode(t *testing.T, err error, code string) {
 	}
 }
 
-func TestAKeyRunsOnceThenReplays(t *testing.T) {
+// keep runs p's write transaction: Begin, then Keep with the answer.
+func keep(t *testing.T, db *database.DB, p *idempotency.Pending, status int, body string) error {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.Ent.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Begin(ctx, tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := p.Keep(ctx, tx, status, []byte(body)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func TestAKeyKeptWithItsWriteReplays(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
 	h := idempotency.Hash("POST", "/v1/clients", []byte(`{"name":"A"}`))
-	claim, prev, err := s.Begin(ctx, ws, "k", h)
-	if err != nil || claim == nil || prev != nil {
-		t.Fatalf("first Begin: %v %v %v", claim, prev, err)
+	if prev, err := s.Lookup(ctx, ws, "k", h); prev != nil || err != nil {
+		t.Fatalf("first Lookup: %v %v", prev, err)
 	}
-	// While the first request runs, a duplicate is refused, never run.
-	_, _, err = s.Begin(ctx, ws, "k", h)
-	wantCode(t, err, "idempotency_key_in_use")
-	_, _, err = s.Begin(ctx, ws, "k", idempotency.Hash("POST", "/v1/clients", []byte(`{"name":"B"}`)))
+	p := s.Pending(ws, "k", h)
+	if err := keep(t, db, p, 201, `{"id":"cli_1"}`); err != nil || !p.Kept() {
+		t.Fatalf("Keep: %v (kept %v)", err, p.Kept())
+	}
+	prev, err := s.Lookup(ctx, ws, "k", h)
+	if err != nil || prev == nil || prev.Status != 201 || string(prev.Body) != `{"id":"cli_1"}` {
+		t.Fatalf("replay: %+v %v", prev, err)
+	}
+	_, err = s.Lookup(ctx, ws, "k", idempotency.Hash("POST", "/v1/clients", []byte(`{"name":"B"}`)))
 	wantCode(t, err, "idempotency_key_reused")
-	if err := claim.Finish(ctx, 201, []byte(`{"id":"cli_1"}`)); err != nil {
-		t.Fatal(err)
-	}
-	claim, prev, err = s.Begin(ctx, ws, "k", h)
-	if err != nil || claim != nil || prev == nil || prev.Status != 201 || string(prev.Body) != `{"id":"cli_1"}` {
-		t.Fatalf("replay: %v %+v %v", claim, prev, err)
+	// A duplicate that looked before the first committed finds the key
+	// taken in its own transaction, and writes nothing.
+	if err := keep(t, db, s.Pending(ws, "k", h), 201, `{"id":"cli_2"}`); !errors.Is(err, idempotency.ErrTaken) {
+		t.Fatalf("a second Keep: %v, want ErrTaken", err)
 	}
 }
 
-func TestAReleasedKeyRunsAgain(t *testing.T) {
+// A write that rolls back leaves no key behind: a retry runs it again.
+func TestARolledBackWriteKeepsNoKey(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
 	h := idempotency.Hash("POST", "/v1/vendors", nil)
-	claim, _, err := s.Begin(ctx, ws, "k", h)
+	tx, err := db.Ent.Tx(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := claim.Release(ctx); err != nil {
+	p := s.Pending(ws, "k", h)
+	if err := p.Begin(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	if claim, _, err = s.Begin(ctx, ws, "k", h); err != nil || claim == nil {
-		t.Fatalf("after release: %v %v", claim, err)
+	if err := p.Keep(ctx, tx, 201, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if prev, err := s.Lookup(ctx, ws, "k", h); prev != nil || err != nil {
+		t.Fatalf("after a rollback: %v %v, want nothing kept", prev, err)
 	}
 }
 
-func TestAnAbandonedClaimIsTakenOverAfterItsLease(t *testing.T) {
+func TestARefusalIsKeptAndReplayed(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
-	s.Lease = 50 * time.Millisecond
-	h := idempotency.Hash("POST", "/v1/vendors", nil)
-	if _, _, err := s.Begin(ctx, ws, "k", h); err != nil {
+	h := idempotency.Hash("POST", "/v1/invoices/inv_x/payments", nil)
+	e := apierr.Conflict("amount_exceeds_balance", "too much")
+	if err := s.Pending(ws, "k", h).KeepOutcome(ctx, e.Status, idempotency.EncodeError(e)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // past the lease
-	claim, prev, err := s.Begin(ctx, ws, "k", h)
-	if err != nil || claim == nil || prev != nil {
-		t.Fatalf("takeover: %v %v %v", claim, prev, err)
+	prev, err := s.Lookup(ctx, ws, "k", h)
+	if err != nil || prev == nil {
+		t.Fatalf("Lookup: %v %v", prev, err)
+	}
+	if r := prev.Replay(); r.Status != 409 || r.Code != "amount_exceeds_balance" || r.Message != "too much" {
+		t.Fatalf("replayed %+v", r)
 	}
 }
 
-func TestExpiredKeysAreSwept(t *testing.T) {
+func TestExpiredKeysAreSweptAndRunAgain(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
-	s.SweepEvery = 0
-	claim, _, err := s.Begin(ctx, ws, "old", "h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := claim.Finish(ctx, 201, []byte(`{}`)); err != nil {
+	s.SweepEvery = time.Hour
+	if err := keep(t, db, s.Pending(ws, "old", "h"), 201, `{}`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Write.ExecContext(ctx, db.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
 		time.Now().UTC().Add(-25*time.Hour), ws, "old"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Begin(ctx, ws, "new", "h"); err != nil {
+	// Expired, it is not replayed, and the request keeps its own answer.
+	if prev, err := s.Lookup(ctx, ws, "old", "h"); prev != nil || err != nil {
+		t.Fatalf("an expired key: %v %v", prev, err)
+	}
+	if err := keep(t, db, s.Pending(ws, "old", "h"), 200, `{"again":true}`); err != nil {
+		t.Fatal(err)
+	}
+	if prev, _ := s.Lookup(ctx, ws, "old", "h"); prev == nil || string(prev.Body) != `{"again":true}` {
+		t.Fatalf("after running again: %+v", prev)
+	}
+	// The sweep removes expired keys of every workspace.
+	if err := keep(t, db, s.Pending(ws, "older", "h"), 201, `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.ExecContext(ctx, db.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
+		time.Now().UTC().Add(-25*time.Hour), ws, "older"); err != nil {
+		t.Fatal(err)
+	}
+	s.SweepEvery = 0
+	if _, err := s.Lookup(ctx, ws, "new", "h"); err != nil {
 		t.Fatal(err)
 	}
 	n, err := db.Ent.IdempotencyKey.Query().Where(idempotencykey.WorkspaceID(ws)).Count(ctx)
 	if err != nil || n != 1 {
-		t.Fatalf("%d keys left, want only the new one (%v)", n, err)
+		t.Fatalf("%d keys left, want only the one run again (%v)", n, err)
 	}
 }
 

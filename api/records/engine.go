@@ -429,8 +429,14 @@ type scanned struct {
 	ids  []string
 }
 
-func (e *Engine) query(ctx context.Context, p *plan, q string, args []any) (*scanned, error) {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
+// Querier runs the engine's queries: the read pool, or a write's
+// transaction, which must see its own rows before they are committed.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (e *Engine) query(ctx context.Context, qr Querier, p *plan, q string, args []any) (*scanned, error) {
+	rs, err := qr.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
 		return nil, apierr.Internal(err)
 	}
@@ -453,7 +459,7 @@ func (e *Engine) query(ctx context.Context, p *plan, q string, args []any) (*sca
 
 // loadEmbeds fetches every embed of a page in one query each (never per row)
 // and returns, per row, the JSON array of each embed.
-func (e *Engine) loadEmbeds(ctx context.Context, p *plan, ws Workspace, s *scanned) ([][][]byte, error) {
+func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspace, s *scanned) ([][][]byte, error) {
 	out := make([][][]byte, len(s.rows))
 	if len(p.embeds) == 0 || len(s.ids) == 0 {
 		return out, nil
@@ -472,7 +478,7 @@ func (e *Engine) loadEmbeds(ctx context.Context, p *plan, ws Workspace, s *scann
 		if ep.e.Commerce && !ws.Commerce {
 			continue
 		}
-		rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, marks)), args...)
+		rs, err := qr.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, marks)), args...)
 		if err != nil {
 			return nil, apierr.Internal(err)
 		}
@@ -528,23 +534,11 @@ func (p *plan) where(parentID string) (string, []any) {
 
 // Get answers one record as JSON. parentID scopes sub-resources.
 func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
-	return e.get(ctx, r, ws, id, parentID, true)
-}
-
-// Fresh is Get for a record just written: it is read in full at once (its
-// version has just changed, so asking for it first is wasted) and cached.
-func (e *Engine) Fresh(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
-	return e.get(ctx, r, ws, id, parentID, false)
-}
-
-func (e *Engine) get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string, probe bool) ([]byte, error) {
 	p := e.plans[r]
-	_, extra := p.where(parentID)
-	args := append([]any{ws.ID}, extra...)
-	args = append(args, id)
+	args := p.oneArgs(ws, id, parentID)
 	useCache := p.cacheable && e.cache != nil
 	dv := int64(noVersion)
-	if useCache && probe {
+	if useCache {
 		// Read before the row: a commit in between makes the next reading
 		// differ, so an entry is never marked checked at a version newer
 		// than the row it holds.
@@ -575,26 +569,51 @@ func (e *Engine) get(ctx context.Context, r *resource.Resource, ws Workspace, id
 			return b, nil
 		}
 	}
-	s, err := e.query(ctx, p, p.getSQL, args)
+	s, b, err := e.readOne(ctx, e.db.Read, p, ws, args)
 	if err != nil {
 		return nil, err
 	}
-	if len(s.rows) == 0 {
-		return nil, apierr.NotFound(r.Singular)
-	}
-	emb, err := e.loadEmbeds(ctx, p, ws, s)
-	if err != nil {
-		return nil, err
-	}
-	b := p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0])
 	if useCache {
 		b = e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv)
 	}
 	return b, nil
 }
 
+// Render is one record read through qr: inside a write's transaction it is
+// the record exactly as the write will commit it, which is what the write
+// answers and what its idempotency record keeps. It is not cached: the
+// transaction may still fail.
+func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
+	p := e.plans[r]
+	_, b, err := e.readOne(ctx, qr, p, ws, p.oneArgs(ws, id, parentID))
+	return b, err
+}
+
+// oneArgs are the arguments of a plan's single-record queries.
+func (p *plan) oneArgs(ws Workspace, id, parentID string) []any {
+	_, extra := p.where(parentID)
+	args := append([]any{ws.ID}, extra...)
+	return append(args, id)
+}
+
+// readOne reads and encodes the record that p.getSQL selects with args.
+func (e *Engine) readOne(ctx context.Context, qr Querier, p *plan, ws Workspace, args []any) (*scanned, []byte, error) {
+	s, err := e.query(ctx, qr, p, p.getSQL, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(s.rows) == 0 {
+		return nil, nil, apierr.NotFound(p.r.Singular)
+	}
+	emb, err := e.loadEmbeds(ctx, qr, p, ws, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0]), nil
+}
+
 // byID reads the full rows of ids (any order; missing ids are absent).
-func (e *Engine) byID(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string) (*scanned, error) {
+func (e *Engine) byID(ctx context.Context, qr Querier, p *plan, ws Workspace, parentID string, ids []string) (*scanned, error) {
 	w, extra := p.where(parentID)
 	args := make([]any, 0, len(ids)+1+len(extra))
 	args = append(append(args, ws.ID), extra...)
@@ -602,7 +621,7 @@ func (e *Engine) byID(ctx context.Context, p *plan, ws Workspace, parentID strin
 		args = append(args, id)
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	return e.query(ctx, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+e.byKey(w)+" AND t.id IN ("+marks+")", args)
+	return e.query(ctx, qr, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+e.byKey(w)+" AND t.id IN ("+marks+")", args)
 }
 
 // byKey turns where (which starts with the workspace condition) into one
@@ -653,7 +672,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 	}
 	if len(missing) > 0 {
-		s, err := e.byID(ctx, p, ws, parentID, missing)
+		s, err := e.byID(ctx, e.db.Read, p, ws, parentID, missing)
 		if err != nil {
 			return nil, err
 		}
@@ -968,11 +987,11 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 			}
 			return e.meta(b, pg, total), nil
 		}
-		s, err := e.query(ctx, p, q, args)
+		s, err := e.query(ctx, e.db.Read, p, q, args)
 		if err != nil {
 			return nil, err
 		}
-		emb, err := e.loadEmbeds(ctx, p, ws, s)
+		emb, err := e.loadEmbeds(ctx, e.db.Read, p, ws, s)
 		if err != nil {
 			return nil, err
 		}

@@ -6,20 +6,20 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
-// GetMany answers several records of r by id, in the order asked, with one
-// query for the rows and one per embed (a bulk write's answer, never N
+// RenderMany is Render for several records of r, in the order asked, with
+// one query for the rows and one per embed (a bulk write's answer, never N
 // single reads). An id that is not found answers nil in its place.
-func (e *Engine) GetMany(ctx context.Context, r *resource.Resource, ws Workspace, ids []string) ([][]byte, error) {
+func (e *Engine) RenderMany(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, ids []string) ([][]byte, error) {
 	out := make([][]byte, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
 	p := e.plans[r]
-	s, err := e.byID(ctx, p, ws, "", ids)
+	s, err := e.byID(ctx, qr, p, ws, "", ids)
 	if err != nil {
 		return nil, err
 	}
-	emb, err := e.loadEmbeds(ctx, p, ws, s)
+	emb, err := e.loadEmbeds(ctx, qr, p, ws, s)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func (q *Request) lockClient(tx *ent.Tx) error {
 // kind has one default of it.
 func createAddress(q *Request) (Result, error) {
 	var id string
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		if err := q.lockClient(tx); err != nil {
 			return err
 		}
@@ -85,17 +85,13 @@ func createAddress(q *Request) (Result, error) {
 		}
 		id = row.ID
 		return q.clearOtherDefaults(tx, row)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(true), resource.Addresses, id, q.ID)
+	}, func() Answer { return record(created(true), resource.Addresses, id, q.ID) })
 }
 
 // updateAddress updates an address of the client; default_billing or
 // default_shipping true makes it that kind's default and clears the previous.
 func updateAddress(q *Request) (Result, error) {
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		if err := q.lockClient(tx); err != nil {
 			return err
 		}
@@ -115,11 +111,7 @@ func updateAddress(q *Request) (Result, error) {
 			return err
 		}
 		return q.clearOtherDefaults(tx, row)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(false), resource.Addresses, q.ChildID, q.ID)
+	}, func() Answer { return record(created(false), resource.Addresses, q.ChildID, q.ID) })
 }
 
 func defaultIs(column string) predicate.Address {

@@ -43,7 +43,7 @@ func saveCategory(q *Request) (Result, error) {
 	}
 	var catID string
 	pid, moves := v.String("parent_id")
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		catID = id
 		if moves {
 			if err := serialize(q.Ctx, tx, ws, "category-tree"); err != nil {
@@ -99,11 +99,7 @@ func saveCategory(q *Request) (Result, error) {
 			m.SetSortOrder(int(n)) // an int column; the body's integers are int64
 		}
 		return exec(q.Ctx)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(id == ""), resource.Categories, catID, "")
+	}, func() Answer { return record(created(id == ""), resource.Categories, catID, "") })
 }
 
 // checkParent refuses a parent outside the workspace (400) and one that

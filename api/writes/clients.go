@@ -85,7 +85,7 @@ func createClient(q *Request) (Result, error) {
 	ws := q.Workspace().ID
 	var id string
 	isNew := true
-	err = q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		isNew = true
 		if ref != nil {
 			found, err := tx.Customer.Query().Where(customer.WorkspaceID(ws), customer.ExtKey(ref.key())).Only(q.Ctx)
@@ -116,11 +116,7 @@ func createClient(q *Request) (Result, error) {
 		}
 		id = row.ID
 		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(isNew), resource.Clients, id, "")
+	}, func() Answer { return record(created(isNew), resource.Clients, id, "") })
 }
 
 // updateClient applies a PATCH; a new external_ref must not belong to
@@ -131,7 +127,7 @@ func updateClient(q *Request) (Result, error) {
 		return Result{}, err
 	}
 	ws := q.Workspace().ID
-	err = q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		if ref != nil {
 			other, err := tx.Customer.Query().Where(customer.WorkspaceID(ws), customer.ExtKey(ref.key()), customer.IDNEQ(q.ID)).Exist(q.Ctx)
 			if err != nil {
@@ -156,9 +152,5 @@ func updateClient(q *Request) (Result, error) {
 			return apierr.NotFound("client")
 		}
 		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(false), resource.Clients, q.ID, "")
+	}, func() Answer { return record(created(false), resource.Clients, q.ID, "") })
 }

@@ -386,17 +386,13 @@ func saveOne(q *Request, upsertRoute bool, id string) (Result, error) {
 		return Result{}, r.err
 	}
 	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, fields: q.Op.Body, rows: []*catalogRow{r}}
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		b.tx = tx
 		if err := b.run(); err != nil {
 			return err
 		}
 		return r.err
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(r.created), q.Resource, r.itemID, "")
+	}, func() Answer { return record(created(r.created), q.Resource, r.itemID, "") })
 }
 
 func skuOf(v Values) (string, bool) {

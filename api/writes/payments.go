@@ -81,7 +81,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 	extID, _ := q.Body.String("id")
 	var payID string
 	isNew := true
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		isNew = true
 		// Only the columns the rules need: the lines are JSON to decode.
 		inv, err := forUpdate(q, tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.WorkspaceID(ws))).
@@ -127,11 +127,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		// Update, not UpdateOne: UpdateOne reads the whole row back.
 		return tx.Invoice.Update().Where(invoice.ID(inv.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(invoice.Status(after.status)).Exec(q.Ctx)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(isNew), resource.InvoicePayments, payID, q.ID)
+	}, func() Answer { return record(created(isNew), resource.InvoicePayments, payID, q.ID) })
 }
 
 func billPaymentEnum(column, value string) entgo.Value {
@@ -147,7 +143,7 @@ func recordBillPayment(q *Request) (Result, error) {
 	extID, _ := q.Body.String("id")
 	var payID string
 	isNew := true
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		isNew = true
 		bl, err := forUpdate(q, tx.Bill.Query().Where(bill.ID(q.ID), bill.WorkspaceID(ws))).
 			Select(bill.FieldID, bill.FieldStatus, bill.FieldCurrencyCode, bill.FieldRemainingCents,
@@ -192,11 +188,7 @@ func recordBillPayment(q *Request) (Result, error) {
 		}
 		return tx.Bill.Update().Where(bill.ID(bl.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(bill.Status(after.status)).Exec(q.Ctx)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(isNew), resource.BillPayments, payID, q.ID)
+	}, func() Answer { return record(created(isNew), resource.BillPayments, payID, q.ID) })
 }
 
 // checkParty refuses a client_id or vendor_id that is not a record of the

@@ -366,20 +366,25 @@ func bulkProducts(q *Request) (Result, error) {
 		rows[i] = newCatalogRow(v, p+".", true, "", true)
 	}
 	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, fields: q.Op.Body, rows: rows}
-	if err := q.inTx(func(tx *ent.Tx) error { b.tx = tx; return b.run() }); err != nil {
-		return Result{}, err
-	}
-	var ids []string
-	for _, r := range rows {
-		if r.err == nil {
-			ids = append(ids, r.itemID)
+	var answer []byte
+	return q.inTx(func(tx *ent.Tx) error {
+		b.tx = tx
+		if err := b.run(); err != nil {
+			return err
 		}
-	}
-	recs, err := q.Records.GetMany(q.Ctx, resource.Products, q.Workspace(), ids)
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Status: http.StatusOK, Body: bulkAnswer(rows, recs)}, nil
+		var ids []string
+		for _, r := range rows {
+			if r.err == nil {
+				ids = append(ids, r.itemID)
+			}
+		}
+		recs, err := q.Records.RenderMany(q.Ctx, tx, resource.Products, q.Workspace(), ids)
+		if err != nil {
+			return err
+		}
+		answer = bulkAnswer(rows, recs)
+		return nil
+	}, func() Answer { return Answer{Status: http.StatusOK, Body: answer} })
 }
 
 // bulkAnswer is {"data": [{index, status, product | error}], "meta": {created, updated, failed}}.

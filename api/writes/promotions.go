@@ -35,7 +35,7 @@ func addPromotionCode(q *Request) (Result, error) {
 		return Result{}, apierr.Invalid("max_uses_per_customer", "max_uses_per_customer (%d) exceeds max_uses (%d)", perCustomer, maxUses)
 	}
 	var id string
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		p, err := tx.Promotion.Query().
 			Where(promotion.WorkspaceID(ws), promotion.ID(q.ID), promotion.StatusNEQ(promotion.StatusArchived)).Only(q.Ctx)
 		if ent.IsNotFound(err) {
@@ -72,9 +72,5 @@ func addPromotionCode(q *Request) (Result, error) {
 		}
 		id = pc.ID
 		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(http.StatusCreated, resource.PromotionCodes, id, q.ID)
+	}, func() Answer { return record(http.StatusCreated, resource.PromotionCodes, id, q.ID) })
 }

@@ -44,7 +44,7 @@ func createShipment(q *Request) (Result, error) {
 		return Result{}, err
 	}
 	var shpID string
-	err = q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		order, err := lockOrder(q, tx, ws, soID)
 		if err != nil {
 			return err
@@ -103,11 +103,7 @@ func createShipment(q *Request) (Result, error) {
 		}
 		shpID = s.ID
 		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(http.StatusCreated, resource.Shipments, shpID, "")
+	}, func() Answer { return record(http.StatusCreated, resource.Shipments, shpID, "") })
 }
 
 // requestedLines reads lines; nil means everything that remains.
@@ -206,7 +202,7 @@ func updateShipment(q *Request) (Result, error) {
 	if v.Has("lines") {
 		return Result{}, apierr.Invalid("lines", "the lines of a shipment cannot change once shipped; create another shipment")
 	}
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		s, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.ID(q.ID)).Only(q.Ctx)
 		if ent.IsNotFound(err) {
 			return apierr.NotFound("shipment")
@@ -259,11 +255,7 @@ func updateShipment(q *Request) (Result, error) {
 			ou.SetShippingStatus(salesorder.ShippingStatusDelivered)
 		}
 		return ou.Exec(q.Ctx)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(http.StatusOK, resource.Shipments, q.ID, "")
+	}, func() Answer { return record(http.StatusOK, resource.Shipments, q.ID, "") })
 }
 
 // addTrackingEvents stores one event, or {events: [...]}, on a shipment.
@@ -279,7 +271,7 @@ func addTrackingEvents(q *Request) (Result, error) {
 	}
 	ws := q.Principal.Workspace.ID
 	stored := 0
-	err = q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		ok, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.ID(q.ID)).Exist(q.Ctx)
 		if err != nil {
 			return err
@@ -306,11 +298,7 @@ func addTrackingEvents(q *Request) (Result, error) {
 		}
 		stored, err = tx.ShipmentEvent.Query().Where(shipmentevent.IDIn(newIDs...)).Count(q.Ctx)
 		return err
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(stored > 0), resource.Shipments, q.ID, "")
+	}, func() Answer { return record(created(stored > 0), resource.Shipments, q.ID, "") })
 }
 
 // trackingEvents splits the body: {events: [...]} or one event object,

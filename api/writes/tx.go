@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 )
@@ -18,31 +19,48 @@ import (
 // race on a unique key and a second attempt will see its row.
 var errRetry = errors.New("writes: retry the transaction")
 
-// inTx runs fn in one transaction on the writer, so a failed write leaves
-// nothing behind. A lost race (a unique key a concurrent writer filled, a
-// PostgreSQL deadlock or serialization failure; only possible where writers
-// run concurrently) or fn returning errRetry runs fn again from the start,
-// three runs at most: the rerun sees the winner's row and answers by it.
-func (q *Request) inTx(fn func(tx *ent.Tx) error) error {
+// Answer is what a write's transaction answers: a status and the record to
+// show (Resource, ID, ParentID), or a Body an operation built itself in the
+// transaction (a bulk write's per-row answer). then, given to inTx, makes
+// it once do has run.
+type Answer struct {
+	Status       int
+	Resource     *resource.Resource
+	ID, ParentID string
+	Body         []byte
+}
+
+// inTx runs do in one transaction on the writer, so a failed write leaves
+// nothing behind, and answers with the record read back in that same
+// transaction: what the write answers, and what its Idempotency-Key keeps,
+// commits with it or not at all. A lost race (a unique key a concurrent
+// writer filled, a PostgreSQL deadlock or serialization failure; only
+// possible where writers run concurrently) or do returning errRetry runs do
+// again from the start, three runs at most: the rerun sees the winner's row
+// and answers by it.
+func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, error) {
 	for attempt := 0; ; attempt++ {
-		err := q.tryTx(fn)
+		res, err := q.tryTx(do, then)
 		if err == nil {
-			return nil
+			return res, nil
+		}
+		if errors.Is(err, idempotency.ErrTaken) {
+			return Result{}, err // the caller replays the request that took the key
 		}
 		retry := errors.Is(err, errRetry) || ent.IsConstraintError(err) || lostRace(err)
 		if !retry || attempt >= 2 {
 			if _, ok := apierr.As(err); ok {
-				return err
+				return Result{}, err
 			}
-			return apierr.Internal(err)
+			return Result{}, apierr.Internal(err)
 		}
 	}
 }
 
-func (q *Request) tryTx(fn func(tx *ent.Tx) error) (err error) {
+func (q *Request) tryTx(do func(tx *ent.Tx) error, then func() Answer) (res Result, err error) {
 	tx, err := q.DB.Ent.Tx(q.Ctx)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -50,13 +68,41 @@ func (q *Request) tryTx(fn func(tx *ent.Tx) error) (err error) {
 			panic(r)
 		}
 	}()
-	if err := fn(tx); err != nil {
+	res, err = q.run(tx, do, then)
+	if err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
-			return errors.Join(err, rerr)
+			return Result{}, errors.Join(err, rerr)
 		}
-		return err
+		return Result{}, err
 	}
-	return tx.Commit()
+	return res, tx.Commit()
+}
+
+// run is the transaction's work: the key's check, the operation, its
+// answer, and the key kept with it.
+func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer) (Result, error) {
+	if q.Idem != nil {
+		if err := q.Idem.Begin(q.Ctx, tx); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := do(tx); err != nil {
+		return Result{}, err
+	}
+	a := then()
+	res := Result{Status: a.Status, Body: a.Body}
+	if a.Body == nil {
+		var err error
+		if res.Body, err = q.Records.Render(q.Ctx, tx, a.Resource, q.Workspace(), a.ID, a.ParentID); err != nil {
+			return Result{}, err
+		}
+	}
+	if q.Idem != nil {
+		if err := q.Idem.Keep(q.Ctx, tx, res.Status, res.Body); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
 }
 
 // locks reports whether row locks are needed: PostgreSQL runs writers
@@ -64,13 +110,9 @@ func (q *Request) tryTx(fn func(tx *ent.Tx) error) (err error) {
 // (_txlock=immediate), so every write transaction is already serialized.
 func (q *Request) locks() bool { return q.DB.Dialect == dialect.Postgres }
 
-// answer renders the written record as reads do, with its status.
-func (q *Request) answer(status int, r *resource.Resource, id, parentID string) (Result, error) {
-	b, err := q.Record(r, id, parentID)
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Status: status, Body: b}, nil
+// record is the Answer of a write of record id of r.
+func record(status int, r *resource.Resource, id, parentID string) Answer {
+	return Answer{Status: status, Resource: r, ID: id, ParentID: parentID}
 }
 
 // created is 201 for a new record and 200 for one that existed (an upsert

@@ -23,7 +23,7 @@ func vendorEnum(column, value string) entgo.Value {
 
 func createVendor(q *Request) (Result, error) {
 	var id string
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		c := tx.Vendor.Create().SetWorkspaceID(q.Workspace().ID)
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
 			return err
@@ -34,15 +34,11 @@ func createVendor(q *Request) (Result, error) {
 		}
 		id = row.ID
 		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(true), resource.Vendors, id, "")
+	}, func() Answer { return record(created(true), resource.Vendors, id, "") })
 }
 
 func updateVendor(q *Request) (Result, error) {
-	err := q.inTx(func(tx *ent.Tx) error {
+	return q.inTx(func(tx *ent.Tx) error {
 		u := tx.Vendor.Update().Where(vendor.ID(q.ID), vendor.WorkspaceID(q.Workspace().ID))
 		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
 			return err
@@ -55,9 +51,5 @@ func updateVendor(q *Request) (Result, error) {
 			return apierr.NotFound("vendor")
 		}
 		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return q.answer(created(false), resource.Vendors, q.ID, "")
+	}, func() Answer { return record(created(false), resource.Vendors, q.ID, "") })
 }

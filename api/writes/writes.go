@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -30,6 +31,9 @@ type Request struct {
 	// ChildID the sub-resource's own id (address_id).
 	ID, ChildID string
 	RequestID   string
+	// Idem, when the POST carries an Idempotency-Key, keeps the answer in
+	// the write's transaction.
+	Idem *idempotency.Pending
 }
 
 // Values is a validated body.
@@ -68,10 +72,4 @@ func Lookup(r *resource.Resource, k resource.OpKind) (Func, bool) {
 // Workspace is the caller's workspace as the records engine sees it.
 func (q *Request) Workspace() records.Workspace {
 	return records.Workspace{ID: q.Principal.Workspace.ID, Commerce: q.Principal.Workspace.Commerce()}
-}
-
-// Record renders a record of the request's resource as reads do, so a
-// write answers exactly the shape a later GET returns.
-func (q *Request) Record(r *resource.Resource, id, parentID string) ([]byte, error) {
-	return q.Records.Fresh(q.Ctx, r, q.Workspace(), id, parentID)
 }

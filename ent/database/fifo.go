@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"runtime"
 	"sync"
 
@@ -90,4 +91,15 @@ func (t *fifoTx) Commit() error {
 func (t *fifoTx) Rollback() error {
 	defer t.release()
 	return t.Tx.Rollback()
+}
+
+// QueryContext and ExecContext reach the transaction's connection with
+// database/sql's own calls (ent's Tx.QueryContext asks for them): a write
+// reads back what it wrote, in its own transaction.
+func (t *fifoTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.Tx.(entsql.ExecQuerier).QueryContext(ctx, query, args...)
+}
+
+func (t *fifoTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.Tx.(entsql.ExecQuerier).ExecContext(ctx, query, args...)
 }
