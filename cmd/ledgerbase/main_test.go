@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,18 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-func TestMain(m *testing.M) { apitest.Main(m) }
+// asCLI, set in a child's environment, makes this test binary the
+// ledgerbase command itself: tests run real processes of the appliance
+// (a second server, the CLI beside a live one, a server to kill -9).
+const asCLI = "LEDGERBASE_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) != "" {
+		main()
+		os.Exit(0)
+	}
+	apitest.Main(m)
+}
 
 // running is an appliance serving on a loopback port.
 type running struct {

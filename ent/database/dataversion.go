@@ -4,22 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"sync"
-	"sync/atomic"
 )
 
 // dataVersion watches a SQLite database for commits by any connection, in
 // this process or another: SQLite's PRAGMA data_version, asked on one
 // connection that never writes, changes exactly when someone else has
-// committed since it was last asked. Asking it reads a counter in the WAL
-// index (shared memory), no B-tree page: a check costs a few microseconds
-// where asking a record for its version costs two B-tree descents, which
-// at a million rows mostly miss the page cache.
-//
-// Those few microseconds, on one connection behind a mutex, were still a
-// quarter of the server's CPU when reading one cached invoice. So each
-// reading also keeps the WAL index's header as it was just before the
-// PRAGMA ran (see walIndex): while the header stays the same, no commit
-// happened, and the reading is given out again without asking SQLite.
+// committed since it was last asked. Asking reads a counter SQLite keeps
+// in shared memory, no B-tree page: a check costs a few microseconds where
+// asking a record for its version costs two B-tree descents. It is the
+// only way Ledgerbase learns of other processes' commits: SQLite's files
+// are only ever read and written through SQLite.
 type dataVersion struct {
 	mu   sync.Mutex
 	path string
@@ -30,19 +24,6 @@ type dataVersion struct {
 	// last, the highest reading given out before: no later reading can
 	// equal an earlier one.
 	base, last int64
-
-	// wal maps the WAL index while conn is open (nil where that failed);
-	// fast is the last reading with the header it holds for, or nil.
-	wal     *walIndex
-	fast    atomic.Pointer[reading]
-	retired []*walIndex // unmapped by close only (see suspend)
-	asked   atomic.Int64
-}
-
-type reading struct {
-	wal *walIndex
-	hdr walHeader
-	v   int64
 }
 
 func openDataVersion(path string) (*dataVersion, error) {
@@ -67,16 +48,7 @@ func (v *dataVersion) open() error {
 		db.Close()
 		return err
 	}
-	// A first reading opens the WAL index, which is then mapped for as long
-	// as conn stays open; without it every reading asks SQLite.
-	var n int64
-	if err := conn.QueryRowContext(context.Background(), "PRAGMA data_version").Scan(&n); err != nil {
-		conn.Close()
-		db.Close()
-		return err
-	}
 	v.conn, v.db = conn, db
-	v.wal, _ = mapWALIndex(v.path)
 	return nil
 }
 
@@ -87,15 +59,6 @@ func (v *dataVersion) open() error {
 func (d *DB) DataVersion(ctx context.Context) (v int64, ok bool, err error) {
 	if d.dv == nil {
 		return 0, false, nil
-	}
-	// The last reading holds while the header it was taken under is still
-	// the WAL index's header. The second load of fast makes sure suspend
-	// did not retire the mapping meanwhile: a mapping left behind by a
-	// switch out of WAL mode would never change again.
-	if r := d.dv.fast.Load(); r != nil {
-		if h, ok := r.wal.header(); ok && h == r.hdr && d.dv.fast.Load() == r {
-			return r.v, true, nil
-		}
 	}
 	return d.dv.ask(ctx)
 }
@@ -109,27 +72,12 @@ func (v *dataVersion) ask(ctx context.Context) (int64, bool, error) {
 			return 0, false, err
 		}
 	}
-	// The header is read before the PRAGMA: a commit in between changes
-	// the header for good, so this pair is then never used. Read after, a
-	// commit in between would pair the new header with the old reading.
-	var hdr walHeader
-	hdrOK := false
-	if v.wal != nil {
-		hdr, hdrOK = v.wal.header()
-	}
 	var n int64
-	v.asked.Add(1)
 	if err := v.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&n); err != nil {
-		v.fast.Store(nil)
 		return 0, false, err
 	}
 	n += v.base
 	v.last = max(v.last, n)
-	if hdrOK {
-		v.fast.Store(&reading{wal: v.wal, hdr: hdr, v: n})
-	} else {
-		v.fast.Store(nil)
-	}
 	return n, true, nil
 }
 
@@ -140,13 +88,6 @@ func (v *dataVersion) suspend() (resume func()) {
 		return func() {}
 	}
 	v.mu.Lock()
-	v.fast.Store(nil)
-	// The mapping outlives the connection (until close): a reading that
-	// loaded it just before may still be looking at it.
-	if v.wal != nil {
-		v.retired = append(v.retired, v.wal)
-		v.wal = nil
-	}
 	v.closeConn()
 	return func() {
 		v.base = v.last + 1
@@ -167,12 +108,5 @@ func (v *dataVersion) closeConn() {
 func (v *dataVersion) close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.fast.Store(nil)
-	for _, w := range append(v.retired, v.wal) {
-		if w != nil {
-			w.unmap()
-		}
-	}
-	v.wal, v.retired = nil, nil
 	v.closeConn()
 }
