@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 

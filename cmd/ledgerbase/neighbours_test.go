@@ -193,4 +193,3 @@ func tail(s string) string {
 	}
 	return s
 }
-
