@@ -95,7 +95,8 @@ func TestWrongMethodsAre405WithAllow(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "business", true, true)
 	cases := []struct{ method, path, allow string }{
-		{"DELETE", "/v1/invoices", "GET, HEAD"},
+		{"DELETE", "/v1/invoices", "GET, HEAD, POST"},
+		{"PUT", "/v1/invoices/inv_x", "DELETE, GET, HEAD, PATCH"},
 		{"PUT", "/v1/clients/cli_x", "GET, HEAD, PATCH"},
 		{"DELETE", "/v1/clients", "GET, HEAD, POST"},
 		{"PATCH", "/v1/me", "GET, HEAD"},

@@ -21,7 +21,7 @@ func checkWrites() error {
 		if rt.Op.Kind == resource.List || rt.Op.Kind == resource.Get {
 			continue
 		}
-		if _, ok := writes.Lookup(rt.Resource, rt.Op.Kind); !ok {
+		if _, ok := writes.Lookup(rt.Resource, rt.Op); !ok {
 			return fmt.Errorf("api: %s %s is declared but api/writes has no implementation of it", rt.Method, rt.Path)
 		}
 	}
@@ -31,13 +31,19 @@ func checkWrites() error {
 // write is the one handler of every POST and PATCH: gate, permission,
 // media type, body validation, then the operation.
 func (s *Server) write(rt Route) fiber.Handler {
-	f, _ := writes.Lookup(rt.Resource, rt.Op.Kind) // present: checkWrites ran in New
+	f, _ := writes.Lookup(rt.Resource, rt.Op) // present: checkWrites ran in New
 	return func(c *fiber.Ctx) error {
 		p := principal(c)
 		if err := p.Gate(rt.Resource, resource.Write); err != nil {
 			return err
 		}
-		if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
+		raw := c.Body()
+		// A DELETE, or an action that takes no fields, may come without a
+		// body; one that has a body sends JSON like any write.
+		bodiless := (rt.Op.Kind == resource.Delete || rt.Op.Kind == resource.Action && len(rt.Op.Body) == 0) && len(raw) == 0
+		if bodiless {
+			raw = []byte("{}")
+		} else if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
 			return apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
 		}
 		req := &writes.Request{
@@ -48,7 +54,6 @@ func (s *Server) write(rt Route) fiber.Handler {
 		if rt.Resource.Parent != nil && rt.Resource.Parent.IDParam != "" {
 			req.ChildID = c.Params(rt.Resource.Parent.IDParam)
 		}
-		raw := c.Body()
 		if rt.Op.BulkKey != "" {
 			m, err := body.Decode(raw)
 			if err != nil {

@@ -323,7 +323,7 @@ func (f *fixture) business(t *testing.T) *apitest.Workspace {
 	return ws
 }
 
-var writeVerbs = regexp.MustCompile(`^(create|update|add|upsert|bulk_upsert)_`)
+var writeVerbs = regexp.MustCompile(`^(create|update|add|upsert|bulk_upsert|delete|send|void|accept|decline|invoice|issue|apply|open|confirm|cancel|archive)_`)
 
 func listsToolsWithTheirSchemas(t *testing.T, f *fixture) {
 	ws := f.business(t)

@@ -49,7 +49,8 @@ func article(s string) string {
 
 // toolName names a tool by verb and noun as a model would guess it:
 // list_sales_orders, get_invoice, create_shipment, add_invoice_payment,
-// add_tracking_events, bulk_upsert_products; /v1/me is whoami.
+// add_tracking_events, bulk_upsert_products, send_invoice, delete_invoice;
+// /v1/me is whoami.
 func toolName(e resource.Endpoint) string {
 	r := e.Resource
 	if r == resource.Me {
@@ -69,6 +70,8 @@ func toolName(e resource.Endpoint) string {
 		return "add_" + one
 	case resource.Bulk:
 		return "bulk_upsert_" + snake(r.Name)
+	case resource.Action:
+		return e.Op.Name + "_" + one
 	}
 	return string(e.Op.Kind) + "_" + one
 }

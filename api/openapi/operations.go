@@ -54,6 +54,23 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 		o.OperationID = "get" + Name(r)
 		o.Summary = orDefault(op.Summary, "Get one "+r.Singular+".")
 		o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("The "+r.Singular+".").WithJSONSchemaRef(b.record(r)))
+	case resource.Delete:
+		o.OperationID = "delete" + Name(r)
+		o.Summary = op.Summary
+		o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("Deleted: {id, object, deleted: true}.").
+			WithJSONSchema(deletedSchema()))
+		errs = append(errs, http.StatusConflict)
+	case resource.Action:
+		o.OperationID = op.Name + Name(r)
+		o.Summary = op.Summary
+		if len(op.Body) > 0 {
+			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithJSONSchemaRef(b.body(rt))}
+		}
+		o.AddResponse(http.StatusOK, replayable(openapi3.NewResponse().
+			WithDescription("The "+r.Singular+", moved to "+op.To+"; 409 invalid_state_transition from a state other than "+
+				strings.Join(op.From, ", ")+".").WithJSONSchemaRef(b.record(r))))
+		o.AddParameter(idempotencyParameter())
+		errs = append(errs, http.StatusBadRequest, http.StatusConflict)
 	default:
 		o.OperationID = string(op.Kind) + Name(r)
 		o.Summary = op.Summary
@@ -70,10 +87,7 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 				WithDescription("Matched an existing record (an upsert key or a repeated payment id): updated or returned as is.").WithJSONSchemaRef(answer)))
 		}
 		if rt.Method == http.MethodPost {
-			o.AddParameter(&openapi3.Parameter{In: openapi3.ParameterInHeader, Name: idempotency.Header,
-				Description: "Makes the POST safe to retry for 24 hours: the same key and body get the first response again " +
-					"(with `Idempotent-Replayed: true`); the same key with another body gets 409 idempotency_key_reused.",
-				Schema: openapi3.NewSchemaRef("", &openapi3.Schema{Type: types(openapi3.TypeString), MaxLength: uptr(idempotency.MaxKeyLen)})})
+			o.AddParameter(idempotencyParameter())
 		}
 		errs = append(errs, http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
@@ -154,6 +168,23 @@ func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 		}
 		o.AddParameter(openapi3.NewQueryParameter(f.Param).WithDescription(f.Doc).WithSchema(s))
 	}
+}
+
+func idempotencyParameter() *openapi3.Parameter {
+	return &openapi3.Parameter{In: openapi3.ParameterInHeader, Name: idempotency.Header,
+		Description: "Makes the POST safe to retry for 24 hours: the same key and body get the first response again " +
+			"(with `Idempotent-Replayed: true`); the same key with another body gets 409 idempotency_key_reused.",
+		Schema: openapi3.NewSchemaRef("", &openapi3.Schema{Type: types(openapi3.TypeString), MaxLength: uptr(idempotency.MaxKeyLen)})}
+}
+
+// deletedSchema is the answer of a DELETE.
+func deletedSchema() *openapi3.Schema {
+	s := openapi3.NewObjectSchema().
+		WithProperty("id", openapi3.NewStringSchema()).
+		WithProperty("object", openapi3.NewStringSchema()).
+		WithProperty("deleted", openapi3.NewBoolSchema())
+	s.Required = []string{"id", "object", "deleted"}
+	return s
 }
 
 func accessWord(k resource.OpKind) string {

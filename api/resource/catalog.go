@@ -174,7 +174,7 @@ var (
 		Doc:    "Invoices sent to clients, with lines, totals and open balance.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
-		Ops:     reads(),
+		Ops:     invoiceOps(),
 	}
 	InvoicePayments = &Resource{Name: "invoice-payments", Singular: "invoice payment", Table: "invoice_payments", Prefix: "ipay", Plan: Starter, Grant: "invoices", Toolset: "sales",
 		Doc:    "Payments recorded on an invoice.",

@@ -34,6 +34,10 @@ func Endpoints() []Endpoint {
 				out = append(out, Endpoint{"POST", base + "/upsert", r, op})
 			case Bulk:
 				out = append(out, Endpoint{"POST", base + "/bulk", r, op})
+			case Delete:
+				out = append(out, Endpoint{"DELETE", item, r, op})
+			case Action:
+				out = append(out, Endpoint{"POST", item + "/" + op.Name, r, op})
 			}
 		}
 	}

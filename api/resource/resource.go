@@ -73,6 +73,8 @@ const (
 	Update OpKind = "update"
 	Upsert OpKind = "upsert" // POST {path}/upsert
 	Bulk   OpKind = "bulk"   // POST {path}/bulk
+	Delete OpKind = "delete" // DELETE {path}/{id}
+	Action OpKind = "action" // POST {path}/{id}/{Name}: moves a document along its states
 )
 
 // Op is one endpoint of a resource.
@@ -85,6 +87,26 @@ type Op struct {
 	BulkMax int
 	// Summary says in one line what the endpoint does (OpenAPI, MCP).
 	Summary string
+	// Name is an Action's verb and path segment: "send" is POST /v1/invoices/{id}/send.
+	Name string
+	// From lists the states (the record's status) the operation is allowed
+	// from; from any other it is 409 invalid_state_transition. Empty: any.
+	From []string
+	// To is the state an Action moves the record to.
+	To string
+}
+
+// Allowed reports whether the operation may run on a record in state.
+func (o Op) Allowed(state string) bool {
+	if len(o.From) == 0 {
+		return true
+	}
+	for _, s := range o.From {
+		if s == state {
+			return true
+		}
+	}
+	return false
 }
 
 // Filter is a named list filter (spec section 4).
@@ -167,7 +189,17 @@ type Computed struct {
 	Value func(col func(name string) any) any
 }
 
-// Op returns the resource's operation of the given kind.
+// Action returns the resource's action named name.
+func (r *Resource) Action(name string) (Op, bool) {
+	for _, o := range r.Ops {
+		if o.Kind == Action && o.Name == name {
+			return o, true
+		}
+	}
+	return Op{}, false
+}
+
+// Op returns the resource's operation of the given kind (for Action, the first).
 func (r *Resource) Op(k OpKind) (Op, bool) {
 	for _, o := range r.Ops {
 		if o.Kind == k {

@@ -49,8 +49,9 @@ type Result struct {
 type Func func(*Request) (Result, error)
 
 type key struct {
-	r *resource.Resource
-	k resource.OpKind
+	r    *resource.Resource
+	k    resource.OpKind
+	name string // an Action's name
 }
 
 var registry = map[key]Func{}
@@ -60,13 +61,35 @@ func register(r *resource.Resource, k resource.OpKind, f Func) {
 	if _, ok := r.Op(k); !ok {
 		panic(fmt.Sprintf("writes: %s has no %s operation declared", r.Name, k))
 	}
-	registry[key{r, k}] = f
+	registry[key{r, k, ""}] = f
 }
 
-// Lookup finds the implementation of an operation.
-func Lookup(r *resource.Resource, k resource.OpKind) (Func, bool) {
-	f, ok := registry[key{r, k}]
-	return f, ok
+// registerAction binds an action whose rules go beyond its declared
+// states (a check, a side effect); plain state moves need none.
+func registerAction(r *resource.Resource, name string, f Func) {
+	if _, ok := r.Action(name); !ok {
+		panic(fmt.Sprintf("writes: %s has no %s action declared", r.Name, name))
+	}
+	registry[key{r, resource.Action, name}] = f
+}
+
+// Lookup finds the implementation of an operation: a registered one, or
+// for an action or a delete the generic move its declaration describes.
+func Lookup(r *resource.Resource, op resource.Op) (Func, bool) {
+	name := ""
+	if op.Kind == resource.Action {
+		name = op.Name
+	}
+	if f, ok := registry[key{r, op.Kind, name}]; ok {
+		return f, true
+	}
+	switch {
+	case op.Kind == resource.Action && op.To != "":
+		return transition, true
+	case op.Kind == resource.Delete:
+		return remove, true
+	}
+	return nil, false
 }
 
 // Workspace is the caller's workspace as the records engine sees it.

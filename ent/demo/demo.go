@@ -18,8 +18,10 @@ import (
 
 	"entgo.io/ent/dialect"
 
+	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
+	"github.com/ledgerbase/ledgerbase/ent/sequence"
 )
 
 // Options scales the data: Invoices invoices, every other resource in
@@ -110,6 +112,9 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		}
 		return nil, fmt.Errorf("demo: %w", err)
 	}
+	if err := g.advanceSequences(ctx, db); err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
 	if !g.sqlite {
 		// PostgreSQL plans from statistics that autovacuum refreshes only
 		// later: right after a large load it would take a workspace that
@@ -132,6 +137,34 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		c[t.name] = t.Rows
 	}
 	return c, nil
+}
+
+// demoSeries are the workspace counters (see api/writes' series) behind
+// the numbers the demo gives out, by the demo's own sequence names.
+var demoSeries = map[string]string{"inv": "invoices", "quo": "quotes", "crn": "credit_notes", "so": "sales_orders", "bill": "bills", "shp": "shipments"}
+
+// advanceSequences moves the workspace's number counters past the numbers
+// the demo gave out, so numbers the API allocates next (INV-000051) never
+// collide with the demo's.
+func (g *gen) advanceSequences(ctx context.Context, db *database.DB) error {
+	for name, series := range demoSeries {
+		n, ok := g.seq[name]
+		if !ok {
+			continue
+		}
+		v := int64(g.run*10_000_000 + n)
+		cur, err := db.Ent.Sequence.Query().Where(sequence.WorkspaceID(g.ws), sequence.Name(series)).Only(ctx)
+		switch {
+		case ent.IsNotFound(err):
+			err = db.Ent.Sequence.Create().SetWorkspaceID(g.ws).SetName(series).SetValue(v).Exec(ctx)
+		case err == nil && cur.Value < v:
+			err = db.Ent.Sequence.UpdateOneID(cur.ID).SetValue(v).Exec(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // priorRuns tells runs into the same workspace apart so the unique numbers,

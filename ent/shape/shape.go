@@ -15,6 +15,7 @@ type DocLine struct {
 	QtyMilli           int64   `json:"qty_milli"`
 	UnitPriceCents     int64   `json:"unit_price_cents"`
 	VATRateBasisPoints int64   `json:"vat_rate_bp"`
+	DiscountBP         int64   `json:"discount_bp"`
 	AmountExclVATCents int64   `json:"amount_excl_vat_cents"`
 	VATAmountCents     int64   `json:"vat_amount_cents"`
 	AmountInclVATCents int64   `json:"amount_incl_vat_cents"`

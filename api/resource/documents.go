@@ -1,0 +1,49 @@
+package resource
+
+// The bodies and operations of documents with lines (invoices, quotes,
+// credit notes, bills): what clients send, and the states each operation
+// is allowed from. Money is never sent: api/writes computes every amount
+// from the lines.
+
+func bp(max int64) *int64 { return &max }
+
+// docLines is the lines field of a document body.
+func docLines() Field {
+	items := []Field{
+		str("item_id", "Item (itm_...) the line sells; optional."),
+		req(str("description", "What the line is for.")),
+		req(Field{Name: "qty_milli", Type: Integer, Min: min0(), Doc: "Quantity in thousandths (1500 = 1.5)."}),
+		req(money("unit_price_cents", "Unit price excluding VAT, minor units.")),
+		{Name: "vat_rate_bp", Type: Integer, Min: min0(), Max: bp(10_000), Doc: "VAT rate in basis points (2000 = 20 %, 550 = 5.5 %); default 0."},
+		{Name: "discount_bp", Type: Integer, Min: min0(), Max: bp(10_000), Doc: "Discount on the line in basis points (1000 = 10 %); default 0."},
+	}
+	return Field{Name: "lines", Type: Array, Items: items, MaxLen: 500,
+		Doc: "The lines, in order; amounts are computed (line: qty × price − discount, then VAT, each rounded half away from zero), never sent."}
+}
+
+// documentBody is the body of a document of a party ("client" or "vendor");
+// on create the party and the lines are checked by the operation.
+func documentBody(party, numberDoc string) []Field {
+	return []Field{
+		null(str(party+"_id", "The "+party+" ("+map[string]string{"client": "cli", "vendor": "ven"}[party]+"_...); its name and currency are the defaults.")),
+		str(party+"_name", "The "+party+"'s name, when there is no "+party+"_id."),
+		str("currency_code", "ISO 4217 currency code; default the "+party+"'s, else EUR."),
+		date("date", "Document date, YYYY-MM-DD; default today."),
+		null(date("due_date", "Due date, YYYY-MM-DD.")),
+		docLines(),
+		str("notes", "Notes printed on the document."),
+		str("number", numberDoc),
+	}
+}
+
+var invoiceBody = documentBody("client", "Invoice number, unique in the workspace; allocated (INV-000123) when omitted.")
+
+func invoiceOps() []Op {
+	return append(reads(),
+		Op{Kind: Create, Body: invoiceBody, Summary: "Create a draft invoice; totals are computed from the lines."},
+		Op{Kind: Update, Body: invoiceBody, Summary: "Edit an invoice: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
+		Op{Kind: Delete, From: []string{"draft"}, Summary: "Delete a draft invoice."},
+		Op{Kind: Action, Name: "send", From: []string{"draft"}, To: "sent", Summary: "Send a draft invoice: it becomes sent and open for payment."},
+		Op{Kind: Action, Name: "void", From: []string{"draft", "sent", "overdue"}, To: "void", Summary: "Void an invoice that has no completed payment."},
+	)
+}

@@ -1,0 +1,130 @@
+package writes
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+)
+
+// A document's states and the actions that move it are declared on its
+// operations (resource.Op From and To); this file enforces them for every
+// document the same way.
+
+// state reads the status of the request's record in tx, locking the row
+// where writers run concurrently, so two moves of one document never both
+// win: the second sees the first's state.
+func (q *Request) state(tx *ent.Tx) (string, error) {
+	query := "SELECT status FROM " + q.Resource.Table + " WHERE id = ? AND workspace_id = ?"
+	if q.locks() {
+		query += " FOR UPDATE"
+	}
+	rows, err := tx.QueryContext(q.Ctx, q.DB.Rebind(query), q.ID, q.Workspace().ID)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
+		return "", apierr.NotFound(q.Resource.Singular)
+	}
+	var st string
+	if err := rows.Scan(&st); err != nil {
+		return "", err
+	}
+	return st, rows.Close()
+}
+
+// check refuses op on a record in state st.
+func (q *Request) check(op resource.Op, st string) error {
+	if op.Allowed(st) {
+		return nil
+	}
+	verb := op.Name
+	if verb == "" {
+		verb = map[resource.OpKind]string{resource.Update: "edit", resource.Delete: "delete"}[op.Kind]
+	}
+	return stateConflict("a %s %s cannot be %s (only %s)", strings.ReplaceAll(st, "_", " "), q.Resource.Singular,
+		pastTense(verb), strings.ReplaceAll(strings.Join(op.From, ", "), "_", " "))
+}
+
+func stateConflict(format string, a ...any) error {
+	return apierr.Conflict("invalid_state_transition", format, a...)
+}
+
+func pastTense(verb string) string {
+	switch {
+	case verb == "send":
+		return "sent"
+	case verb == "open":
+		return "opened"
+	case verb == "issue":
+		return "issued"
+	case verb == "apply":
+		return "applied"
+	case verb == "edit":
+		return "edited"
+	case strings.HasSuffix(verb, "e"):
+		return verb + "d"
+	case strings.HasSuffix(verb, "y"):
+		return strings.TrimSuffix(verb, "y") + "ied"
+	}
+	return verb + "ed"
+}
+
+// setState moves the request's record to st.
+func (q *Request) setState(tx *ent.Tx, st string) error {
+	_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("UPDATE "+q.Resource.Table+" SET status = ?, updated_at = ? WHERE id = ?"),
+		st, time.Now().UTC(), q.ID)
+	return err
+}
+
+// move runs an action: the state check, then extra (a rule of the action's
+// own, may be nil), then the move to the declared state.
+func (q *Request) move(extra func(tx *ent.Tx, from string) error) (Result, error) {
+	return q.inTx(func(tx *ent.Tx) error {
+		st, err := q.state(tx)
+		if err != nil {
+			return err
+		}
+		if err := q.check(q.Op, st); err != nil {
+			return err
+		}
+		if extra != nil {
+			if err := extra(tx, st); err != nil {
+				return err
+			}
+		}
+		return q.setState(tx, q.Op.To)
+	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
+}
+
+// transition is an action that only moves the record between its declared states.
+func transition(q *Request) (Result, error) { return q.move(nil) }
+
+// remove deletes a record in one of the states its Delete allows; it
+// answers what Stripe does: the id and deleted: true.
+func remove(q *Request) (Result, error) {
+	var id string
+	return q.inTx(func(tx *ent.Tx) error {
+		st, err := q.state(tx)
+		if err != nil {
+			return err
+		}
+		if err := q.check(q.Op, st); err != nil {
+			return err
+		}
+		id = q.ID
+		_, err = tx.ExecContext(q.Ctx, q.DB.Rebind("DELETE FROM "+q.Resource.Table+" WHERE id = ?"), q.ID)
+		return err
+	}, func() Answer {
+		return Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
+	})
+}
+
