@@ -127,4 +127,3 @@ func remove(q *Request) (Result, error) {
 		return Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
 	})
 }
-
