@@ -18,7 +18,32 @@ type Route = resource.Endpoint
 func Routes() []Route { return resource.Endpoints() }
 
 // routeTable knows every pattern, to tell a 405 from a 404.
-type routeTable struct{ routes []Route }
+type routeTable struct {
+	routes []Route
+	// served are all the app's routes (admin UI, probes, the OpenAPI
+	// document too), set by Finish.
+	served []fiber.Route
+}
+
+// allowedAnywhere lists the methods any route of the app serves at path:
+// the /v1 table's, else the mounted routes' (/healthz, /admin/...).
+func (t *routeTable) allowedAnywhere(path string) []string {
+	if out := t.allowed(path); len(out) > 0 {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, r := range t.served {
+		if matchPattern(r.Path, path) {
+			seen[r.Method] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for m := range seen {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
 
 func (t *routeTable) allowed(path string) []string {
 	seen := map[string]bool{}
@@ -38,10 +63,13 @@ func (t *routeTable) allowed(path string) []string {
 func matchPattern(pattern, path string) bool {
 	pp := strings.Split(strings.Trim(pattern, "/"), "/")
 	xp := strings.Split(strings.Trim(path, "/"), "/")
-	if len(pp) != len(xp) {
+	if len(pp) != len(xp) && !(pp[len(pp)-1] == "*" && len(xp) >= len(pp)-1) {
 		return false
 	}
 	for i, p := range pp {
+		if p == "*" && i == len(pp)-1 { // fiber's wildcard: the rest of the path
+			return true
+		}
 		if strings.HasPrefix(p, ":") {
 			if xp[i] == "" {
 				return false
@@ -53,8 +81,12 @@ func matchPattern(pattern, path string) bool {
 	return true
 }
 
-func (s *Server) noRoute(c *fiber.Ctx) error {
-	if allow := s.routes.allowed(c.Path()); len(allow) > 0 {
+func (s *Server) noRoute(c *fiber.Ctx) error { return s.wrongMethod(c) }
+
+// wrongMethod is the answer to a request no route takes: 405 with Allow
+// where some method is served at the path, else 404.
+func (s *Server) wrongMethod(c *fiber.Ctx) error {
+	if allow := s.routes.allowedAnywhere(c.Path()); len(allow) > 0 {
 		return apierr.MethodNotAllowed(strings.Join(allow, ", "))
 	}
 	return apierr.RouteNotFound(c.Method(), c.Path())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
@@ -135,7 +136,33 @@ func (s *Server) Finish() *fiber.App {
 	}
 	s.mountV1()
 	s.App.Use(s.noRoute)
+	s.routes.served = s.App.GetRoutes(true)
+	s.refuseUnknownMethods()
 	return s.App
+}
+
+// refuseUnknownMethods answers a method fiber does not know (PROPFIND, FOO)
+// as the rest of the API answers a wrong method: fiber would otherwise
+// reply a bare text "400 Invalid http method" before any middleware runs,
+// without the JSON error body or X-Request-Id (issue 18). It is 405
+// method_not_allowed with Allow where the path is served, 404 where it is
+// not (docs/decisions.md says why not 501).
+func (s *Server) refuseUnknownMethods() {
+	known := map[string]bool{}
+	for _, m := range s.App.Config().RequestMethods {
+		known[m] = true
+	}
+	srv := s.App.Server()
+	next := srv.Handler
+	srv.Handler = func(rctx *fasthttp.RequestCtx) {
+		if known[string(rctx.Method())] { // no allocation: the compiler keys the map by the bytes
+			next(rctx)
+			return
+		}
+		c := s.App.AcquireCtx(rctx)
+		defer s.App.ReleaseCtx(c)
+		_ = s.errorHandler(c, s.wrongMethod(c))
+	}
 }
 
 // Public adds /v1 routes served without a key (the OpenAPI document).

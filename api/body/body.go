@@ -10,6 +10,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -125,8 +126,17 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 		if !ok {
 			return nil, apierr.Invalid(p, "%s must be a string", p)
 		}
+		if err := text(s, p); err != nil {
+			return nil, err
+		}
+		if f.Format != nil && !f.Format.Match(s) {
+			return nil, apierr.Invalid(p, "%s must be %s", p, f.Format.Says)
+		}
 		if len(s) > maxLen(f) {
 			return nil, apierr.Invalid(p, "%s is longer than %d characters", p, maxLen(f))
+		}
+		if f.NonBlank && strings.TrimSpace(s) == "" {
+			return nil, apierr.Invalid(p, "%s must not be blank", p)
 		}
 		switch f.Type {
 		case resource.Enum:
@@ -174,7 +184,7 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 			return nil, apierr.Invalid(p, "%s must be an object", p)
 		}
 		if f.Open {
-			return o, nil
+			return o, anyText(o, p)
 		}
 		vals, err := Check(o, f.Items, p+".")
 		return vals, err
@@ -214,15 +224,51 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 	case resource.Ref:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return x, text(x, p)
 		case map[string]any:
 			return Check(x, resource.ExternalRefFields, p+".")
 		}
 		return nil, apierr.Invalid(p, "%s must be a string \"system:connection:id\" or an object", p)
 	case resource.Any:
-		return v, nil
+		return v, anyText(v, p)
 	}
 	return nil, apierr.Invalid(p, "%s has an unsupported type", p)
+}
+
+// text refuses what no column can hold, whatever the field: NUL (U+0000),
+// which PostgreSQL refuses in text and jsonb (SQLSTATE 22021, 22P05). The
+// JSON decoder already turned invalid UTF-8 into U+FFFD.
+func text(s, p string) error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return apierr.Invalid(p, "%s must not contain the NUL character (\\u0000)", p)
+	}
+	return nil
+}
+
+// anyText applies text to every key and string inside a free-form value
+// (translations, the raw events of a bulk body).
+func anyText(v any, p string) error {
+	switch x := v.(type) {
+	case string:
+		return text(x, p)
+	case map[string]any:
+		for k, e := range x {
+			kp := p + "." + k
+			if err := text(k, kp); err != nil {
+				return apierr.Invalid(p, "%s has a key with the NUL character (\\u0000)", p)
+			}
+			if err := anyText(e, kp); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := anyText(e, fmt.Sprintf("%s[%d]", p, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Has reports whether the field was sent (even as null).

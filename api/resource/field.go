@@ -25,17 +25,55 @@ type Field struct {
 	Values   []string // Enum
 	Min      *int64   // Integer lower bound (money and quantities are >= 0)
 	Max      *int64
-	MaxLen   int     // String/Array length bound; 0 = the default bound
-	Items    []Field // Array of objects: the fields of each element
-	Open     bool    // Object: any keys (translations); else Items are its fields
-	Doc      string
+	MaxLen   int // String/Array length bound; 0 = the default bound
+	// NonBlank refuses "" and all-space strings: the column is NotEmpty
+	// (names, SKUs, payment ids). req sets it on every required string.
+	NonBlank bool
+	// Format is a shape a String must have (ISO 4217 currency codes).
+	Format *Format
+	Items  []Field // Array of objects: the fields of each element
+	Open   bool    // Object: any keys (translations); else Items are its fields
+	Doc    string
+}
+
+// Format is a shape a string must have: checked by api/body, stated in the
+// OpenAPI document as Pattern.
+type Format struct {
+	Pattern string            // the same rule as a regular expression
+	Says    string            // "an ISO 4217 code of three capital letters, e.g. EUR"
+	Match   func(string) bool // the rule, without a regexp on the hot path
+}
+
+// CurrencyCode is an ISO 4217 code: three capital letters. The column
+// holds at most 3 characters (ent MaxLen(3), varchar(3) on PostgreSQL).
+var CurrencyCode = &Format{
+	Pattern: "^[A-Z]{3}$",
+	Says:    "an ISO 4217 code of three capital letters, e.g. EUR",
+	Match: func(s string) bool {
+		if len(s) != 3 {
+			return false
+		}
+		for i := 0; i < 3; i++ {
+			if s[i] < 'A' || s[i] > 'Z' {
+				return false
+			}
+		}
+		return true
+	},
 }
 
 func min0() *int64 { z := int64(0); return &z }
 
 // Field constructors keep the declarations short and readable.
-func str(name, doc string) Field       { return Field{Name: name, Type: String, Doc: doc} }
-func req(f Field) Field                { f.Required = true; return f }
+func str(name, doc string) Field { return Field{Name: name, Type: String, Doc: doc} }
+func req(f Field) Field {
+	f.Required = true
+	f.NonBlank = f.NonBlank || f.Type == String // a required string must say something
+	return f
+}
+func currency(doc string) Field {
+	return Field{Name: "currency_code", Type: String, Format: CurrencyCode, MaxLen: 3, Doc: doc}
+}
 func null(f Field) Field               { f.Nullable = true; return f }
 func money(name, doc string) Field     { return Field{Name: name, Type: Integer, Min: min0(), Doc: doc} }
 func integer(name, doc string) Field   { return Field{Name: name, Type: Integer, Doc: doc} }

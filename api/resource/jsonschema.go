@@ -115,6 +115,13 @@ func FieldSchema(f Field, o SchemaOptions) any {
 		if maxLen > 0 {
 			s["maxLength"] = maxLen
 		}
+		if f.NonBlank {
+			s["minLength"] = 1
+			s["pattern"] = `\S` // not only spaces
+		}
+		if f.Format != nil {
+			s["pattern"] = f.Format.Pattern
+		}
 	case Enum:
 		typ = "string"
 		vals := make([]any, 0, len(f.Values)+1)

@@ -50,6 +50,16 @@ func saveCategory(q *Request) (Result, error) {
 				return err
 			}
 		}
+		// Writers of a slug take turns (after the tree's lock, always in this
+		// order): on PostgreSQL two creates of one name would otherwise both
+		// pick the same free slug, and with enough of them the loser's
+		// retries run out (500). Waiting for the lock, each sees the slugs
+		// committed before it; SQLite's single writer already serializes.
+		if hasSlug || id == "" {
+			if err := serialize(q.Ctx, tx, ws, "category-slugs"); err != nil {
+				return err
+			}
+		}
 		if id != "" {
 			ok, err := forUpdate(q, tx.Category.Query().Where(category.WorkspaceID(ws), category.ID(id))).Exist(q.Ctx)
 			if err != nil {

@@ -96,26 +96,11 @@ func newCatalogRow(v Values, param string, product bool, id string, upsertDefaul
 	if id != "" {
 		r.upsert = false
 	}
-	if c, ok := v.String("currency_code"); ok && !isCurrency(c) {
-		r.fail(apierr.Invalid(param+"currency_code", "%scurrency_code must be an ISO 4217 code of three capital letters, e.g. EUR", param))
-	}
 	if product {
 		r.readProduct()
 	}
 	r.invalid = r.err
 	return r
-}
-
-func isCurrency(c string) bool {
-	if len(c) != 3 {
-		return false
-	}
-	for i := 0; i < 3; i++ {
-		if c[i] < 'A' || c[i] > 'Z' {
-			return false
-		}
-	}
-	return true
 }
 
 // apply sets the sent fields on a create or an update: omitted fields stay

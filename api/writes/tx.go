@@ -9,7 +9,6 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -49,10 +48,9 @@ func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, e
 		}
 		retry := errors.Is(err, errRetry) || ent.IsConstraintError(err) || lostRace(err)
 		if !retry || attempt >= 2 {
-			if _, ok := apierr.As(err); ok {
-				return Result{}, err
-			}
-			return Result{}, apierr.Internal(err)
+			// As is: api/errors.go maps a database's refusal (a constraint,
+			// a value it cannot hold) to 400/409 and anything else to 500.
+			return Result{}, err
 		}
 	}
 }
