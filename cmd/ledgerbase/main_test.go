@@ -14,7 +14,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-func TestMain(m *testing.M) { apitest.Main(m) }
+func TestMain(m *testing.M) {
+	runCLIChildIfAsked()
+	apitest.Main(m)
+}
 
 // running is an appliance serving on a loopback port.
 type running struct {
