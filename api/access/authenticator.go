@@ -168,7 +168,7 @@ func (a *Authenticator) load(ctx context.Context, hash string) (*Principal, erro
 	}
 	p := &Principal{
 		Workspace: WorkspaceOf(ws),
-		Key: Key{ID: k.ID, Name: k.Name, Role: k.Role, Prefix: k.Prefix, ExpiresAt: k.ExpiresAt,
+		Key: Key{ID: k.ID, Name: k.Name, Role: k.Role, Prefix: k.Prefix, ExpiresAt: KeyExpiry(k.ExpiresAt),
 			RevokedAt: k.RevokedAt, RateLimit: k.RateLimit},
 	}
 	if k.Role != RoleAdmin && k.Role != RoleViewer {
