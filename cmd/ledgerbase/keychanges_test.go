@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/role"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
 	"github.com/ledgerbase/ledgerbase/web/webtest"
@@ -202,4 +203,33 @@ func TestChangesInTheAdminUIOfAnotherServerAreSeenWithinASecond(t *testing.T) {
 	}
 	seenWithin(t, time.Second, "revocation in the admin UI", func() bool { return r.env.Get(t, "/v1/invoices", doomed).Status == 401 })
 	r.env.Get(t, "/v1/invoices", doomed).WantError(t, 401, "revoked_api_key")
+}
+
+// The PostgreSQL listener reconnects when its connection is cut, and no
+// change is missed meanwhile: keys are read afresh until it is back.
+func TestChangesAreSeenWhileAndAfterTheListenerReconnects(t *testing.T) {
+	if apitest.Backend() != "postgres" {
+		t.Skip("the LISTEN connection is PostgreSQL's")
+	}
+	r := keyChangeServer(t)
+	other := ownDB(t)
+	ws := r.env.Workspace(t, "starter", false, false)
+	first := ws.NewKey(t, access.KeySpec{Name: "first"})
+	second := ws.NewKey(t, access.KeySpec{Name: "second"})
+	cached(t, r, "/v1/me", first, second)
+	// Every listener on the server is cut (other test processes' too: they
+	// reconnect the same way).
+	if _, err := other.Write.ExecContext(t.Context(), "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", database.AccessWatchName); err != nil {
+		t.Fatal(err)
+	}
+	if err := access.RevokeKey(t.Context(), other.Ent, keyID(t, r, first)); err != nil {
+		t.Fatal(err)
+	}
+	seenWithin(t, time.Second, "revocation while the listener reconnects", func() bool { return r.env.Get(t, "/v1/me", first).Status == 401 })
+	seenWithin(t, 5*time.Second, "the listener back", func() bool { _, ok := r.env.DB.AccessGen(); return ok })
+	cached(t, r, "/v1/me", second) // the cache is trusted again
+	if err := access.RevokeKey(t.Context(), other.Ent, keyID(t, r, second)); err != nil {
+		t.Fatal(err)
+	}
+	seenWithin(t, time.Second, "revocation after the listener reconnected", func() bool { return r.env.Get(t, "/v1/me", second).Status == 401 })
 }

@@ -35,6 +35,9 @@ import (
 // whether the watcher is current: when it is not (the database does not
 // answer, the listener is reconnecting) callers must read afresh.
 
+// AccessWatchName is the application_name of the PostgreSQL listener.
+const AccessWatchName = "ledgerbase access watch"
+
 const (
 	accessTable   = "access_changes"
 	accessChannel = "ledgerbase_access"
@@ -202,8 +205,10 @@ func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
 		case ctx.Err() != nil:
 			return
 		default:
-			// Read the counter afresh once the database answers again.
+			// Untrusted from now; the counter is read afresh once the
+			// database answers again.
 			known = false
+			w.synced.Store(0)
 			if !failing {
 				d.logger().Warn("access watch: cannot read the database; API keys are looked up on every request meanwhile", "err", err)
 				failing = true
@@ -227,9 +232,13 @@ func (d *DB) listenAccess(ctx context.Context, w *accessWatch) {
 	}
 	pause := accessPoll
 	for ctx.Err() == nil {
-		err := d.listenOnce(ctx, cfg, w)
+		listened, err := d.listenOnce(ctx, cfg, w)
+		w.synced.Store(0) // untrusted from now, not only once it goes stale
 		if ctx.Err() != nil {
 			return
+		}
+		if listened {
+			pause = accessPoll // it was up: the pause grows only while it stays down
 		}
 		d.logger().Warn("access watch: listener lost; API keys are looked up on every request until it is back", "err", err, "retry_in", pause.String())
 		select {
@@ -259,26 +268,29 @@ func (d *DB) pgxConfig(ctx context.Context) (*pgx.ConnConfig, error) {
 		// handler; without one, pgx buffers notifications for the
 		// listener's connection.
 		cfg.OnNotification = nil
+		// Named, so an operator can tell it in pg_stat_activity.
+		cfg.RuntimeParams["application_name"] = AccessWatchName
 		return nil
 	})
 	return cfg, err
 }
 
-// listenOnce runs one listener connection until it fails or ctx ends.
-func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, w *accessWatch) error {
+// listenOnce runs one listener connection until it fails or ctx ends;
+// listened says whether it got as far as listening.
+func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, w *accessWatch) (listened bool, err error) {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	conn, err := pgx.ConnectConfig(cctx, cfg.Copy())
 	cancel()
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var schema string
 	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := conn.Exec(ctx, "LISTEN "+accessChannel); err != nil {
-		return err
+		return false, err
 	}
 	// Whatever changed while nobody listened is unknown: count it as a change.
 	w.gen.Add(1)
@@ -294,7 +306,7 @@ func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, w *accessWatch
 			}
 			w.seen()
 		case ctx.Err() != nil:
-			return nil
+			return true, nil
 		case pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded):
 			// Quiet: prove the connection still answers. A notification
 			// that arrives meanwhile is kept for the next wait.
@@ -302,11 +314,11 @@ func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, w *accessWatch
 			err := conn.Ping(pctx)
 			cancel()
 			if err != nil {
-				return err
+				return true, err
 			}
 			w.seen()
 		default:
-			return err
+			return true, err
 		}
 	}
 }
