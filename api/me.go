@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) me(c *fiber.Ctx) error {
 	rec := MeRecord{
 		WorkspaceID: p.Workspace.ID, WorkspaceName: p.Workspace.Name, Plan: p.Workspace.Plan.String(),
 		CommerceMode: p.Workspace.CommerceMode, CommerceModule: p.Workspace.CommerceModule,
-		Key: MeKey{ID: p.Key.ID, Name: p.Key.Name, Role: p.Key.Role, Prefix: p.Key.Prefix, ExpiresAt: utc(p.Key.ExpiresAt)},
+		Key: MeKey{ID: p.Key.ID, Name: p.Key.Name, Role: p.Key.Role, Prefix: p.Key.Prefix, ExpiresAt: access.KeyExpiry(p.Key.ExpiresAt)},
 	}
 	out := meList{Data: []MeRecord{}, Meta: listMeta{Limit: pg.Limit, Offset: pg.Offset, Total: 1}}
 	if pg.Offset == 0 {
@@ -63,12 +64,4 @@ func (s *Server) me(c *fiber.Ctx) error {
 		return err
 	}
 	return sendJSON(c, fiber.StatusOK, b)
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC().Truncate(time.Second)
-	return &u
 }

@@ -28,7 +28,8 @@ type Config struct {
 	SharedRateLimits bool
 	// BodyLimit caps request bodies (DESIGN.md: 1 MiB).
 	BodyLimit int
-	// KeyCacheTTL bounds how long another process's key change takes to be seen.
+	// KeyCacheTTL is the longest a cached key lookup is used; changes by
+	// any process are seen within a second regardless (database.AccessGen).
 	KeyCacheTTL time.Duration
 	// RecordCacheBytes sizes the render cache of records (records.SetCache):
 	// 0 is records.DefaultCacheBytes, negative turns it off.
@@ -93,6 +94,9 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		routes:  &routeTable{},
 		idem:    idempotency.New(db.Ent),
 	}
+	// Every process's key, role and workspace changes reach the key cache
+	// within a second (database triggers, watched by the DB).
+	s.Auth.Changes = db.AccessGen
 	if cfg.KeyCacheTTL > 0 {
 		s.Auth.TTL = cfg.KeyCacheTTL
 	}

@@ -42,6 +42,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/sequence"
 	"github.com/ledgerbase/ledgerbase/ent/shipment"
 	"github.com/ledgerbase/ledgerbase/ent/shipmentevent"
+	"github.com/ledgerbase/ledgerbase/ent/signinfailure"
 	"github.com/ledgerbase/ledgerbase/ent/store"
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
@@ -109,6 +110,8 @@ type Client struct {
 	Shipment *ShipmentClient
 	// ShipmentEvent is the client for interacting with the ShipmentEvent builders.
 	ShipmentEvent *ShipmentEventClient
+	// SignInFailure is the client for interacting with the SignInFailure builders.
+	SignInFailure *SignInFailureClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Variant is the client for interacting with the Variant builders.
@@ -155,6 +158,7 @@ func (c *Client) init() {
 	c.Sequence = NewSequenceClient(c.config)
 	c.Shipment = NewShipmentClient(c.config)
 	c.ShipmentEvent = NewShipmentEventClient(c.config)
+	c.SignInFailure = NewSignInFailureClient(c.config)
 	c.Store = NewStoreClient(c.config)
 	c.Variant = NewVariantClient(c.config)
 	c.Vendor = NewVendorClient(c.config)
@@ -278,6 +282,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Sequence:       NewSequenceClient(cfg),
 		Shipment:       NewShipmentClient(cfg),
 		ShipmentEvent:  NewShipmentEventClient(cfg),
+		SignInFailure:  NewSignInFailureClient(cfg),
 		Store:          NewStoreClient(cfg),
 		Variant:        NewVariantClient(cfg),
 		Vendor:         NewVendorClient(cfg),
@@ -328,6 +333,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Sequence:       NewSequenceClient(cfg),
 		Shipment:       NewShipmentClient(cfg),
 		ShipmentEvent:  NewShipmentEventClient(cfg),
+		SignInFailure:  NewSignInFailureClient(cfg),
 		Store:          NewStoreClient(cfg),
 		Variant:        NewVariantClient(cfg),
 		Vendor:         NewVendorClient(cfg),
@@ -365,8 +371,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
 		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
 		c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role, c.SalesOrder,
-		c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant, c.Vendor,
-		c.Workspace,
+		c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure, c.Store, c.Variant,
+		c.Vendor, c.Workspace,
 	} {
 		n.Use(hooks...)
 	}
@@ -380,8 +386,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
 		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
 		c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role, c.SalesOrder,
-		c.Sequence, c.Shipment, c.ShipmentEvent, c.Store, c.Variant, c.Vendor,
-		c.Workspace,
+		c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure, c.Store, c.Variant,
+		c.Vendor, c.Workspace,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -444,6 +450,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Shipment.mutate(ctx, m)
 	case *ShipmentEventMutation:
 		return c.ShipmentEvent.mutate(ctx, m)
+	case *SignInFailureMutation:
+		return c.SignInFailure.mutate(ctx, m)
 	case *StoreMutation:
 		return c.Store.mutate(ctx, m)
 	case *VariantMutation:
@@ -4320,6 +4328,139 @@ func (c *ShipmentEventClient) mutate(ctx context.Context, m *ShipmentEventMutati
 	}
 }
 
+// SignInFailureClient is a client for the SignInFailure schema.
+type SignInFailureClient struct {
+	config
+}
+
+// NewSignInFailureClient returns a client for the SignInFailure from the given config.
+func NewSignInFailureClient(c config) *SignInFailureClient {
+	return &SignInFailureClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signinfailure.Hooks(f(g(h())))`.
+func (c *SignInFailureClient) Use(hooks ...Hook) {
+	c.hooks.SignInFailure = append(c.hooks.SignInFailure, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signinfailure.Intercept(f(g(h())))`.
+func (c *SignInFailureClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignInFailure = append(c.inters.SignInFailure, interceptors...)
+}
+
+// Create returns a builder for creating a SignInFailure entity.
+func (c *SignInFailureClient) Create() *SignInFailureCreate {
+	mutation := newSignInFailureMutation(c.config, OpCreate)
+	return &SignInFailureCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignInFailure entities.
+func (c *SignInFailureClient) CreateBulk(builders ...*SignInFailureCreate) *SignInFailureCreateBulk {
+	return &SignInFailureCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignInFailureClient) MapCreateBulk(slice any, setFunc func(*SignInFailureCreate, int)) *SignInFailureCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignInFailureCreateBulk{err: fmt.Errorf("calling to SignInFailureClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignInFailureCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignInFailureCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignInFailure.
+func (c *SignInFailureClient) Update() *SignInFailureUpdate {
+	mutation := newSignInFailureMutation(c.config, OpUpdate)
+	return &SignInFailureUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignInFailureClient) UpdateOne(_m *SignInFailure) *SignInFailureUpdateOne {
+	mutation := newSignInFailureMutation(c.config, OpUpdateOne, withSignInFailure(_m))
+	return &SignInFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignInFailureClient) UpdateOneID(id string) *SignInFailureUpdateOne {
+	mutation := newSignInFailureMutation(c.config, OpUpdateOne, withSignInFailureID(id))
+	return &SignInFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignInFailure.
+func (c *SignInFailureClient) Delete() *SignInFailureDelete {
+	mutation := newSignInFailureMutation(c.config, OpDelete)
+	return &SignInFailureDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignInFailureClient) DeleteOne(_m *SignInFailure) *SignInFailureDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignInFailureClient) DeleteOneID(id string) *SignInFailureDeleteOne {
+	builder := c.Delete().Where(signinfailure.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignInFailureDeleteOne{builder}
+}
+
+// Query returns a query builder for SignInFailure.
+func (c *SignInFailureClient) Query() *SignInFailureQuery {
+	return &SignInFailureQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignInFailure},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignInFailure entity by its id.
+func (c *SignInFailureClient) Get(ctx context.Context, id string) (*SignInFailure, error) {
+	return c.Query().Where(signinfailure.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignInFailureClient) GetX(ctx context.Context, id string) *SignInFailure {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SignInFailureClient) Hooks() []Hook {
+	return c.hooks.SignInFailure
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignInFailureClient) Interceptors() []Interceptor {
+	return c.inters.SignInFailure
+}
+
+func (c *SignInFailureClient) mutate(ctx context.Context, m *SignInFailureMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignInFailureCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignInFailureUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignInFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignInFailureDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignInFailure mutation op: %q", m.Op())
+	}
+}
+
 // StoreClient is a client for the Store schema.
 type StoreClient struct {
 	config
@@ -4874,15 +5015,15 @@ type (
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
 		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
 		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
-		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent, Store,
-		Variant, Vendor, Workspace []ent.Hook
+		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
+		SignInFailure, Store, Variant, Vendor, Workspace []ent.Hook
 	}
 	inters struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
 		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
 		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
-		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent, Store,
-		Variant, Vendor, Workspace []ent.Interceptor
+		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
+		SignInFailure, Store, Variant, Vendor, Workspace []ent.Interceptor
 	}
 )
 

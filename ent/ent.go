@@ -39,6 +39,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/sequence"
 	"github.com/ledgerbase/ledgerbase/ent/shipment"
 	"github.com/ledgerbase/ledgerbase/ent/shipmentevent"
+	"github.com/ledgerbase/ledgerbase/ent/signinfailure"
 	"github.com/ledgerbase/ledgerbase/ent/store"
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
@@ -130,6 +131,7 @@ func checkColumn(t, c string) error {
 			sequence.Table:       sequence.ValidColumn,
 			shipment.Table:       shipment.ValidColumn,
 			shipmentevent.Table:  shipmentevent.ValidColumn,
+			signinfailure.Table:  signinfailure.ValidColumn,
 			store.Table:          store.ValidColumn,
 			variant.Table:        variant.ValidColumn,
 			vendor.Table:         vendor.ValidColumn,

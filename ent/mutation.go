@@ -40,6 +40,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 	"github.com/ledgerbase/ledgerbase/ent/shipment"
 	"github.com/ledgerbase/ledgerbase/ent/shipmentevent"
+	"github.com/ledgerbase/ledgerbase/ent/signinfailure"
 	"github.com/ledgerbase/ledgerbase/ent/store"
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
@@ -82,6 +83,7 @@ const (
 	TypeSequence       = "Sequence"
 	TypeShipment       = "Shipment"
 	TypeShipmentEvent  = "ShipmentEvent"
+	TypeSignInFailure  = "SignInFailure"
 	TypeStore          = "Store"
 	TypeVariant        = "Variant"
 	TypeVendor         = "Vendor"
@@ -29716,6 +29718,461 @@ func (m *ShipmentEventMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ShipmentEvent edge %s", name)
+}
+
+// SignInFailureMutation represents an operation that mutates the SignInFailure nodes in the graph.
+type SignInFailureMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	failures      *int
+	addfailures   *int
+	since         *float64
+	addsince      *float64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SignInFailure, error)
+	predicates    []predicate.SignInFailure
+}
+
+var _ ent.Mutation = (*SignInFailureMutation)(nil)
+
+// signinfailureOption allows management of the mutation configuration using functional options.
+type signinfailureOption func(*SignInFailureMutation)
+
+// newSignInFailureMutation creates new mutation for the SignInFailure entity.
+func newSignInFailureMutation(c config, op Op, opts ...signinfailureOption) *SignInFailureMutation {
+	m := &SignInFailureMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSignInFailure,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSignInFailureID sets the ID field of the mutation.
+func withSignInFailureID(id string) signinfailureOption {
+	return func(m *SignInFailureMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SignInFailure
+		)
+		m.oldValue = func(ctx context.Context) (*SignInFailure, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SignInFailure.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSignInFailure sets the old SignInFailure of the mutation.
+func withSignInFailure(node *SignInFailure) signinfailureOption {
+	return func(m *SignInFailureMutation) {
+		m.oldValue = func(context.Context) (*SignInFailure, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SignInFailureMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SignInFailureMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of SignInFailure entities.
+func (m *SignInFailureMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SignInFailureMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SignInFailureMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SignInFailure.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetFailures sets the "failures" field.
+func (m *SignInFailureMutation) SetFailures(i int) {
+	m.failures = &i
+	m.addfailures = nil
+}
+
+// Failures returns the value of the "failures" field in the mutation.
+func (m *SignInFailureMutation) Failures() (r int, exists bool) {
+	v := m.failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailures returns the old "failures" field's value of the SignInFailure entity.
+// If the SignInFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFailureMutation) OldFailures(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailures is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailures requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailures: %w", err)
+	}
+	return oldValue.Failures, nil
+}
+
+// AddFailures adds i to the "failures" field.
+func (m *SignInFailureMutation) AddFailures(i int) {
+	if m.addfailures != nil {
+		*m.addfailures += i
+	} else {
+		m.addfailures = &i
+	}
+}
+
+// AddedFailures returns the value that was added to the "failures" field in this mutation.
+func (m *SignInFailureMutation) AddedFailures() (r int, exists bool) {
+	v := m.addfailures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFailures resets all changes to the "failures" field.
+func (m *SignInFailureMutation) ResetFailures() {
+	m.failures = nil
+	m.addfailures = nil
+}
+
+// SetSince sets the "since" field.
+func (m *SignInFailureMutation) SetSince(f float64) {
+	m.since = &f
+	m.addsince = nil
+}
+
+// Since returns the value of the "since" field in the mutation.
+func (m *SignInFailureMutation) Since() (r float64, exists bool) {
+	v := m.since
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSince returns the old "since" field's value of the SignInFailure entity.
+// If the SignInFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SignInFailureMutation) OldSince(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSince is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSince requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSince: %w", err)
+	}
+	return oldValue.Since, nil
+}
+
+// AddSince adds f to the "since" field.
+func (m *SignInFailureMutation) AddSince(f float64) {
+	if m.addsince != nil {
+		*m.addsince += f
+	} else {
+		m.addsince = &f
+	}
+}
+
+// AddedSince returns the value that was added to the "since" field in this mutation.
+func (m *SignInFailureMutation) AddedSince() (r float64, exists bool) {
+	v := m.addsince
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSince resets all changes to the "since" field.
+func (m *SignInFailureMutation) ResetSince() {
+	m.since = nil
+	m.addsince = nil
+}
+
+// Where appends a list predicates to the SignInFailureMutation builder.
+func (m *SignInFailureMutation) Where(ps ...predicate.SignInFailure) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SignInFailureMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SignInFailureMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SignInFailure, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SignInFailureMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SignInFailureMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SignInFailure).
+func (m *SignInFailureMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SignInFailureMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.failures != nil {
+		fields = append(fields, signinfailure.FieldFailures)
+	}
+	if m.since != nil {
+		fields = append(fields, signinfailure.FieldSince)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SignInFailureMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signinfailure.FieldFailures:
+		return m.Failures()
+	case signinfailure.FieldSince:
+		return m.Since()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SignInFailureMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signinfailure.FieldFailures:
+		return m.OldFailures(ctx)
+	case signinfailure.FieldSince:
+		return m.OldSince(ctx)
+	}
+	return nil, fmt.Errorf("unknown SignInFailure field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInFailureMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signinfailure.FieldFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailures(v)
+		return nil
+	case signinfailure.FieldSince:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSince(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFailure field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SignInFailureMutation) AddedFields() []string {
+	var fields []string
+	if m.addfailures != nil {
+		fields = append(fields, signinfailure.FieldFailures)
+	}
+	if m.addsince != nil {
+		fields = append(fields, signinfailure.FieldSince)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SignInFailureMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case signinfailure.FieldFailures:
+		return m.AddedFailures()
+	case signinfailure.FieldSince:
+		return m.AddedSince()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SignInFailureMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case signinfailure.FieldFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFailures(v)
+		return nil
+	case signinfailure.FieldSince:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSince(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFailure numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SignInFailureMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SignInFailureMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SignInFailureMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown SignInFailure nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SignInFailureMutation) ResetField(name string) error {
+	switch name {
+	case signinfailure.FieldFailures:
+		m.ResetFailures()
+		return nil
+	case signinfailure.FieldSince:
+		m.ResetSince()
+		return nil
+	}
+	return fmt.Errorf("unknown SignInFailure field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SignInFailureMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SignInFailureMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SignInFailureMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SignInFailureMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SignInFailureMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SignInFailureMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SignInFailureMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SignInFailure unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SignInFailureMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SignInFailure edge %s", name)
 }
 
 // StoreMutation represents an operation that mutates the Store nodes in the graph.

@@ -68,6 +68,8 @@ type Tx struct {
 	Shipment *ShipmentClient
 	// ShipmentEvent is the client for interacting with the ShipmentEvent builders.
 	ShipmentEvent *ShipmentEventClient
+	// SignInFailure is the client for interacting with the SignInFailure builders.
+	SignInFailure *SignInFailureClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Variant is the client for interacting with the Variant builders.
@@ -234,6 +236,7 @@ func (tx *Tx) init() {
 	tx.Sequence = NewSequenceClient(tx.config)
 	tx.Shipment = NewShipmentClient(tx.config)
 	tx.ShipmentEvent = NewShipmentEventClient(tx.config)
+	tx.SignInFailure = NewSignInFailureClient(tx.config)
 	tx.Store = NewStoreClient(tx.config)
 	tx.Variant = NewVariantClient(tx.config)
 	tx.Vendor = NewVendorClient(tx.config)

@@ -169,7 +169,20 @@ func (u *UI) login(c *fiber.Ctx) error {
 		f.Error = "Too many sign-in attempts. Wait " + strconv.Itoa(wait) + " seconds and try again."
 		return render(c, http.StatusTooManyRequests, loginView(f))
 	}
-	a, err := session.Verify(c.UserContext(), u.db.Reader, email, c.FormValue("password"))
+	ctx := c.UserContext()
+	wait, err := u.accounts.Take(ctx, email, u.AccountFailures, u.AccountWindow, time.Now())
+	if err != nil {
+		return u.internal(c, err)
+	}
+	if wait > 0 {
+		// Not logged with the email: the log should not collect what
+		// strangers type. The address tells where the guessing comes from.
+		u.log.Warn("admin sign-in refused: too many failed attempts for the account", "addr", c.IP(), "retry_after_s", wait)
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(wait))
+		f.Error = "Too many failed sign-ins for this account. Wait " + waitText(wait) + " and try again."
+		return render(c, http.StatusTooManyRequests, loginView(f))
+	}
+	a, err := session.Verify(ctx, u.db.Reader, email, c.FormValue("password"))
 	if errors.Is(err, session.ErrBadCredentials) {
 		f.Error = "The email or password is not right."
 		return render(c, http.StatusUnauthorized, loginView(f))
@@ -177,7 +190,18 @@ func (u *UI) login(c *fiber.Ctx) error {
 	if err != nil {
 		return u.internal(c, err)
 	}
+	if err := u.accounts.Reset(ctx, email); err != nil {
+		return u.internal(c, err)
+	}
 	return u.signIn(c, a)
+}
+
+// waitText says a wait in seconds, or in minutes once it is long.
+func waitText(s int) string {
+	if s < 120 {
+		return strconv.Itoa(s) + " seconds"
+	}
+	return strconv.Itoa((s+59)/60) + " minutes"
 }
 
 func (u *UI) signIn(c *fiber.Ctx, a *ent.AdminUser) error {

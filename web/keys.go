@@ -38,7 +38,7 @@ func keyState(k *ent.APIKey, now time.Time) string {
 	switch {
 	case k.RevokedAt != nil:
 		return "revoked"
-	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+	case k.ExpiresAt != nil && !now.Before(*access.KeyExpiry(k.ExpiresAt)):
 		return "expired"
 	}
 	return "active"
@@ -160,6 +160,15 @@ func (u *UI) revokeKey(c *fiber.Ctx) error {
 	}
 	u.afterAccessChange()
 	return redirect(c, wsURL(workspaceOf(c), "keys")+"?revoked="+k.ID)
+}
+
+// keyExpiry shows when a key stops working, to the second, as /v1/me does.
+func keyExpiry(k *ent.APIKey) (rfc3339, shown string) {
+	t := access.KeyExpiry(k.ExpiresAt)
+	if t == nil {
+		return "", "never"
+	}
+	return t.Format(time.RFC3339), t.Format("2006-01-02 15:04:05 UTC")
 }
 
 func keyName(k *ent.APIKey) string {

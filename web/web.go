@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/assets"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/web/session"
 )
 
 // Base is where the UI lives.
@@ -36,11 +37,18 @@ type UI struct {
 	// LoginsPerMinute bounds attempts per email and address (default 10);
 	// an address as a whole gets six times as many.
 	LoginsPerMinute int
+	// accounts bounds attempts per account, from any address and process:
+	// AccountFailures failed sign-ins per AccountWindow (default 10 per 15
+	// minutes), then none until the window ends.
+	accounts        *session.AccountLimit
+	AccountFailures int
+	AccountWindow   time.Duration
 }
 
 // New prepares the UI of a server; mount it with srv.Mount(ui.Mount).
 func New(srv *api.Server) *UI {
-	return &UI{srv: srv, db: srv.DB, log: srv.Logger(), logins: ratelimit.New(), LoginsPerMinute: 10}
+	return &UI{srv: srv, db: srv.DB, log: srv.Logger(), logins: ratelimit.New(), LoginsPerMinute: 10,
+		accounts: session.NewAccountLimit(srv.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute}
 }
 
 // Mount installs every /admin route on app.

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -16,36 +19,74 @@ import (
 )
 
 // Authenticator turns a bearer secret into a Principal. Lookups are cached
-// for TTL so the hot path does not touch the database; Invalidate drops the
-// cache at once when this process changes a key, role or workspace, and
-// TTL bounds how long another process's change takes to be seen.
+// so the hot path does not touch the database. A cached lookup is used only
+// while Changes reports the same number it did when the lookup was made —
+// any process's change to a key, role or workspace changes it within a
+// second — and for at most TTL; Invalidate drops everything at once when
+// this process made such a change.
 type Authenticator struct {
 	db  *ent.Client // reads
 	w   *ent.Client // last_used_at writes
 	TTL time.Duration
+	// Changes reports a number that changes after every committed change
+	// to keys, roles and workspaces, and whether it is current (see
+	// database.DB.AccessGen); when it is not, every call reads the key
+	// afresh. Nil trusts the cache for TTL.
+	Changes func() (gen int64, ok bool)
 
-	mu    sync.RWMutex
-	cache map[[sha256.Size]byte]cached // by secret hash
+	// known holds keys found in the database (usable, revoked or expired);
+	// unknown the secrets that name no key, apart and smaller, so a flood
+	// of made-up secrets evicts only its own kind.
+	known, unknown *lru.Cache[[sha256.Size]byte, cached]
+	epoch          atomic.Int64 // bumped by Invalidate
+	loads          atomic.Int64 // database lookups, for tests and metrics
 	// lastUsed throttles last_used_at writes to one a minute per key.
 	lastUsed sync.Map // key id -> time.Time
 }
 
 type cached struct {
-	p   *Principal
-	err error
-	at  time.Time
+	p          *Principal
+	err        error
+	at         time.Time
+	gen, epoch int64
 }
+
+// Cache sizes: every key a busy appliance serves fits in known (the plans
+// cap keys per workspace); unknown only spares the database a client that
+// repeats one wrong secret.
+const (
+	KnownKeys   = 10_000
+	UnknownKeys = 1_000
+)
 
 // NewAuthenticator reads keys with reader and records last use with writer.
 func NewAuthenticator(reader, writer *ent.Client) *Authenticator {
-	return &Authenticator{db: reader, w: writer, TTL: 5 * time.Second, cache: map[[sha256.Size]byte]cached{}}
+	known, err := lru.New[[sha256.Size]byte, cached](KnownKeys)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	unknown, err := lru.New[[sha256.Size]byte, cached](UnknownKeys)
+	if err != nil {
+		panic(err)
+	}
+	return &Authenticator{db: reader, w: writer, TTL: 5 * time.Second, known: known, unknown: unknown}
 }
 
 // Invalidate forgets every cached key (after a revoke, a plan or role change).
 func (a *Authenticator) Invalidate() {
-	a.mu.Lock()
-	a.cache = map[[sha256.Size]byte]cached{}
-	a.mu.Unlock()
+	a.epoch.Add(1)
+	a.known.Purge()
+	a.unknown.Purge()
+}
+
+// Loads is how many times a key was looked up in the database.
+func (a *Authenticator) Loads() int64 { return a.loads.Load() }
+
+// Cached reports whether the cache holds a lookup of secret (current or
+// not), without touching its recency.
+func (a *Authenticator) Cached(secret string) bool {
+	h := sha256.Sum256([]byte(secret))
+	return a.known.Contains(h) || a.unknown.Contains(h)
 }
 
 // Authenticate checks an Authorization header value.
@@ -73,21 +114,30 @@ func (a *Authenticator) AuthenticateAt(ctx context.Context, header string, now t
 	// The binary hash keys the cache: no hex string per request.
 	var buf [64]byte // a well-formed secret fits: no allocation to hash it
 	h := sha256.Sum256(append(buf[:0], secret...))
-	a.mu.RLock()
-	c, hit := a.cache[h]
-	a.mu.RUnlock()
-	if !hit || now.Sub(c.at) > a.TTL {
+	gen, current := int64(0), true
+	if a.Changes != nil {
+		gen, current = a.Changes()
+	}
+	epoch := a.epoch.Load()
+	c, hit := a.known.Get(h)
+	if !hit {
+		c, hit = a.unknown.Get(h)
+	}
+	if !hit || !current || c.gen != gen || c.epoch != epoch || now.Sub(c.at) > a.TTL {
+		a.loads.Add(1)
 		p, err := a.load(ctx, hex.EncodeToString(h[:]))
 		if err != nil && !isAuthError(err) {
 			return nil, err // database trouble is not cached
 		}
-		c = cached{p: p, err: err, at: now}
-		a.mu.Lock()
-		if len(a.cache) > 100_000 { // bound memory under a flood of fake keys
-			a.cache = map[[sha256.Size]byte]cached{}
+		// gen and epoch were read before the lookup: a change committed
+		// meanwhile makes this entry stale at once rather than hide it.
+		c = cached{p: p, err: err, at: now, gen: gen, epoch: epoch}
+		if err != nil {
+			a.unknown.Add(h, c)
+		} else {
+			a.unknown.Remove(h)
+			a.known.Add(h, c)
 		}
-		a.cache[h] = c
-		a.mu.Unlock()
 	}
 	if c.err != nil {
 		return nil, c.err
@@ -118,7 +168,7 @@ func (a *Authenticator) load(ctx context.Context, hash string) (*Principal, erro
 	}
 	p := &Principal{
 		Workspace: WorkspaceOf(ws),
-		Key: Key{ID: k.ID, Name: k.Name, Role: k.Role, Prefix: k.Prefix, ExpiresAt: k.ExpiresAt,
+		Key: Key{ID: k.ID, Name: k.Name, Role: k.Role, Prefix: k.Prefix, ExpiresAt: KeyExpiry(k.ExpiresAt),
 			RevokedAt: k.RevokedAt, RateLimit: k.RateLimit},
 	}
 	if k.Role != RoleAdmin && k.Role != RoleViewer {

@@ -83,7 +83,10 @@ func NewKey(ctx context.Context, db *ent.Client, s KeySpec) (string, *ent.APIKey
 	c := db.APIKey.Create().SetWorkspaceID(s.WorkspaceID).SetName(s.Name).SetRole(s.Role).
 		SetSecretHash(hash).SetPrefix(display).SetNillableRateLimit(s.RateLimit)
 	if s.ExpiresIn > 0 {
-		c.SetExpiresAt(time.Now().Add(s.ExpiresIn).UTC())
+		// Stored to the second, the precision every place shows it in, so
+		// the shown instant is the one at which the key stops working.
+		at := time.Now().Add(s.ExpiresIn)
+		c.SetExpiresAt(*KeyExpiry(&at))
 	}
 	k, err := c.Save(ctx)
 	if err != nil {

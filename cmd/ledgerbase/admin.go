@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +46,7 @@ func keyCmd() *cobra.Command {
 	c := &cobra.Command{Use: "key", Short: "Manage API keys"}
 	create := &cobra.Command{
 		Use:   "create",
-		Short: "Create an API key; prints the secret alone (it is not shown again)",
+		Short: "Create an API key; prints the secret alone (it is not shown again), and its id and expiry on standard error",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			spec := access.KeySpec{}
@@ -65,11 +66,18 @@ func keyCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			secret, _, err := access.NewKey(c.Context(), db.Ent, spec)
+			secret, k, err := access.NewKey(c.Context(), db.Ent, spec)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(c.OutOrStdout(), secret)
+			// Standard output stays the secret alone, for scripts; the id
+			// (for key revoke) and the expiry go to standard error.
+			expires := "never expires"
+			if at := access.KeyExpiry(k.ExpiresAt); at != nil {
+				expires = "expires at " + at.Format(time.RFC3339)
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "created key %s; it %s\n", k.ID, expires)
 			return nil
 		},
 	}

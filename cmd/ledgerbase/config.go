@@ -48,7 +48,7 @@ type Config struct {
 	IdleTimeout   time.Duration `koanf:"idle_timeout" help:"time a keep-alive connection may wait for its next request"`
 	ShutdownGrace time.Duration `koanf:"shutdown_grace" help:"on SIGTERM/SIGINT, time requests in flight get to finish"`
 	ShutdownDelay time.Duration `koanf:"shutdown_delay" help:"on SIGTERM/SIGINT, time to keep serving while /readyz says 503, so load balancers stop sending first"`
-	KeyCacheTTL   time.Duration `koanf:"key_cache_ttl" help:"how long a key is trusted before it is looked up again (bounds how fast another process's revocation is seen)"`
+	KeyCacheTTL   time.Duration `koanf:"key_cache_ttl" help:"the longest a cached key lookup is used (changes by any process are seen within a second regardless)"`
 	RecordCacheMB int           `koanf:"record_cache_mb" help:"memory for rendered records' JSON, checked against each row's updated_at on every read (0 = off)"`
 	RateLimit     struct {
 		Starter  int  `koanf:"starter" help:"requests per minute per key on the starter plan (0 = unlimited)"`

@@ -58,6 +58,11 @@ type DB struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// access watches for changes to API keys, roles and workspaces by any
+	// process (see AccessGen); it starts on first use.
+	access     *accessWatch
+	accessOnce sync.Once
 }
 
 // Options tunes the pools; zero values pick defaults.
@@ -205,6 +210,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 // close) does nothing and returns the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
+		d.stopAccessWatch()
 		// The checkpointer first: the writer's close then checkpoints
 		// what is left and removes the WAL.
 		if d.ckpt != nil {

@@ -76,6 +76,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.migrateTotals(ctx); err != nil {
 		return fmt.Errorf("database: list totals: %w", err)
 	}
+	if err := d.migrateAccess(ctx); err != nil {
+		return fmt.Errorf("database: access changes: %w", err)
+	}
 	merged := MergeSearches(searches)
 	for _, s := range merged {
 		if len(s.Few) > 1 || (len(s.Few) == 1 && !slices.Contains(s.Columns, s.Few[0])) {

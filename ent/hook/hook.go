@@ -333,6 +333,18 @@ func (f ShipmentEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShipmentEventMutation", m)
 }
 
+// The SignInFailureFunc type is an adapter to allow the use of ordinary
+// function as SignInFailure mutator.
+type SignInFailureFunc func(context.Context, *ent.SignInFailureMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SignInFailureFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SignInFailureMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SignInFailureMutation", m)
+}
+
 // The StoreFunc type is an adapter to allow the use of ordinary
 // function as Store mutator.
 type StoreFunc func(context.Context, *ent.StoreMutation) (ent.Value, error)

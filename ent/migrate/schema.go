@@ -1000,6 +1000,25 @@ var (
 			},
 		},
 	}
+	// SignInFailuresColumns holds the columns for the "sign_in_failures" table.
+	SignInFailuresColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "failures", Type: field.TypeInt},
+		{Name: "since", Type: field.TypeFloat64},
+	}
+	// SignInFailuresTable holds the schema information for the "sign_in_failures" table.
+	SignInFailuresTable = &schema.Table{
+		Name:       "sign_in_failures",
+		Columns:    SignInFailuresColumns,
+		PrimaryKey: []*schema.Column{SignInFailuresColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signinfailure_since",
+				Unique:  false,
+				Columns: []*schema.Column{SignInFailuresColumns[2]},
+			},
+		},
+	}
 	// StoresColumns holds the columns for the "stores" table.
 	StoresColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1167,6 +1186,7 @@ var (
 		SequencesTable,
 		ShipmentsTable,
 		ShipmentEventsTable,
+		SignInFailuresTable,
 		StoresTable,
 		VariantsTable,
 		VendorsTable,
@@ -1192,6 +1212,9 @@ func init() {
 		Table: "returns",
 	}
 	ShipmentEventsTable.ForeignKeys[0].RefTable = ShipmentsTable
+	SignInFailuresTable.Annotation = &entsql.Annotation{
+		Table: "sign_in_failures",
+	}
 	VariantsTable.ForeignKeys[0].RefTable = ItemsTable
 	ItemCategoriesTable.ForeignKeys[0].RefTable = ItemsTable
 	ItemCategoriesTable.ForeignKeys[1].RefTable = CategoriesTable

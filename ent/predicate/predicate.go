@@ -87,6 +87,9 @@ type Shipment func(*sql.Selector)
 // ShipmentEvent is the predicate function for shipmentevent builders.
 type ShipmentEvent func(*sql.Selector)
 
+// SignInFailure is the predicate function for signinfailure builders.
+type SignInFailure func(*sql.Selector)
+
 // Store is the predicate function for store builders.
 type Store func(*sql.Selector)
 

@@ -65,6 +65,26 @@ func (AdminUser) Fields() []ent.Field {
 	}
 }
 
+// SignInFailure counts the failed admin sign-ins of one account in its
+// current window, by the SHA-256 of the email tried (whether or not an
+// account has it, so the limit does not tell which emails exist). Kept in
+// the database so every process sharing it enforces one limit per account.
+type SignInFailure struct{ ent.Schema }
+
+func (SignInFailure) Annotations() []schema.Annotation {
+	return []schema.Annotation{entsql.Annotation{Table: "sign_in_failures"}}
+}
+func (SignInFailure) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("id").Comment("hex SHA-256 of the normalized email"),
+		field.Int("failures").Comment("attempts counted in the window, refused ones included"),
+		field.Float("since").Comment("unix seconds of the window's first attempt"),
+	}
+}
+func (SignInFailure) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("since")} // sweeping ended windows
+}
+
 // AdminSession is a signed-in browser; the cookie holds a secret whose hash is the id.
 type AdminSession struct{ ent.Schema }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 	"github.com/ledgerbase/ledgerbase/web"
@@ -30,6 +31,13 @@ import (
 func Start(t testing.TB, adjust ...func(*web.UI)) *apitest.Env {
 	t.Helper()
 	db, _ := apitest.DB(t)
+	return StartOn(t, db, adjust...)
+}
+
+// StartOn is Start on a database handle of the caller's (a second
+// process's pools on the same database).
+func StartOn(t testing.TB, db *database.DB, adjust ...func(*web.UI)) *apitest.Env {
+	t.Helper()
 	srv, err := api.New(db, api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

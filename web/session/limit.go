@@ -1,0 +1,72 @@
+package session
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"math"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// AccountLimit bounds sign-in attempts per account, whatever address they
+// come from, in the database (sign_in_failures), so every process sharing
+// it enforces one limit. An attempt is counted before the password is
+// checked — so concurrent attempts cannot slip past the limit — and a
+// successful sign-in clears the count.
+type AccountLimit struct {
+	db           *sql.DB
+	take, remove string
+	sweep        string
+}
+
+// NewAccountLimit keeps the counts in db.
+func NewAccountLimit(db *database.DB) *AccountLimit {
+	// One atomic statement starts a window or counts in the current one and
+	// says where the count stands. SET reads the row's old values, so both
+	// CASEs judge the same window.
+	take := `INSERT INTO sign_in_failures (id, failures, since) VALUES (?, 1, ?)
+		ON CONFLICT (id) DO UPDATE SET
+		failures = CASE WHEN sign_in_failures.since <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
+		since = CASE WHEN sign_in_failures.since <= ? THEN excluded.since ELSE sign_in_failures.since END
+		RETURNING failures, since`
+	return &AccountLimit{db: db.Write, take: db.Rebind(take),
+		remove: db.Rebind("DELETE FROM sign_in_failures WHERE id = ?"),
+		sweep:  db.Rebind("DELETE FROM sign_in_failures WHERE since <= ?")}
+}
+
+// accountID is how an email is kept: its hash, not the address someone typed.
+func accountID(email string) string {
+	h := sha256.Sum256([]byte(email))
+	return hex.EncodeToString(h[:])
+}
+
+// Take counts an attempt to sign in as email (normalized), allowing max
+// per window; it returns 0 when the attempt may go ahead, else the seconds
+// until the account's window ends.
+func (l *AccountLimit) Take(ctx context.Context, email string, max int, window time.Duration, now time.Time) (int, error) {
+	at := float64(now.UnixNano()) / 1e9
+	ended := at - window.Seconds()
+	var n int
+	var since float64
+	if err := l.db.QueryRowContext(ctx, l.take, accountID(email), at, ended, ended).Scan(&n, &since); err != nil {
+		return 0, err
+	}
+	if n == 1 {
+		// A new window: sweep ended ones now and then, so made-up emails
+		// do not pile up (the index on since keeps it cheap).
+		_, _ = l.db.ExecContext(ctx, l.sweep, ended)
+	}
+	if n <= max {
+		return 0, nil
+	}
+	return int(math.Max(1, math.Ceil(since+window.Seconds()-at))), nil
+}
+
+// Reset clears email's count (after a successful sign-in).
+func (l *AccountLimit) Reset(ctx context.Context, email string) error {
+	_, err := l.db.ExecContext(ctx, l.remove, accountID(email))
+	return err
+}
