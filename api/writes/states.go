@@ -50,9 +50,12 @@ func (q *Request) check(op resource.Op, st string) error {
 	if verb == "" {
 		verb = map[resource.OpKind]string{resource.Update: "edit", resource.Delete: "delete"}[op.Kind]
 	}
-	return stateConflict("a %s %s cannot be %s (only %s)", strings.ReplaceAll(st, "_", " "), q.Resource.Singular,
-		pastTense(verb), strings.ReplaceAll(strings.Join(op.From, ", "), "_", " "))
+	return stateConflict("%s %s cannot be %s (only from %s)", article(humanState(st)), q.Resource.Singular,
+		pastTense(verb), humanState(strings.Join(op.From, ", ")))
 }
+
+// humanState writes a state as words: partially_paid is "partially paid".
+func humanState(st string) string { return strings.ReplaceAll(st, "_", " ") }
 
 func stateConflict(format string, a ...any) error {
 	return apierr.Conflict("invalid_state_transition", format, a...)

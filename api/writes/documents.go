@@ -1,0 +1,364 @@
+package writes
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	entgo "entgo.io/ent"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/item"
+	"github.com/ledgerbase/ledgerbase/ent/shape"
+)
+
+// Documents with lines — invoices, quotes, credit notes, bills — are
+// written alike: a party (client or vendor), a number unique in the
+// workspace, lines priced by money.go, and totals that are the lines'
+// sums. docKind holds the little that differs; createDocument and
+// updateDocument are every kind's create and edit.
+
+type docKind struct {
+	r       *resource.Resource
+	party   string // "client" or "vendor"
+	numbers series
+	// balance: the document keeps paid_cents and remaining_cents.
+	balance bool
+	// create and update are the kind's ent builders, as a mutation to set
+	// fields on and the call that saves it.
+	create func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error))
+	update func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error)
+}
+
+var docKinds = map[*resource.Resource]*docKind{}
+
+// registerDocument binds a kind's create and edit.
+func registerDocument(k *docKind) {
+	docKinds[k.r] = k
+	register(k.r, resource.Create, createDocument)
+	register(k.r, resource.Update, updateDocument)
+}
+
+// docOwnFields are the body fields the operation sets itself; the others
+// are columns of the same name, set as they come.
+var docOwnFields = []string{"lines", "number", "client_id", "client_name", "vendor_id", "vendor_name", "currency_code", "date"}
+
+// pricedLines reads and prices a body's lines.
+func pricedLines(v Values) ([]shape.DocLine, docTotals, error) {
+	raw, _ := v.Objects("lines")
+	lines := make([]shape.DocLine, len(raw))
+	for i, l := range raw {
+		d := shape.DocLine{}
+		if id, ok := l.String("item_id"); ok {
+			d.ItemID = &id
+		}
+		d.Description, _ = l.String("description")
+		d.QtyMilli, _ = l.Int("qty_milli")
+		d.UnitPriceCents, _ = l.Int("unit_price_cents")
+		d.VATRateBasisPoints, _ = l.Int("vat_rate_bp")
+		d.DiscountBP, _ = l.Int("discount_bp")
+		if err := priceLine(&d, d.DiscountBP, fmt.Sprintf("lines[%d]", i)); err != nil {
+			return nil, docTotals{}, err
+		}
+		lines[i] = d
+	}
+	t, err := sumLines(lines)
+	return lines, t, err
+}
+
+// checkItems refuses lines naming an item that is not the workspace's.
+func (q *Request) checkItems(tx *ent.Tx, lines []shape.DocLine) error {
+	var ids []string
+	for _, l := range lines {
+		if l.ItemID != nil && !slices.Contains(ids, *l.ItemID) {
+			ids = append(ids, *l.ItemID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	found, err := tx.Item.Query().Where(item.IDIn(ids...), item.WorkspaceID(q.Workspace().ID)).IDs(q.Ctx)
+	if err != nil {
+		return err
+	}
+	for i, l := range lines {
+		if l.ItemID != nil && !slices.Contains(found, *l.ItemID) {
+			return apierr.Invalid(fmt.Sprintf("lines[%d].item_id", i), "no such item in this workspace")
+		}
+	}
+	return nil
+}
+
+// party is a document's client or vendor as the body names it.
+type party struct {
+	id             *string
+	name, currency string
+}
+
+// partyOf resolves the body's party: an id must be the workspace's, and
+// gives the name and currency unless the body sets them.
+func (q *Request) partyOf(tx *ent.Tx, kind string) (party, error) {
+	var p party
+	p.name, _ = q.Body.String(kind + "_name")
+	p.currency, _ = q.Body.String("currency_code")
+	id, ok := q.Body.String(kind + "_id")
+	if !ok {
+		return p, nil
+	}
+	table := map[string]string{"client": "clients", "vendor": "vendors"}[kind]
+	var name, currency string
+	err := queryRow(q, tx, "SELECT name, currency_code FROM "+table+" WHERE id = ? AND workspace_id = ?", []any{id, q.Workspace().ID}, &name, &currency)
+	if err == sql.ErrNoRows {
+		return p, apierr.Invalid(kind+"_id", "no such %s in this workspace", kind)
+	} else if err != nil {
+		return p, err
+	}
+	p.id = &id
+	if p.name == "" {
+		p.name = name
+	}
+	if p.currency == "" {
+		p.currency = currency
+	}
+	return p, nil
+}
+
+// queryRow scans one row of a query run in tx; sql.ErrNoRows when none.
+func queryRow(q *Request, tx *ent.Tx, query string, args []any, dest ...any) error {
+	rows, err := tx.QueryContext(q.Ctx, q.DB.Rebind(query), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// numberTaken reports whether another record of r in the workspace has number.
+func (q *Request) numberTaken(tx *ent.Tx, r *resource.Resource, number, exceptID string) (bool, error) {
+	var one int
+	err := queryRow(q, tx, "SELECT 1 FROM "+r.Table+" WHERE workspace_id = ? AND number = ? AND id <> ?",
+		[]any{q.Workspace().ID, number, exceptID}, &one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// docNumber is the body's number, which must be free in the workspace, or
+// the next one of the kind's series.
+func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s series) (string, error) {
+	// Numbers take turns on the series' counter, so two concurrent creates
+	// of one number cannot both pass the check.
+	if err := serialize(q.Ctx, tx, q.Workspace().ID, s.name); err != nil {
+		return "", err
+	}
+	if num, ok := q.Body.String("number"); ok {
+		taken, err := q.numberTaken(tx, r, num, "")
+		if err != nil {
+			return "", err
+		}
+		if taken {
+			return "", duplicate("number", "the number %s is already used in this workspace", num)
+		}
+		return num, nil
+	}
+	nums, err := s.allocate(q.Ctx, tx, q.Workspace().ID, 1, func(batch []string) (map[string]bool, error) {
+		used := map[string]bool{}
+		for _, n := range batch {
+			ok, err := q.numberTaken(tx, r, n, "")
+			if err != nil {
+				return nil, err
+			}
+			used[n] = ok
+		}
+		return used, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return nums[0], nil
+}
+
+// setTotals stores the lines and their sums; a document with a balance
+// owes all of it again (only drafts change lines, and drafts take no money).
+func setTotals(m entgo.Mutation, k *docKind, lines []shape.DocLine, t docTotals) error {
+	set := map[string]any{"lines": lines, "amount_excl_vat_cents": t.excl, "vat_amount_cents": t.vat, "amount_incl_vat_cents": t.incl}
+	if k.balance {
+		set["paid_cents"], set["remaining_cents"] = int64(0), t.incl
+	}
+	for name, v := range set {
+		if err := m.SetField(name, v); err != nil {
+			return internalf("set %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// setParty stores the party the body names.
+func setParty(m entgo.Mutation, k *docKind, p party, clear bool) error {
+	if clear {
+		if err := m.ClearField(k.party + "_id"); err != nil {
+			return internalf("clear %s_id: %w", k.party, err)
+		}
+	} else if p.id != nil {
+		if err := m.SetField(k.party+"_id", *p.id); err != nil {
+			return internalf("set %s_id: %w", k.party, err)
+		}
+	}
+	if p.name != "" {
+		if err := m.SetField(k.party+"_name", p.name); err != nil {
+			return internalf("set %s_name: %w", k.party, err)
+		}
+	}
+	if p.currency != "" {
+		if err := m.SetField("currency_code", p.currency); err != nil {
+			return internalf("set currency_code: %w", err)
+		}
+	}
+	return nil
+}
+
+// createDocument makes a draft document of the request's kind.
+func createDocument(q *Request) (Result, error) {
+	k := docKinds[q.Resource]
+	lines, tot, err := pricedLines(q.Body)
+	if err != nil {
+		return Result{}, err
+	}
+	var id string
+	return q.inTx(func(tx *ent.Tx) error {
+		p, err := q.partyOf(tx, k.party)
+		if err != nil {
+			return err
+		}
+		if p.id == nil && p.name == "" {
+			return apierr.Invalid(k.party+"_id", "%s needs a %s: %s_id, or %s_name alone", article(q.Resource.Singular), k.party, k.party, k.party)
+		}
+		if p.currency == "" {
+			p.currency = "EUR"
+		}
+		if err := q.checkItems(tx, lines); err != nil {
+			return err
+		}
+		number, err := q.docNumber(tx, q.Resource, k.numbers)
+		if err != nil {
+			return err
+		}
+		date, ok := q.Body.String("date")
+		if !ok {
+			date = today()
+		}
+		m, save := k.create(tx)
+		for name, v := range map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": date} {
+			if err := m.SetField(name, v); err != nil {
+				return internalf("set %s: %w", name, err)
+			}
+		}
+		if err := setParty(m, k, p, false); err != nil {
+			return err
+		}
+		if err := setTotals(m, k, lines, tot); err != nil {
+			return err
+		}
+		if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
+			return err
+		}
+		id, err = save(q.Ctx)
+		return err
+	}, func() Answer { return record(http.StatusCreated, q.Resource, id, "") })
+}
+
+// lateFields are what may still change once a document has left draft.
+var lateFields = []string{"notes", "due_date"}
+
+// updateDocument edits a document: anything while it is a draft (lines
+// are replaced whole), only notes and due_date afterwards, nothing once void.
+func updateDocument(q *Request) (Result, error) {
+	k := docKinds[q.Resource]
+	var lines []shape.DocLine
+	var tot docTotals
+	if q.Body.Has("lines") {
+		var err error
+		if lines, tot, err = pricedLines(q.Body); err != nil {
+			return Result{}, err
+		}
+	}
+	return q.inTx(func(tx *ent.Tx) error {
+		st, err := q.state(tx)
+		if err != nil {
+			return err
+		}
+		if st != "draft" {
+			if st == "void" {
+				return stateConflict("a void %s cannot be edited", q.Resource.Singular)
+			}
+			for name := range q.Body.Map() {
+				if !slices.Contains(lateFields, name) {
+					return stateConflict("a %s %s can only change notes and due_date; %s changes only while it is a draft",
+						humanState(st), q.Resource.Singular, name)
+				}
+			}
+		}
+		m, save := k.update(tx, q.ID)
+		if q.Body.Has(k.party+"_id") || q.Body.Has(k.party+"_name") || q.Body.Has("currency_code") {
+			p, err := q.partyOf(tx, k.party)
+			if err != nil {
+				return err
+			}
+			if err := setParty(m, k, p, q.Body.IsNull(k.party+"_id")); err != nil {
+				return err
+			}
+		}
+		if q.Body.Has("lines") {
+			if err := q.checkItems(tx, lines); err != nil {
+				return err
+			}
+			if err := setTotals(m, k, lines, tot); err != nil {
+				return err
+			}
+		}
+		if num, ok := q.Body.String("number"); ok {
+			taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
+			if err != nil {
+				return err
+			}
+			if taken {
+				return duplicate("number", "the number %s is already used in this workspace", num)
+			}
+			if err := m.SetField("number", num); err != nil {
+				return internalf("set number: %w", err)
+			}
+		}
+		if date, ok := q.Body.String("date"); ok {
+			if err := m.SetField("date", date); err != nil {
+				return internalf("set date: %w", err)
+			}
+		}
+		if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
+			return err
+		}
+		return save(q.Ctx)
+	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
+}
+
+// article is "an invoice", "a quote".
+func article(noun string) string {
+	if len(noun) > 0 && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
