@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
 type obj = map[string]any
@@ -369,5 +371,47 @@ func TestInvoiceCreateIsIdempotent(t *testing.T) {
 	}
 	if n := total(t, env, "/v1/invoices", ws.Key); n != 1 {
 		t.Fatalf("%d invoices", n)
+	}
+}
+
+// An invoice past its due date with money open becomes overdue by itself,
+// stays overdue while a payment leaves money open, and is paid when none is.
+func TestInvoicesBecomeOverdueByThemselves(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	mk := func(due string) string {
+		id := readInvoice(t, env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Late", "due_date": due,
+			"lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)).ID
+		env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, nil).WantStatus(t, 200)
+		return id
+	}
+	late, onTime := mk("2026-01-31"), mk("2099-01-01")
+	draft := readInvoice(t, env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Draft", "due_date": "2026-01-01",
+		"lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)).ID
+	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := writes.MarkOverdue(t.Context(), env.DB, now); err != nil {
+		t.Fatal(err)
+	}
+	status := func(id string) string { return readInvoice(t, env.Get(t, "/v1/invoices/"+id, ws.Key)).Status }
+	if status(late) != "overdue" || status(onTime) != "sent" || status(draft) != "draft" {
+		t.Fatalf("after the sweep: late %s, on time %s, draft %s", status(late), status(onTime), status(draft))
+	}
+	var page struct{ Data []invoiceRead }
+	env.Get(t, "/v1/invoices?status=overdue", ws.Key).WantStatus(t, 200).Decode(t, &page)
+	if len(page.Data) != 1 || page.Data[0].ID != late {
+		t.Fatalf("?status=overdue: %+v", page.Data)
+	}
+	env.Do(t, "POST", "/v1/invoices/"+late+"/payments", ws.Key, payment("late-1", 400)).WantStatus(t, 201)
+	if s := status(late); s != "overdue" {
+		t.Fatalf("a partial payment moved an overdue invoice to %s", s)
+	}
+	env.Do(t, "POST", "/v1/invoices/"+late+"/payments", ws.Key, payment("late-2", 600)).WantStatus(t, 201)
+	if s := status(late); s != "paid" {
+		t.Fatalf("fully paid overdue invoice is %s", s)
+	}
+	// A second sweep changes nothing more.
+	if n, err := writes.MarkOverdue(t.Context(), env.DB, now); err != nil || n != 0 {
+		t.Fatalf("second sweep moved %d (%v)", n, err)
 	}
 }

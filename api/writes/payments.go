@@ -49,9 +49,11 @@ func (b balance) apply(v Values, completed bool) (after balance, err error) {
 	after = b
 	after.remaining -= amount
 	after.paid += amount
-	after.status = "partially_paid"
-	if after.remaining == 0 {
+	switch {
+	case after.remaining == 0:
 		after.status = "paid"
+	case b.status != "overdue": // still past due with money open
+		after.status = "partially_paid"
 	}
 	return after, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/health"
 	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
@@ -124,7 +125,8 @@ type appliance struct {
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
 	keyPair   *keyPair     // the certificate of tls
-	// usage flushes keys' traffic counts until stopUsage; usageDone closes
+	// usage flushes keys' traffic counts (and overdue invoices are marked)
+	// until stopUsage; usageDone closes
 	// after the last flush, which must happen before the database closes.
 	stopUsage context.CancelFunc
 	usageDone chan struct{}
@@ -193,7 +195,9 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	}
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
-	go func() { srv.Usage.Run(uctx, time.Minute); close(a.usageDone) }()
+	overdueDone := make(chan struct{})
+	go func() { writes.RunOverdue(uctx, db, time.Minute, log); close(overdueDone) }()
+	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; close(a.usageDone) }()
 	return a, nil
 }
 

@@ -416,6 +416,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{InvoicesColumns[1], InvoicesColumns[13]},
 			},
+			{
+				Name:    "invoice_status_due_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[15], InvoicesColumns[6]},
+			},
 		},
 	}
 	// InvoicePaymentsColumns holds the columns for the "invoice_payments" table.

@@ -105,7 +105,8 @@ func (Invoice) Fields() []ent.Field {
 }
 func (Invoice) Edges() []ent.Edge { return []ent.Edge{edge.To("payments", InvoicePayment.Type)} }
 func (Invoice) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "number"), index.Fields("workspace_id", "client_id")}
+	// status, due_date: the overdue sweep finds what became due without a scan.
+	return []ent.Index{index.Fields("workspace_id", "number"), index.Fields("workspace_id", "client_id"), index.Fields("status", "due_date")}
 }
 
 // InvoicePayment is money received against an invoice. external_id is the
