@@ -50,9 +50,9 @@ func mustCLI(t *testing.T, dbURL string, args ...string) string {
 
 // server is a `ledgerbase serve` process on a loopback port.
 type server struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *syncBuffer
+	cmd            *exec.Cmd
+	url            string
+	stdout, stderr *syncBuffer
 	exited chan struct{}
 	err    error // what Wait returned, once exited is closed
 }
@@ -68,8 +68,8 @@ func startServer(t *testing.T, dbURL string, extra ...string) *server {
 	args := append([]string{"serve", "--addr", addr, "--log-access=false"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asCLI+"=1", "LEDGERBASE_DATABASE_URL="+dbURL)
-	s := &server{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	cmd.Stderr = s.stderr
+	s := &server{cmd: cmd, url: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+)
+
+// tourBlock is a README walk-through: the shell it runs and the lines it
+// must print (the "# ..." comments that follow its commands, in order).
+type tourBlock struct {
+	name, script string
+	want         []string
+}
+
+var tourRE = regexp.MustCompile("(?s)<!-- tour: ([a-z-]+) -->\n```sh\n(.*?)```\n<!-- /tour -->")
+
+func readTours(t *testing.T) []tourBlock {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []tourBlock
+	for _, m := range tourRE.FindAllStringSubmatch(string(b), -1) {
+		tb := tourBlock{name: m[1], script: m[2]}
+		for _, l := range strings.Split(m[2], "\n") {
+			if strings.HasPrefix(l, "# ") {
+				tb.want = append(tb.want, strings.TrimPrefix(l, "# "))
+			}
+		}
+		out = append(out, tb)
+	}
+	if len(out) == 0 {
+		t.Fatal("the README has no <!-- tour: ... --> blocks")
+	}
+	return out
+}
+
+// The README's walk-throughs run as written on a fresh `serve --demo`, in
+// order, and print exactly what the README says they print.
+func TestTheREADMEToursRunOnAFreshDemo(t *testing.T) {
+	if apitest.Backend() == "postgres" {
+		t.Skip("`serve --demo` seeds an empty database: the tour runs on the embedded default")
+	}
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("the README tour needs %s", tool)
+			}
+			t.Skipf("the README tour needs %s", tool)
+		}
+	}
+	t.Parallel()
+	tours := readTours(t)
+	srv := startServer(t, "sqlite:"+filepath.Join(t.TempDir(), "tour.db"), "--demo")
+	key := regexp.MustCompile(`lb_[0-9A-Za-z]{40}`).FindString(srv.stdout.String())
+	if key == "" {
+		t.Fatalf("serve --demo printed no key:\n%s", srv.stdout)
+	}
+	host := strings.TrimPrefix(srv.url, "http://")
+	for _, tb := range tours {
+		script := strings.ReplaceAll(tb.script, "localhost:8080", host)
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+		cmd.Env = append(os.Environ(), "KEY="+key)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("tour %s: %v\n%s%s", tb.name, err, out.String(), errOut.String())
+		}
+		got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		if strings.Join(got, "\n") != strings.Join(tb.want, "\n") {
+			t.Fatalf("tour %s printed:\n%s\nthe README says:\n%s", tb.name, strings.Join(got, "\n"), strings.Join(tb.want, "\n"))
+		}
+	}
+}
