@@ -41,6 +41,15 @@ func (q *Request) state(tx *ent.Tx) (string, error) {
 	return st, rows.Close()
 }
 
+// allowed reads the record's state under lock and refuses q.Op from it.
+func (q *Request) allowed(tx *ent.Tx) (string, error) {
+	st, err := q.state(tx)
+	if err != nil {
+		return "", err
+	}
+	return st, q.check(q.Op, st)
+}
+
 // check refuses op on a record in state st.
 func (q *Request) check(op resource.Op, st string) error {
 	if op.Allowed(st) {
@@ -92,11 +101,8 @@ func (q *Request) setState(tx *ent.Tx, st string) error {
 // own, may be nil), then the move to the declared state.
 func (q *Request) move(extra func(tx *ent.Tx, from string) error) (Result, error) {
 	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx)
+		st, err := q.allowed(tx)
 		if err != nil {
-			return err
-		}
-		if err := q.check(q.Op, st); err != nil {
 			return err
 		}
 		if extra != nil {
@@ -116,15 +122,11 @@ func transition(q *Request) (Result, error) { return q.move(nil) }
 func remove(q *Request) (Result, error) {
 	var id string
 	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx)
-		if err != nil {
-			return err
-		}
-		if err := q.check(q.Op, st); err != nil {
+		if _, err := q.allowed(tx); err != nil {
 			return err
 		}
 		id = q.ID
-		_, err = tx.ExecContext(q.Ctx, q.DB.Rebind("DELETE FROM "+q.Resource.Table+" WHERE id = ?"), q.ID)
+		_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("DELETE FROM "+q.Resource.Table+" WHERE id = ?"), q.ID)
 		return err
 	}, func() Answer {
 		return Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
