@@ -100,7 +100,10 @@ func (s *Server) mountV1() {
 	}
 	v1.Use(s.authenticate)
 	v1.Get("/me", s.me)
-	s.routes.routes = append(s.routes.routes, Route{Method: "GET", Path: "/v1/me", Resource: resource.Me})
+	v1.Get("/events", s.listEvents)
+	v1.Get("/events/:id", s.getEvent)
+	s.routes.routes = append(s.routes.routes, Route{Method: "GET", Path: "/v1/me", Resource: resource.Me},
+		Route{Method: "GET", Path: "/v1/events", Resource: resource.Me}, Route{Method: "GET", Path: "/v1/events/:id", Resource: resource.Me})
 	for _, rt := range Routes() {
 		if rt.Resource == resource.Me {
 			continue

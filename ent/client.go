@@ -24,6 +24,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/category"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/event"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/idempotencykey"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
@@ -74,6 +75,8 @@ type Client struct {
 	CreditNote *CreditNoteClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// Event is the client for interacting with the Event builders.
+	Event *EventClient
 	// GiftCard is the client for interacting with the GiftCard builders.
 	GiftCard *GiftCardClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -140,6 +143,7 @@ func (c *Client) init() {
 	c.Category = NewCategoryClient(c.config)
 	c.CreditNote = NewCreditNoteClient(c.config)
 	c.Customer = NewCustomerClient(c.config)
+	c.Event = NewEventClient(c.config)
 	c.GiftCard = NewGiftCardClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Invoice = NewInvoiceClient(c.config)
@@ -264,6 +268,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Category:       NewCategoryClient(cfg),
 		CreditNote:     NewCreditNoteClient(cfg),
 		Customer:       NewCustomerClient(cfg),
+		Event:          NewEventClient(cfg),
 		GiftCard:       NewGiftCardClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		Invoice:        NewInvoiceClient(cfg),
@@ -315,6 +320,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Category:       NewCategoryClient(cfg),
 		CreditNote:     NewCreditNoteClient(cfg),
 		Customer:       NewCustomerClient(cfg),
+		Event:          NewEventClient(cfg),
 		GiftCard:       NewGiftCardClient(cfg),
 		IdempotencyKey: NewIdempotencyKeyClient(cfg),
 		Invoice:        NewInvoiceClient(cfg),
@@ -368,11 +374,11 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
-		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
-		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
-		c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role, c.SalesOrder,
-		c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure, c.Store, c.Variant,
-		c.Vendor, c.Workspace,
+		c.Category, c.CreditNote, c.Customer, c.Event, c.GiftCard, c.IdempotencyKey,
+		c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment,
+		c.Promotion, c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role,
+		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure,
+		c.Store, c.Variant, c.Vendor, c.Workspace,
 	} {
 		n.Use(hooks...)
 	}
@@ -383,11 +389,11 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
-		c.Category, c.CreditNote, c.Customer, c.GiftCard, c.IdempotencyKey, c.Invoice,
-		c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment, c.Promotion,
-		c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role, c.SalesOrder,
-		c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure, c.Store, c.Variant,
-		c.Vendor, c.Workspace,
+		c.Category, c.CreditNote, c.Customer, c.Event, c.GiftCard, c.IdempotencyKey,
+		c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment,
+		c.Promotion, c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role,
+		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure,
+		c.Store, c.Variant, c.Vendor, c.Workspace,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -414,6 +420,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CreditNote.mutate(ctx, m)
 	case *CustomerMutation:
 		return c.Customer.mutate(ctx, m)
+	case *EventMutation:
+		return c.Event.mutate(ctx, m)
 	case *GiftCardMutation:
 		return c.GiftCard.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
@@ -1771,6 +1779,139 @@ func (c *CustomerClient) mutate(ctx context.Context, m *CustomerMutation) (Value
 		return (&CustomerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Customer mutation op: %q", m.Op())
+	}
+}
+
+// EventClient is a client for the Event schema.
+type EventClient struct {
+	config
+}
+
+// NewEventClient returns a client for the Event from the given config.
+func NewEventClient(c config) *EventClient {
+	return &EventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `event.Hooks(f(g(h())))`.
+func (c *EventClient) Use(hooks ...Hook) {
+	c.hooks.Event = append(c.hooks.Event, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `event.Intercept(f(g(h())))`.
+func (c *EventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Event = append(c.inters.Event, interceptors...)
+}
+
+// Create returns a builder for creating a Event entity.
+func (c *EventClient) Create() *EventCreate {
+	mutation := newEventMutation(c.config, OpCreate)
+	return &EventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Event entities.
+func (c *EventClient) CreateBulk(builders ...*EventCreate) *EventCreateBulk {
+	return &EventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventClient) MapCreateBulk(slice any, setFunc func(*EventCreate, int)) *EventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventCreateBulk{err: fmt.Errorf("calling to EventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Event.
+func (c *EventClient) Update() *EventUpdate {
+	mutation := newEventMutation(c.config, OpUpdate)
+	return &EventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventClient) UpdateOne(_m *Event) *EventUpdateOne {
+	mutation := newEventMutation(c.config, OpUpdateOne, withEvent(_m))
+	return &EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventClient) UpdateOneID(id string) *EventUpdateOne {
+	mutation := newEventMutation(c.config, OpUpdateOne, withEventID(id))
+	return &EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Event.
+func (c *EventClient) Delete() *EventDelete {
+	mutation := newEventMutation(c.config, OpDelete)
+	return &EventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventClient) DeleteOne(_m *Event) *EventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventClient) DeleteOneID(id string) *EventDeleteOne {
+	builder := c.Delete().Where(event.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventDeleteOne{builder}
+}
+
+// Query returns a query builder for Event.
+func (c *EventClient) Query() *EventQuery {
+	return &EventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Event entity by its id.
+func (c *EventClient) Get(ctx context.Context, id string) (*Event, error) {
+	return c.Query().Where(event.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventClient) GetX(ctx context.Context, id string) *Event {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EventClient) Hooks() []Hook {
+	return c.hooks.Event
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventClient) Interceptors() []Interceptor {
+	return c.inters.Event
+}
+
+func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Event mutation op: %q", m.Op())
 	}
 }
 
@@ -5013,16 +5154,16 @@ func (c *WorkspaceClient) mutate(ctx context.Context, m *WorkspaceMutation) (Val
 type (
 	hooks struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
-		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
-		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
-		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
+		CreditNote, Customer, Event, GiftCard, IdempotencyKey, Invoice, InvoicePayment,
+		Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote,
+		RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
 		SignInFailure, Store, Variant, Vendor, Workspace []ent.Hook
 	}
 	inters struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
-		CreditNote, Customer, GiftCard, IdempotencyKey, Invoice, InvoicePayment, Item,
-		KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote, RateBucket,
-		ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
+		CreditNote, Customer, Event, GiftCard, IdempotencyKey, Invoice, InvoicePayment,
+		Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote,
+		RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
 		SignInFailure, Store, Variant, Vendor, Workspace []ent.Interceptor
 	}
 )

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/category"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/event"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/idempotencykey"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
@@ -482,6 +483,39 @@ func init() {
 	customer.DefaultID = customerDescID.Default.(func() string)
 	// customer.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	customer.IDValidator = customerDescID.Validators[0].(func(string) error)
+	eventMixin := schema.Event{}.Mixin()
+	eventMixinFields0 := eventMixin[0].Fields()
+	_ = eventMixinFields0
+	eventFields := schema.Event{}.Fields()
+	_ = eventFields
+	// eventDescWorkspaceID is the schema descriptor for workspace_id field.
+	eventDescWorkspaceID := eventMixinFields0[1].Descriptor()
+	// event.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
+	event.WorkspaceIDValidator = eventDescWorkspaceID.Validators[0].(func(string) error)
+	// eventDescCreatedAt is the schema descriptor for created_at field.
+	eventDescCreatedAt := eventMixinFields0[2].Descriptor()
+	// event.DefaultCreatedAt holds the default value on creation for the created_at field.
+	event.DefaultCreatedAt = eventDescCreatedAt.Default.(func() time.Time)
+	// eventDescUpdatedAt is the schema descriptor for updated_at field.
+	eventDescUpdatedAt := eventMixinFields0[3].Descriptor()
+	// event.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	event.DefaultUpdatedAt = eventDescUpdatedAt.Default.(func() time.Time)
+	// event.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	event.UpdateDefaultUpdatedAt = eventDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// eventDescRequestID is the schema descriptor for request_id field.
+	eventDescRequestID := eventFields[6].Descriptor()
+	// event.DefaultRequestID holds the default value on creation for the request_id field.
+	event.DefaultRequestID = eventDescRequestID.Default.(string)
+	// eventDescActorID is the schema descriptor for actor_id field.
+	eventDescActorID := eventFields[8].Descriptor()
+	// event.DefaultActorID holds the default value on creation for the actor_id field.
+	event.DefaultActorID = eventDescActorID.Default.(string)
+	// eventDescID is the schema descriptor for id field.
+	eventDescID := eventMixinFields0[0].Descriptor()
+	// event.DefaultID holds the default value on creation for the id field.
+	event.DefaultID = eventDescID.Default.(func() string)
+	// event.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	event.IDValidator = eventDescID.Validators[0].(func(string) error)
 	giftcardMixin := schema.GiftCard{}.Mixin()
 	giftcardMixinFields0 := giftcardMixin[0].Fields()
 	_ = giftcardMixinFields0

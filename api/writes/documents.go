@@ -152,11 +152,13 @@ func (q *Request) numberTaken(tx *ent.Tx, r *resource.Resource, number, exceptID
 	var one int
 	err := queryRow(q, tx, "SELECT 1 FROM "+r.Table+" WHERE workspace_id = ? AND number = ? AND id <> ?",
 		[]any{q.Workspace().ID, number, exceptID}, &one)
-	if err == sql.ErrNoRows {
+	if isNoRows(err) {
 		return false, nil
 	}
 	return err == nil, err
 }
+
+func isNoRows(err error) bool { return err == sql.ErrNoRows }
 
 // docNumber is the body's number, which must be free in the workspace, or
 // the next one of the kind's series.

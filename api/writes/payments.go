@@ -129,7 +129,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		// Update, not UpdateOne: UpdateOne reads the whole row back.
 		return tx.Invoice.Update().Where(invoice.ID(inv.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(invoice.Status(after.status)).Exec(q.Ctx)
-	}, func() Answer { return record(created(isNew), resource.InvoicePayments, payID, q.ID) })
+	}, func() Answer { return repeated(record(created(isNew), resource.InvoicePayments, payID, q.ID), !isNew) })
 }
 
 func billPaymentEnum(column, value string) entgo.Value {
@@ -190,7 +190,7 @@ func recordBillPayment(q *Request) (Result, error) {
 		}
 		return tx.Bill.Update().Where(bill.ID(bl.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(bill.Status(after.status)).Exec(q.Ctx)
-	}, func() Answer { return record(created(isNew), resource.BillPayments, payID, q.ID) })
+	}, func() Answer { return repeated(record(created(isNew), resource.BillPayments, payID, q.ID), !isNew) })
 }
 
 // checkParty refuses a client_id or vendor_id that is not a record of the

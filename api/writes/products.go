@@ -367,6 +367,7 @@ func bulkProducts(q *Request) (Result, error) {
 	}
 	b := &catalogBatch{ctx: q.Ctx, q: q, ws: q.Principal.Workspace.ID, fields: q.Op.Body, rows: rows}
 	var answer []byte
+	changes := []Change{}
 	return q.inTx(func(tx *ent.Tx) error {
 		b.tx = tx
 		if err := b.run(); err != nil {
@@ -383,8 +384,18 @@ func bulkProducts(q *Request) (Result, error) {
 			return err
 		}
 		answer = bulkAnswer(rows, recs)
+		// One event per product written, as its own create or upsert would.
+		changes = changes[:0]
+		k := 0
+		for _, r := range rows {
+			if r.err == nil {
+				changes = append(changes, Change{Type: resource.Products.EventType(q.Op, r.created),
+					Resource: resource.Products, ID: r.itemID, Object: recs[k]})
+				k++
+			}
+		}
 		return nil
-	}, func() Answer { return Answer{Status: http.StatusOK, Body: answer} })
+	}, func() Answer { return Answer{Status: http.StatusOK, Body: answer, Changes: changes} })
 }
 
 // bulkAnswer is {"data": [{index, status, product | error}], "meta": {created, updated, failed}}.

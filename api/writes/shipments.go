@@ -298,7 +298,7 @@ func addTrackingEvents(q *Request) (Result, error) {
 		}
 		stored, err = tx.ShipmentEvent.Query().Where(shipmentevent.IDIn(newIDs...)).Count(q.Ctx)
 		return err
-	}, func() Answer { return record(created(stored > 0), resource.Shipments, q.ID, "") })
+	}, func() Answer { return repeated(record(created(stored > 0), resource.Shipments, q.ID, ""), stored == 0) })
 }
 
 // trackingEvents splits the body: {events: [...]} or one event object,

@@ -60,7 +60,7 @@ func (q *Request) check(op resource.Op, st string) error {
 		verb = map[resource.OpKind]string{resource.Update: "edit", resource.Delete: "delete"}[op.Kind]
 	}
 	return stateConflict("%s %s cannot be %s (only from %s)", article(humanState(st)), q.Resource.Singular,
-		pastTense(verb), humanState(strings.Join(op.From, ", ")))
+		resource.PastTense(verb), humanState(strings.Join(op.From, ", ")))
 }
 
 // humanState writes a state as words: partially_paid is "partially paid".
@@ -70,25 +70,6 @@ func stateConflict(format string, a ...any) error {
 	return apierr.Conflict("invalid_state_transition", format, a...)
 }
 
-func pastTense(verb string) string {
-	switch {
-	case verb == "send":
-		return "sent"
-	case verb == "open":
-		return "opened"
-	case verb == "issue":
-		return "issued"
-	case verb == "apply":
-		return "applied"
-	case verb == "edit":
-		return "edited"
-	case strings.HasSuffix(verb, "e"):
-		return verb + "d"
-	case strings.HasSuffix(verb, "y"):
-		return strings.TrimSuffix(verb, "y") + "ied"
-	}
-	return verb + "ed"
-}
 
 // setState moves the request's record to st.
 func (q *Request) setState(tx *ent.Tx, st string) error {

@@ -27,6 +27,12 @@ type Answer struct {
 	Resource     *resource.Resource
 	ID, ParentID string
 	Body         []byte
+	// Unchanged: the write matched a record it left as it was (a repeated
+	// payment id, tracking events all seen before): no event.
+	Unchanged bool
+	// Changes replace the declared event of a write that changed several
+	// records (a bulk upsert).
+	Changes []Change
 }
 
 // inTx runs do in one transaction on the writer, so a failed write leaves
@@ -77,12 +83,16 @@ func (q *Request) tryTx(do func(tx *ent.Tx) error, then func() Answer) (res Resu
 }
 
 // run is the transaction's work: the key's check, the operation, its
-// answer, and the key kept with it.
+// answer, its events, and the key kept with it.
 func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer) (Result, error) {
 	if q.Idem != nil {
 		if err := q.Idem.Begin(q.Ctx, tx); err != nil {
 			return Result{}, err
 		}
+	}
+	b, err := q.watch(tx)
+	if err != nil {
+		return Result{}, err
 	}
 	if err := do(tx); err != nil {
 		return Result{}, err
@@ -90,10 +100,16 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 	a := then()
 	res := Result{Status: a.Status, Body: a.Body}
 	if a.Body == nil {
-		var err error
 		if res.Body, err = q.Records.Render(q.Ctx, tx, a.Resource, q.Workspace(), a.ID, a.ParentID); err != nil {
 			return Result{}, err
 		}
+	}
+	changes, err := q.changes(tx, a, res, b)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := q.emit(tx, changes); err != nil {
+		return Result{}, err
 	}
 	if q.Idem != nil {
 		if err := q.Idem.Keep(q.Ctx, tx, res.Status, res.Body); err != nil {
@@ -111,6 +127,12 @@ func (q *Request) locks() bool { return q.DB.Dialect == dialect.Postgres }
 // record is the Answer of a write of record id of r.
 func record(status int, r *resource.Resource, id, parentID string) Answer {
 	return Answer{Status: status, Resource: r, ID: id, ParentID: parentID}
+}
+
+// repeated marks an answer that matched a record the write left as it was.
+func repeated(a Answer, unchanged bool) Answer {
+	a.Unchanged = unchanged
+	return a
 }
 
 // created is 201 for a new record and 200 for one that existed (an upsert

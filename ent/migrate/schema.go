@@ -311,6 +311,40 @@ var (
 			},
 		},
 	}
+	// EventsColumns holds the columns for the "events" table.
+	EventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "workspace_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "seq", Type: field.TypeInt64},
+		{Name: "type", Type: field.TypeString},
+		{Name: "object_type", Type: field.TypeString},
+		{Name: "object_id", Type: field.TypeString},
+		{Name: "data", Type: field.TypeString, Size: 2147483647},
+		{Name: "previous", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "request_id", Type: field.TypeString, Default: ""},
+		{Name: "actor_type", Type: field.TypeString},
+		{Name: "actor_id", Type: field.TypeString, Default: ""},
+	}
+	// EventsTable holds the schema information for the "events" table.
+	EventsTable = &schema.Table{
+		Name:       "events",
+		Columns:    EventsColumns,
+		PrimaryKey: []*schema.Column{EventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "event_workspace_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[1], EventsColumns[2], EventsColumns[0]},
+			},
+			{
+				Name:    "event_workspace_id_seq",
+				Unique:  true,
+				Columns: []*schema.Column{EventsColumns[1], EventsColumns[4]},
+			},
+		},
+	}
 	// GiftCardsColumns holds the columns for the "gift_cards" table.
 	GiftCardsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1173,6 +1207,7 @@ var (
 		CategoriesTable,
 		CreditNotesTable,
 		ClientsTable,
+		EventsTable,
 		GiftCardsTable,
 		IdempotencyKeysTable,
 		InvoicesTable,

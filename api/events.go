@@ -1,0 +1,240 @@
+package api
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// GET /v1/events and /v1/events/{id}: the workspace's change log, newest
+// first, on every plan. A key sees the events of the resources its role
+// may read. Pages follow the list convention (limit, offset, meta.total),
+// plus Stripe's cursors: starting_after (older than an event) and
+// ending_before (newer than one), by the events' commit order, so a
+// consumer catching up neither misses nor repeats one while more arrive.
+
+// eventJSON is an event as the API shows it.
+type eventJSON struct {
+	ID        string    `json:"id"`
+	Object    string    `json:"object"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      struct {
+		Object             json.RawMessage `json:"object"`
+		PreviousAttributes json.RawMessage `json:"previous_attributes,omitempty"`
+	} `json:"data"`
+	RequestID string `json:"request_id"`
+	Actor     struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	} `json:"actor"`
+}
+
+const eventColumns = "id, seq, type, created_at, data, previous, request_id, actor_type, actor_id"
+
+func scanEvent(rs interface{ Scan(...any) error }) (eventJSON, int64, error) {
+	var e eventJSON
+	var seq int64
+	var data string
+	var prev sql.NullString
+	err := rs.Scan(&e.ID, &seq, &e.Type, &e.CreatedAt, &data, &prev, &e.RequestID, &e.Actor.Type, &e.Actor.ID)
+	e.Object = "event"
+	e.CreatedAt = e.CreatedAt.UTC()
+	e.Data.Object = json.RawMessage(data)
+	if prev.Valid {
+		e.Data.PreviousAttributes = json.RawMessage(prev.String)
+	}
+	return e, seq, err
+}
+
+// readable is the SQL condition on object_type the caller's key may see.
+func readable(c *fiber.Ctx) (string, []any) {
+	p := principal(c)
+	var names []any
+	for _, r := range resource.All {
+		if r != resource.Me && p.Gate(r, resource.Read) == nil {
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "1 = 0", nil
+	}
+	return "object_type IN (" + strings.TrimSuffix(strings.Repeat("?,", len(names)), ",") + ")", names
+}
+
+func (s *Server) getEvent(c *fiber.Ctx) error {
+	cond, args := readable(c)
+	args = append([]any{principal(c).Workspace.ID, c.Params("id")}, args...)
+	row := s.DB.Read.QueryRowContext(c.UserContext(), s.DB.Rebind("SELECT "+eventColumns+" FROM events WHERE workspace_id = ? AND id = ? AND "+cond), args...)
+	e, _, err := scanEvent(row)
+	if err == sql.ErrNoRows {
+		return apierr.NotFound("event")
+	}
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, fiber.StatusOK, b)
+}
+
+func (s *Server) listEvents(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	ws := principal(c).Workspace.ID
+	cond, rargs := readable(c)
+	where := []string{"workspace_id = ?", cond}
+	args := append([]any{ws}, rargs...)
+	limit, offset := DefaultLimit, 0
+	var after, before string
+	var err error
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if err != nil {
+			return
+		}
+		key, val := string(k), string(v)
+		switch key {
+		case "limit":
+			n, e := strconv.Atoi(val)
+			if e != nil || n < 1 || n > MaxLimit {
+				err = apierr.Invalid("limit", "limit must be an integer from 1 to %d", MaxLimit)
+			}
+			limit = n
+		case "offset":
+			n, e := strconv.Atoi(val)
+			if e != nil || n < 0 {
+				err = apierr.Invalid("offset", "offset must be an integer of 0 or more")
+			}
+			offset = n
+		case "type":
+			var or []string
+			for _, t := range strings.Split(val, ",") {
+				t = strings.TrimSpace(t)
+				switch {
+				case t == "" || len(t) > 100:
+					err = apierr.Invalid("type", "type is one event type or a comma list, e.g. invoice.paid,invoice.* ")
+					return
+				case strings.HasSuffix(t, ".*"):
+					or = append(or, "type LIKE ?")
+					args = append(args, strings.NewReplacer("%", "", "_", "\\_").Replace(strings.TrimSuffix(t, "*"))+"%")
+				default:
+					or = append(or, "type = ?")
+					args = append(args, t)
+				}
+			}
+			where = append(where, "("+strings.Join(or, " OR ")+")")
+		case "created[gte]", "created[lt]":
+			t, e := time.Parse(time.RFC3339Nano, val)
+			if e != nil {
+				err = apierr.Invalid(key, "%s must be an RFC 3339 time, e.g. 2026-11-25T10:00:00Z", key)
+				return
+			}
+			op := ">="
+			if key == "created[lt]" {
+				op = "<"
+			}
+			where = append(where, "created_at "+op+" ?")
+			args = append(args, t.UTC())
+		case "starting_after":
+			after = val
+		case "ending_before":
+			before = val
+		default:
+			err = apierr.Invalid(key, "unknown query parameter %q", key)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if after != "" && before != "" {
+		return apierr.Invalid("ending_before", "send starting_after or ending_before, not both")
+	}
+	if (after != "" || before != "") && offset > 0 {
+		return apierr.Invalid("offset", "offset does not combine with starting_after or ending_before")
+	}
+	order := "DESC"
+	for _, cur := range []struct{ param, id, op string }{{"starting_after", after, "<"}, {"ending_before", before, ">"}} {
+		if cur.id == "" {
+			continue
+		}
+		seq, err := s.eventSeq(ctx, ws, cur.id)
+		if err != nil {
+			return err
+		}
+		if seq < 0 {
+			return apierr.Invalid(cur.param, "no such event: %s", cur.id)
+		}
+		where = append(where, "seq "+cur.op+" ?")
+		args = append(args, seq)
+		if cur.op == ">" {
+			order = "ASC" // the page right after the cursor, then shown newest first
+		}
+	}
+	w := strings.Join(where, " AND ")
+	var total int64
+	if err := s.DB.Read.QueryRowContext(ctx, s.DB.Rebind("SELECT COUNT(*) FROM events WHERE "+w), args...).Scan(&total); err != nil {
+		return err
+	}
+	q := "SELECT " + eventColumns + " FROM events WHERE " + w + " ORDER BY seq " + order +
+		" LIMIT " + strconv.Itoa(limit+1) + " OFFSET " + strconv.Itoa(offset)
+	rs, err := s.DB.Read.QueryContext(ctx, s.DB.Rebind(q), args...)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	page := []eventJSON{}
+	for rs.Next() {
+		e, _, err := scanEvent(rs)
+		if err != nil {
+			return err
+		}
+		page = append(page, e)
+	}
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	more := len(page) > limit
+	if more {
+		page = page[:limit]
+	}
+	if order == "ASC" {
+		for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
+			page[i], page[j] = page[j], page[i]
+		}
+	}
+	var out struct {
+		Data []eventJSON `json:"data"`
+		Meta struct {
+			Limit   int   `json:"limit"`
+			Offset  int   `json:"offset"`
+			Total   int64 `json:"total"`
+			HasMore bool  `json:"has_more"`
+		} `json:"meta"`
+	}
+	out.Data = page
+	out.Meta.Limit, out.Meta.Offset, out.Meta.Total, out.Meta.HasMore = limit, offset, total, more
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, fiber.StatusOK, b)
+}
+
+// eventSeq is the number of the workspace's event id, or -1.
+func (s *Server) eventSeq(ctx context.Context, ws, id string) (int64, error) {
+	var seq int64
+	err := s.DB.Read.QueryRowContext(ctx, s.DB.Rebind("SELECT seq FROM events WHERE workspace_id = ? AND id = ?"), ws, id).Scan(&seq)
+	if err == sql.ErrNoRows {
+		return -1, nil
+	}
+	return seq, err
+}

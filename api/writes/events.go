@@ -1,0 +1,163 @@
+package writes
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+)
+
+// Every committed write appends its events in its own transaction (see
+// run): an event exists exactly when its change does. The types follow
+// from the declarations (resource.EventType); data.object is the record as
+// the write answers it, which is what GET shows right after.
+
+// Change is one event an operation's transaction writes. Operations that
+// change several records at once (a bulk upsert) list theirs in
+// Answer.Changes; every other write gets its event from its declaration.
+type Change struct {
+	Type     string
+	Resource *resource.Resource // whose read grant shows the event
+	ID       string
+	Object   []byte
+	Previous []byte // previous_attributes, on updates
+}
+
+// before is what a write's events need from before the change.
+type before struct {
+	record       []byte // the record an update, action or delete changes
+	parentStatus string // the status of a sub-resource's parent (an invoice a payment is for)
+}
+
+// watch reads, in the write's transaction and before the change, what its
+// events compare with.
+func (q *Request) watch(tx *ent.Tx) (before, error) {
+	var b before
+	r := q.Resource
+	switch q.Op.Kind {
+	case resource.Update, resource.Action, resource.Delete:
+		id, parent := q.ID, ""
+		if r.Parent != nil {
+			id, parent = q.ChildID, q.ID
+		}
+		if id != "" {
+			rec, err := q.Records.Render(q.Ctx, tx, r, q.Workspace(), id, parent)
+			if err != nil && !isNotFound(err) {
+				return b, err
+			}
+			b.record = rec
+		}
+	}
+	if r.Parent != nil && r.Parent.Resource.HasStatus() && q.ID != "" {
+		st, err := q.statusOf(tx, r.Parent.Resource, q.ID)
+		if err != nil {
+			return b, err
+		}
+		b.parentStatus = st
+	}
+	return b, nil
+}
+
+func isNotFound(err error) bool {
+	e, ok := apierr.As(err)
+	return ok && e.Status == http.StatusNotFound
+}
+
+// statusOf reads a record's status in tx ("" when there is none).
+func (q *Request) statusOf(tx *ent.Tx, r *resource.Resource, id string) (string, error) {
+	var st string
+	err := queryRow(q, tx, "SELECT status FROM "+r.Table+" WHERE id = ? AND workspace_id = ?", []any{id, q.Workspace().ID}, &st)
+	if isNoRows(err) {
+		return "", nil
+	}
+	return st, err
+}
+
+// changes are the events of a write that answered a with res.
+func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change, error) {
+	if a.Changes != nil {
+		return a.Changes, nil
+	}
+	var out []Change
+	if !a.Unchanged {
+		c := Change{Type: q.Resource.EventType(q.Op, a.Status == http.StatusCreated), Resource: q.Resource, ID: a.ID, Object: res.Body}
+		switch q.Op.Kind {
+		case resource.Delete:
+			c.ID, c.Object = q.ID, b.record
+			if q.Resource.Parent != nil {
+				c.ID = q.ChildID
+			}
+		case resource.Update, resource.Action:
+			c.Previous = previousAttributes(b.record, res.Body)
+		}
+		out = append(out, c)
+	}
+	if p := q.Resource.Parent; p != nil && b.parentStatus != "" {
+		st, err := q.statusOf(tx, p.Resource, q.ID)
+		if err != nil {
+			return nil, err
+		}
+		if st != b.parentStatus && st != "" {
+			rec, err := q.Records.Render(q.Ctx, tx, p.Resource, q.Workspace(), q.ID, "")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Change{Type: p.Resource.StateEvent(st), Resource: p.Resource, ID: q.ID, Object: rec})
+		}
+	}
+	return out, nil
+}
+
+// previousAttributes are the top-level fields of before whose values
+// after changed, with their values before (updated_at aside: it always
+// moves). Nil when there is no before.
+func previousAttributes(before, after []byte) []byte {
+	if before == nil || after == nil {
+		return nil
+	}
+	var b, a map[string]json.RawMessage
+	if json.Unmarshal(before, &b) != nil || json.Unmarshal(after, &a) != nil {
+		return nil
+	}
+	prev := map[string]json.RawMessage{}
+	for k, v := range b {
+		if k != "updated_at" && !bytes.Equal(v, a[k]) {
+			prev[k] = v
+		}
+	}
+	out, _ := json.Marshal(prev)
+	return out
+}
+
+// emit appends changes as events. Their numbers come from the workspace's
+// "events" counter, whose row stays locked until commit on PostgreSQL: a
+// workspace's events commit in the order of their numbers, so a consumer
+// paging by them never skips one that commits late.
+func (q *Request) emit(tx *ent.Tx, changes []Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	ws := q.Workspace().ID
+	first, err := reserve(q.Ctx, tx, ws, "events", int64(len(changes)))
+	if err != nil {
+		return err
+	}
+	actorType, actorID := "system", ""
+	if q.Principal != nil {
+		actorType, actorID = "api_key", q.Principal.Key.ID
+	}
+	builders := make([]*ent.EventCreate, len(changes))
+	for i, c := range changes {
+		e := tx.Event.Create().SetWorkspaceID(ws).SetSeq(first + int64(i)).SetType(c.Type).
+			SetObjectType(c.Resource.Name).SetObjectID(c.ID).SetData(string(c.Object)).
+			SetRequestID(q.RequestID).SetActorType(actorType).SetActorID(actorID)
+		if c.Previous != nil {
+			e.SetPrevious(string(c.Previous))
+		}
+		builders[i] = e
+	}
+	return tx.Event.CreateBulk(builders...).Exec(q.Ctx)
+}
