@@ -234,6 +234,35 @@ func checkActionable(t *testing.T, env *apitest.Env, key string, invoices int) {
 	if count != invoices {
 		t.Errorf("%d invoices, want %d", count, invoices)
 	}
+	if t.Failed() {
+		return
+	}
+
+	// And they can be acted on by the writes as they are.
+	offline := confirmed[0]
+	for _, o := range confirmed {
+		if o["online"] == false {
+			offline = o
+		}
+	}
+	for _, o := range []record{paidNotShipped[0], partial[0], offline} {
+		env.Do(t, "POST", "/v1/shipments", key, record{"sales_order_id": o["id"]}).WantStatus(t, 201)
+		got := env.Get(t, "/v1/sales-orders/"+o["id"].(string), key).WantStatus(t, 200).JSON(t)
+		if _, whole := shipped(got); !whole || got["status"] == o["status"] {
+			t.Errorf("order %v (%v) after shipping what remained: %v, lines %v", o["number"], o["status"], got["status"], got["lines"])
+		}
+	}
+	draft := all(t, env, key, "/v1/invoices?status=draft")[0]
+	env.Do(t, "POST", "/v1/invoices/"+draft["id"].(string)+"/send", key, nil).WantStatus(t, 200)
+	for _, docs := range [][2]string{{"invoices", "sent"}, {"invoices", "overdue"}, {"bills", "open"}} {
+		d := all(t, env, key, "/v1/"+docs[0]+"?status="+docs[1])[0]
+		path := "/v1/" + docs[0] + "/" + d["id"].(string)
+		env.Do(t, "POST", path+"/payments", key, record{"id": "demo-test-" + d["id"].(string), "number": "T-1", "status": "completed",
+			"date": today, "amount_incl_vat_cents": d["remaining_cents"]}).WantStatus(t, 201)
+		if got := env.Get(t, path, key).WantStatus(t, 200).JSON(t); got["status"] != "paid" || cents(t, got, "remaining_cents") != 0 {
+			t.Errorf("%s %v paid in full: %v with %v open", docs, d["number"], got["status"], got["remaining_cents"])
+		}
+	}
 }
 
 func int64OrZero(v any) int64 {
