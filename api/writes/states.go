@@ -70,7 +70,6 @@ func stateConflict(format string, a ...any) error {
 	return apierr.Conflict("invalid_state_transition", format, a...)
 }
 
-
 // setState moves the request's record to st.
 func (q *Request) setState(tx *ent.Tx, st string) error {
 	_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("UPDATE "+q.Resource.Table+" SET status = ?, updated_at = ? WHERE id = ?"),

@@ -36,18 +36,52 @@ var carriers = []struct{ name, service, prefix string }{
 // when delivered, sometimes a return.
 func (g *gen) salesOrders() {
 	n := count(g.o.SalesOrders, g.n, 20, 40)
+	ages := make([]time.Duration, len(recentOrders))
+	for r, o := range recentOrders {
+		ages[r] = o.age
+	}
 	for i := 0; i < n; i++ {
 		if i%10_000 == 0 && g.t.orders.s.stopped() {
 			return
 		}
-		g.order(g.timeline(i, n))
+		at, rank := g.recent(i, n, ages)
+		var f *orderCase
+		if rank >= 0 {
+			f = &recentOrders[rank]
+		}
+		g.order(at, f)
 	}
 }
 
-func (g *gen) order(at time.Time) {
+// orderCase is a newest order's set state: status is confirmed (nothing
+// shipped; an online one is paid, as it is two days after its date),
+// partially_shipped or draft.
+type orderCase struct {
+	online bool
+	status string
+	age    time.Duration
+}
+
+// recentOrders are the newest orders, by rank (0 the newest): every scale
+// has orders to confirm, to ship, and online ones paid but not shipped.
+var recentOrders = []orderCase{
+	{true, "confirmed", 3 * oneDay},
+	{false, "confirmed", 4 * oneDay},
+	{false, "partially_shipped", 9 * oneDay},
+	{false, "draft", oneDay},
+	{true, "confirmed", 60 * time.Hour},
+	{true, "partially_shipped", 10 * oneDay},
+	{false, "confirmed", 6 * oneDay},
+}
+
+// order writes an order made at; f, when set, is the state it must end in.
+func (g *gen) order(at time.Time, f *orderCase) {
 	id := g.id("so", at)
 	c := g.clientAt(at)
 	online := g.chance(0.6)
+	if f != nil {
+		online = f.online
+	}
 	cur := c.currency
 	var st store
 	if online {
@@ -68,6 +102,9 @@ func (g *gen) order(at time.Time) {
 		if !it.product {
 			l.qty = int64(1+g.rng.IntN(8)) * 500
 		}
+		if f != nil && f.status == "partially_shipped" && j == 0 {
+			l.qty = max(l.qty, 2000) // half of it ships: not all of it
+		}
 		l.excl, l.vat = amounts(l.qty, l.price, 2000)
 		tot.add(shape.DocLine{AmountExclVATCents: l.excl, VATAmountCents: l.vat, AmountInclVATCents: l.excl + l.vat})
 		lines[j] = l
@@ -77,6 +114,11 @@ func (g *gen) order(at time.Time) {
 	status := "confirmed"
 	var ships []plannedShipment
 	switch {
+	case f != nil && f.status == "partially_shipped":
+		ships = g.planShipments(at, lines, true)
+		status = orderShipping(lines, ships)
+	case f != nil:
+		status = f.status
 	case g.chance(0.04) || online && g.first("cancelled", 1):
 		status = "cancelled"
 	case !online && age < 7*24*time.Hour && g.chance(0.3):
@@ -394,7 +436,11 @@ func (g *gen) promotions() {
 					uses = int64(g.rng.IntN(200))
 				}
 				if g.chance(0.5) {
-					maxUses = uses + int64(g.rng.IntN(300))
+					left := int64(g.rng.IntN(300))
+					if status == "active" {
+						left++ // an active promotion's codes can still be used
+					}
+					maxUses = uses + left
 				}
 				if g.chance(0.5) {
 					perCustomer = int64(1)

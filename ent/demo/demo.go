@@ -293,6 +293,21 @@ func (g *gen) next(name string) int {
 	return g.run*10_000_000 + g.seq[name]
 }
 
+// recent places the newest records of a stream: those a user acts on
+// next (a draft to send, an order to ship) whatever the scale. When the
+// i-th of n records is among the len(ages) newest it answers its rank (0
+// the newest) and the moment ages[rank] ago, else -1 and its place in the
+// timeline. first cannot do this: it counts from the oldest records, and
+// a sent invoice not yet due or an order not yet shipped must be recent.
+func (g *gen) recent(i, n int, ages []time.Duration) (time.Time, int) {
+	if r := n - 1 - i; r < len(ages) {
+		return g.now.Add(-ages[r]).Truncate(time.Millisecond), r
+	}
+	return g.timeline(i, n), -1
+}
+
+const oneDay = 24 * time.Hour
+
 // first is true the first k times it is asked about name: small runs still
 // get one of each rare case (a cancelled order, a return).
 func (g *gen) first(name string, k int) bool {

@@ -224,6 +224,30 @@ func (g *gen) settle(at, due time.Time, total int64) (outcome, []settlement) {
 
 var invoiceStatus = [...]string{outDraft: "draft", outOpen: "sent", outOverdue: "overdue", outPartial: "partially_paid", outPaid: "paid", outVoid: "void"}
 
+// actionable is one of the newest documents of a stream, whose outcome is
+// set rather than drawn so that every scale has some to act on: it lists
+// the outcomes by rank (0 the newest) and how long ago each was made.
+type actionable struct {
+	outcomes []outcome
+	ages     []time.Duration
+}
+
+// outcome is the forced outcome of rank r, or false past the list.
+func (a actionable) outcome(r int) (outcome, bool) {
+	if r < 0 || r >= len(a.outcomes) {
+		return 0, false
+	}
+	return a.outcomes[r], true
+}
+
+// recentInvoices: one sent and not yet due (due 30 days after its date),
+// a draft, one past due, another sent: when there are fewer invoices, the
+// first ones of the list.
+var recentInvoices = actionable{
+	outcomes: []outcome{outOpen, outDraft, outOverdue, outOpen},
+	ages:     []time.Duration{6 * oneDay, 2 * oneDay, 45 * oneDay, 15 * oneDay},
+}
+
 // invoices writes the invoices with their payments, the quotes some of them
 // came from and the credit notes issued on some paid ones.
 func (g *gen) invoices() {
@@ -231,11 +255,15 @@ func (g *gen) invoices() {
 		if i%10_000 == 0 && g.t.invoices.s.stopped() {
 			return
 		}
-		at := g.timeline(i, g.n)
+		at, rank := g.recent(i, g.n, recentInvoices.ages)
 		c := g.clientAt(at)
 		lines, tot := g.docLines(at)
 		due := at.AddDate(0, 0, 30)
-		out, pays := g.settle(at, due, tot.incl)
+		out, forced := recentInvoices.outcome(rank)
+		var pays []settlement
+		if !forced {
+			out, pays = g.settle(at, due, tot.incl)
+		}
 		id := g.id("inv", at)
 		var paid int64
 		for _, p := range pays {
@@ -266,34 +294,51 @@ func (g *gen) invoices() {
 				day(qat.AddDate(0, 0, 30)), c.currency, js(lines), "", tot.excl, tot.vat, tot.incl,
 				c.id, c.name, "invoiced", id)...)
 		}
-		if out == outPaid && g.chance(0.08) {
-			g.creditNote(c, id, at, lines[0])
+		switch {
+		case out == outPaid && g.chance(0.08):
+			g.creditNote(c, id, at, lines[0], "")
+		case (out == outOpen || out == outOverdue) && g.first("credit note to apply", 1):
+			// An issued credit note on an unpaid invoice, of at most its
+			// balance: one that can be applied.
+			g.creditNote(c, id, at, lines[0], "issued")
 		}
 	}
 }
 
-// creditNote credits part of an invoice's first line.
-func (g *gen) creditNote(c party, invoiceID string, invoiced time.Time, l shape.DocLine) {
+// creditNote credits part of an invoice's first line; status is drawn
+// when empty.
+func (g *gen) creditNote(c party, invoiceID string, invoiced time.Time, l shape.DocLine, status string) {
 	at := g.after(invoiced, 24, 30)
 	l.QtyMilli = max(500, l.QtyMilli/2)
 	l.AmountExclVATCents, l.VATAmountCents = amounts(l.QtyMilli, l.UnitPriceCents, l.VATRateBasisPoints)
 	l.AmountInclVATCents = l.AmountExclVATCents + l.VATAmountCents
 	l.Description = "Credit: " + l.Description
-	status := []string{"issued", "issued", "issued", "applied", "applied", "draft", "void"}[g.rng.IntN(7)]
+	if status == "" {
+		status = []string{"issued", "issued", "issued", "applied", "applied", "draft", "void"}[g.rng.IntN(7)]
+	}
 	g.t.credit.row(append(g.base(g.id("crn", at), at, at), fmt.Sprintf("CN-%06d", g.next("crn")), day(at), nil,
 		c.currency, js([]shape.DocLine{l}), "Returned goods", l.AmountExclVATCents, l.VATAmountCents, l.AmountInclVATCents,
 		c.id, c.name, status, invoiceID)...)
 }
 
+// recentQuotes are the newest standalone quotes' statuses and ages: one
+// sent, one draft and one accepted, still to invoice.
+var recentQuotes = struct {
+	status []string
+	ages   []time.Duration
+}{[]string{"sent", "draft", "accepted"}, []time.Duration{4 * oneDay, oneDay, 12 * oneDay}}
+
 // standaloneQuotes are quotes that did not become invoices.
 func (g *gen) standaloneQuotes() {
-	n := scale(g.n, 80, 3)
+	n := scale(g.n, 80, 5)
 	for i := 0; i < n; i++ {
-		at := g.timeline(i, n)
+		at, rank := g.recent(i, n, recentQuotes.ages)
 		c := g.clientAt(at)
 		lines, tot := g.docLines(at)
 		status := "expired"
 		switch r := g.rng.Float64(); {
+		case rank >= 0:
+			status = recentQuotes.status[rank]
 		case g.now.Sub(at) < 30*24*time.Hour:
 			status = "sent"
 			if r < 0.3 {
@@ -312,6 +357,13 @@ func (g *gen) standaloneQuotes() {
 
 var billStatus = [...]string{outDraft: "draft", outOpen: "open", outOverdue: "open", outPartial: "partially_paid", outPaid: "paid", outVoid: "void"}
 
+// recentBills: one open and not yet due (due 45 days after its date), a
+// draft, one open past its due date.
+var recentBills = actionable{
+	outcomes: []outcome{outOpen, outDraft, outOverdue},
+	ages:     []time.Duration{5 * oneDay, 2 * oneDay, 70 * oneDay},
+}
+
 // bills writes vendors' bills with the payments that settle them.
 func (g *gen) bills() {
 	n := scale(g.n, 20, 5)
@@ -319,14 +371,18 @@ func (g *gen) bills() {
 		if i%10_000 == 0 && g.t.bills.s.stopped() {
 			return
 		}
-		at := g.timeline(i, n)
+		at, rank := g.recent(i, n, recentBills.ages)
 		v := g.vendorsL[g.rng.IntN(before(len(g.vendorsL), func(i int) time.Time { return g.rosterTime(i, len(g.vendorsL)) }, at))]
 		lines, tot := g.docLines(at)
 		for j := range lines {
 			lines[j].Description = "Purchase: " + lines[j].Description
 		}
 		due := at.AddDate(0, 0, 45)
-		out, pays := g.settle(at, due, tot.incl)
+		out, forced := recentBills.outcome(rank)
+		var pays []settlement
+		if !forced {
+			out, pays = g.settle(at, due, tot.incl)
+		}
 		id := g.id("bill", at)
 		var paid int64
 		for _, p := range pays {
