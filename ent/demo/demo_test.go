@@ -123,10 +123,18 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 			if paid == 0 || inv.RemainingCents == 0 {
 				t.Fatalf("%s is partially paid with paid %d, open %d", inv.Number, paid, inv.RemainingCents)
 			}
+		case invoice.StatusOverdue: // past due with money open, paid in part or not at all
+			if inv.RemainingCents == 0 {
+				t.Fatalf("%s is overdue with nothing open", inv.Number)
+			}
 		default:
 			if paid != 0 {
 				t.Fatalf("%s is %s but has %d paid", inv.Number, inv.Status, paid)
 			}
+		}
+		if (inv.Status == invoice.StatusSent || inv.Status == invoice.StatusPartiallyPaid) && inv.RemainingCents > 0 &&
+			inv.DueDate != nil && *inv.DueDate < now.Format("2006-01-02") {
+			t.Fatalf("%s is %s past its due date %s: the overdue sweep would move it", inv.Number, inv.Status, *inv.DueDate)
 		}
 		if inv.Status == invoice.StatusOverdue && inv.DueDate != nil && *inv.DueDate >= now.Format("2006-01-02") {
 			t.Fatalf("%s is overdue before its due date %s", inv.Number, *inv.DueDate)

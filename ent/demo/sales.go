@@ -280,8 +280,14 @@ func (g *gen) invoices() {
 			updated = pays[len(pays)-1].at
 		}
 		number := fmt.Sprintf("INV-%06d", g.next("inv"))
+		status := invoiceStatus[out]
+		// Past due with money open reads overdue, as the serving process's
+		// sweep would make it (api/writes/overdue.go).
+		if (status == "sent" || status == "partially_paid") && remaining > 0 && day(due) < day(g.now) {
+			status = "overdue"
+		}
 		g.t.invoices.row(append(g.base(id, at, updated), number, day(at), day(due), c.currency, js(lines), "",
-			tot.excl, tot.vat, tot.incl, c.id, c.name, invoiceStatus[out], paid, remaining)...)
+			tot.excl, tot.vat, tot.incl, c.id, c.name, status, paid, remaining)...)
 		for _, p := range pays {
 			excl := p.amount * tot.excl / max(1, tot.incl)
 			g.t.invoicePayments.row(append(g.base(g.id("ipay", p.at), p.at, p.at), id,
