@@ -132,6 +132,11 @@ func checkCreditedInvoice(q *Request, tx *ent.Tx, id string) error {
 // concurrent applications and payments on one invoice queue and never
 // take more than its open balance.
 func applyCreditNote(q *Request) (Result, error) {
+	// It changes an invoice's balance, as a payment does: the key's role
+	// must write invoices too.
+	if err := q.Principal.Gate(resource.Invoices, resource.Write); err != nil {
+		return Result{}, err
+	}
 	return q.move(func(tx *ent.Tx, _ string) error {
 		n, err := q.creditNote(tx, q.ID)
 		if err != nil {

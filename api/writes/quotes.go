@@ -39,6 +39,10 @@ func init() {
 // is locked by the state check, so two concurrent calls make one invoice;
 // the second finds the quote invoiced (409).
 func invoiceQuote(q *Request) (Result, error) {
+	// It writes an invoice: the key's role must write invoices too.
+	if err := q.Principal.Gate(resource.Invoices, resource.Write); err != nil {
+		return Result{}, err
+	}
 	return q.move(func(tx *ent.Tx, _ string) error {
 		qu, err := tx.Quote.Query().Where(quote.ID(q.ID)).
 			Select(quote.FieldClientID, quote.FieldClientName, quote.FieldCurrencyCode, quote.FieldLines, quote.FieldNotes).Only(q.Ctx)
