@@ -38,9 +38,10 @@ func (s *Server) write(rt Route) fiber.Handler {
 			return err
 		}
 		raw := c.Body()
-		// A DELETE, or an action that takes no fields, may come without a
-		// body; one that has a body sends JSON like any write.
-		bodiless := (rt.Op.Kind == resource.Delete || rt.Op.Kind == resource.Action && len(rt.Op.Body) == 0) && len(raw) == 0
+		// A DELETE or an action may come without a body (an action's fields
+		// are then all omitted: a required one is a 400); one that has a
+		// body sends JSON like any write.
+		bodiless := (rt.Op.Kind == resource.Delete || rt.Op.Kind == resource.Action) && len(raw) == 0
 		if bodiless {
 			raw = []byte("{}")
 		} else if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {

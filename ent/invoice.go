@@ -53,6 +53,10 @@ type Invoice struct {
 	PaidCents int64 `json:"paid_cents,omitempty"`
 	// RemainingCents holds the value of the "remaining_cents" field.
 	RemainingCents int64 `json:"remaining_cents,omitempty"`
+	// CreditedCents holds the value of the "credited_cents" field.
+	CreditedCents int64 `json:"credited_cents,omitempty"`
+	// QuoteID holds the value of the "quote_id" field.
+	QuoteID *string `json:"quote_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InvoiceQuery when eager-loading is set.
 	Edges        InvoiceEdges `json:"edges"`
@@ -84,9 +88,9 @@ func (*Invoice) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case invoice.FieldLines:
 			values[i] = new([]byte)
-		case invoice.FieldAmountExclVatCents, invoice.FieldVatAmountCents, invoice.FieldAmountInclVatCents, invoice.FieldPaidCents, invoice.FieldRemainingCents:
+		case invoice.FieldAmountExclVatCents, invoice.FieldVatAmountCents, invoice.FieldAmountInclVatCents, invoice.FieldPaidCents, invoice.FieldRemainingCents, invoice.FieldCreditedCents:
 			values[i] = new(sql.NullInt64)
-		case invoice.FieldID, invoice.FieldWorkspaceID, invoice.FieldNumber, invoice.FieldDate, invoice.FieldDueDate, invoice.FieldCurrencyCode, invoice.FieldNotes, invoice.FieldClientID, invoice.FieldClientName, invoice.FieldStatus:
+		case invoice.FieldID, invoice.FieldWorkspaceID, invoice.FieldNumber, invoice.FieldDate, invoice.FieldDueDate, invoice.FieldCurrencyCode, invoice.FieldNotes, invoice.FieldClientID, invoice.FieldClientName, invoice.FieldStatus, invoice.FieldQuoteID:
 			values[i] = new(sql.NullString)
 		case invoice.FieldCreatedAt, invoice.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -217,6 +221,19 @@ func (_m *Invoice) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RemainingCents = value.Int64
 			}
+		case invoice.FieldCreditedCents:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field credited_cents", values[i])
+			} else if value.Valid {
+				_m.CreditedCents = value.Int64
+			}
+		case invoice.FieldQuoteID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field quote_id", values[i])
+			} else if value.Valid {
+				_m.QuoteID = new(string)
+				*_m.QuoteID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -312,6 +329,14 @@ func (_m *Invoice) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("remaining_cents=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RemainingCents))
+	builder.WriteString(", ")
+	builder.WriteString("credited_cents=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreditedCents))
+	builder.WriteString(", ")
+	if v := _m.QuoteID; v != nil {
+		builder.WriteString("quote_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

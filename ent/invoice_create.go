@@ -231,6 +231,34 @@ func (_c *InvoiceCreate) SetNillableRemainingCents(v *int64) *InvoiceCreate {
 	return _c
 }
 
+// SetCreditedCents sets the "credited_cents" field.
+func (_c *InvoiceCreate) SetCreditedCents(v int64) *InvoiceCreate {
+	_c.mutation.SetCreditedCents(v)
+	return _c
+}
+
+// SetNillableCreditedCents sets the "credited_cents" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableCreditedCents(v *int64) *InvoiceCreate {
+	if v != nil {
+		_c.SetCreditedCents(*v)
+	}
+	return _c
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (_c *InvoiceCreate) SetQuoteID(v string) *InvoiceCreate {
+	_c.mutation.SetQuoteID(v)
+	return _c
+}
+
+// SetNillableQuoteID sets the "quote_id" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableQuoteID(v *string) *InvoiceCreate {
+	if v != nil {
+		_c.SetQuoteID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *InvoiceCreate) SetID(v string) *InvoiceCreate {
 	_c.mutation.SetID(v)
@@ -343,6 +371,10 @@ func (_c *InvoiceCreate) defaults() {
 		v := invoice.DefaultRemainingCents
 		_c.mutation.SetRemainingCents(v)
 	}
+	if _, ok := _c.mutation.CreditedCents(); !ok {
+		v := invoice.DefaultCreditedCents
+		_c.mutation.SetCreditedCents(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := invoice.DefaultID()
 		_c.mutation.SetID(v)
@@ -415,6 +447,9 @@ func (_c *InvoiceCreate) check() error {
 	}
 	if _, ok := _c.mutation.RemainingCents(); !ok {
 		return &ValidationError{Name: "remaining_cents", err: errors.New(`ent: missing required field "Invoice.remaining_cents"`)}
+	}
+	if _, ok := _c.mutation.CreditedCents(); !ok {
+		return &ValidationError{Name: "credited_cents", err: errors.New(`ent: missing required field "Invoice.credited_cents"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := invoice.IDValidator(v); err != nil {
@@ -524,6 +559,14 @@ func (_c *InvoiceCreate) createSpec() (*Invoice, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RemainingCents(); ok {
 		_spec.SetField(invoice.FieldRemainingCents, field.TypeInt64, value)
 		_node.RemainingCents = value
+	}
+	if value, ok := _c.mutation.CreditedCents(); ok {
+		_spec.SetField(invoice.FieldCreditedCents, field.TypeInt64, value)
+		_node.CreditedCents = value
+	}
+	if value, ok := _c.mutation.QuoteID(); ok {
+		_spec.SetField(invoice.FieldQuoteID, field.TypeString, value)
+		_node.QuoteID = &value
 	}
 	if nodes := _c.mutation.PaymentsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -812,6 +855,42 @@ func (u *InvoiceUpsert) UpdateRemainingCents() *InvoiceUpsert {
 // AddRemainingCents adds v to the "remaining_cents" field.
 func (u *InvoiceUpsert) AddRemainingCents(v int64) *InvoiceUpsert {
 	u.Add(invoice.FieldRemainingCents, v)
+	return u
+}
+
+// SetCreditedCents sets the "credited_cents" field.
+func (u *InvoiceUpsert) SetCreditedCents(v int64) *InvoiceUpsert {
+	u.Set(invoice.FieldCreditedCents, v)
+	return u
+}
+
+// UpdateCreditedCents sets the "credited_cents" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateCreditedCents() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldCreditedCents)
+	return u
+}
+
+// AddCreditedCents adds v to the "credited_cents" field.
+func (u *InvoiceUpsert) AddCreditedCents(v int64) *InvoiceUpsert {
+	u.Add(invoice.FieldCreditedCents, v)
+	return u
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (u *InvoiceUpsert) SetQuoteID(v string) *InvoiceUpsert {
+	u.Set(invoice.FieldQuoteID, v)
+	return u
+}
+
+// UpdateQuoteID sets the "quote_id" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateQuoteID() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldQuoteID)
+	return u
+}
+
+// ClearQuoteID clears the value of the "quote_id" field.
+func (u *InvoiceUpsert) ClearQuoteID() *InvoiceUpsert {
+	u.SetNull(invoice.FieldQuoteID)
 	return u
 }
 
@@ -1125,6 +1204,48 @@ func (u *InvoiceUpsertOne) AddRemainingCents(v int64) *InvoiceUpsertOne {
 func (u *InvoiceUpsertOne) UpdateRemainingCents() *InvoiceUpsertOne {
 	return u.Update(func(s *InvoiceUpsert) {
 		s.UpdateRemainingCents()
+	})
+}
+
+// SetCreditedCents sets the "credited_cents" field.
+func (u *InvoiceUpsertOne) SetCreditedCents(v int64) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetCreditedCents(v)
+	})
+}
+
+// AddCreditedCents adds v to the "credited_cents" field.
+func (u *InvoiceUpsertOne) AddCreditedCents(v int64) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.AddCreditedCents(v)
+	})
+}
+
+// UpdateCreditedCents sets the "credited_cents" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateCreditedCents() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateCreditedCents()
+	})
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (u *InvoiceUpsertOne) SetQuoteID(v string) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetQuoteID(v)
+	})
+}
+
+// UpdateQuoteID sets the "quote_id" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateQuoteID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateQuoteID()
+	})
+}
+
+// ClearQuoteID clears the value of the "quote_id" field.
+func (u *InvoiceUpsertOne) ClearQuoteID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearQuoteID()
 	})
 }
 
@@ -1605,6 +1726,48 @@ func (u *InvoiceUpsertBulk) AddRemainingCents(v int64) *InvoiceUpsertBulk {
 func (u *InvoiceUpsertBulk) UpdateRemainingCents() *InvoiceUpsertBulk {
 	return u.Update(func(s *InvoiceUpsert) {
 		s.UpdateRemainingCents()
+	})
+}
+
+// SetCreditedCents sets the "credited_cents" field.
+func (u *InvoiceUpsertBulk) SetCreditedCents(v int64) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetCreditedCents(v)
+	})
+}
+
+// AddCreditedCents adds v to the "credited_cents" field.
+func (u *InvoiceUpsertBulk) AddCreditedCents(v int64) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.AddCreditedCents(v)
+	})
+}
+
+// UpdateCreditedCents sets the "credited_cents" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateCreditedCents() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateCreditedCents()
+	})
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (u *InvoiceUpsertBulk) SetQuoteID(v string) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetQuoteID(v)
+	})
+}
+
+// UpdateQuoteID sets the "quote_id" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateQuoteID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateQuoteID()
+	})
+}
+
+// ClearQuoteID clears the value of the "quote_id" field.
+func (u *InvoiceUpsertBulk) ClearQuoteID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearQuoteID()
 	})
 }
 

@@ -279,6 +279,47 @@ func (_u *InvoiceUpdate) AddRemainingCents(v int64) *InvoiceUpdate {
 	return _u
 }
 
+// SetCreditedCents sets the "credited_cents" field.
+func (_u *InvoiceUpdate) SetCreditedCents(v int64) *InvoiceUpdate {
+	_u.mutation.ResetCreditedCents()
+	_u.mutation.SetCreditedCents(v)
+	return _u
+}
+
+// SetNillableCreditedCents sets the "credited_cents" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableCreditedCents(v *int64) *InvoiceUpdate {
+	if v != nil {
+		_u.SetCreditedCents(*v)
+	}
+	return _u
+}
+
+// AddCreditedCents adds value to the "credited_cents" field.
+func (_u *InvoiceUpdate) AddCreditedCents(v int64) *InvoiceUpdate {
+	_u.mutation.AddCreditedCents(v)
+	return _u
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (_u *InvoiceUpdate) SetQuoteID(v string) *InvoiceUpdate {
+	_u.mutation.SetQuoteID(v)
+	return _u
+}
+
+// SetNillableQuoteID sets the "quote_id" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableQuoteID(v *string) *InvoiceUpdate {
+	if v != nil {
+		_u.SetQuoteID(*v)
+	}
+	return _u
+}
+
+// ClearQuoteID clears the value of the "quote_id" field.
+func (_u *InvoiceUpdate) ClearQuoteID() *InvoiceUpdate {
+	_u.mutation.ClearQuoteID()
+	return _u
+}
+
 // AddPaymentIDs adds the "payments" edge to the InvoicePayment entity by IDs.
 func (_u *InvoiceUpdate) AddPaymentIDs(ids ...string) *InvoiceUpdate {
 	_u.mutation.AddPaymentIDs(ids...)
@@ -464,6 +505,18 @@ func (_u *InvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedRemainingCents(); ok {
 		_spec.AddField(invoice.FieldRemainingCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.CreditedCents(); ok {
+		_spec.SetField(invoice.FieldCreditedCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedCreditedCents(); ok {
+		_spec.AddField(invoice.FieldCreditedCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.QuoteID(); ok {
+		_spec.SetField(invoice.FieldQuoteID, field.TypeString, value)
+	}
+	if _u.mutation.QuoteIDCleared() {
+		_spec.ClearField(invoice.FieldQuoteID, field.TypeString)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -779,6 +832,47 @@ func (_u *InvoiceUpdateOne) AddRemainingCents(v int64) *InvoiceUpdateOne {
 	return _u
 }
 
+// SetCreditedCents sets the "credited_cents" field.
+func (_u *InvoiceUpdateOne) SetCreditedCents(v int64) *InvoiceUpdateOne {
+	_u.mutation.ResetCreditedCents()
+	_u.mutation.SetCreditedCents(v)
+	return _u
+}
+
+// SetNillableCreditedCents sets the "credited_cents" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableCreditedCents(v *int64) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetCreditedCents(*v)
+	}
+	return _u
+}
+
+// AddCreditedCents adds value to the "credited_cents" field.
+func (_u *InvoiceUpdateOne) AddCreditedCents(v int64) *InvoiceUpdateOne {
+	_u.mutation.AddCreditedCents(v)
+	return _u
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (_u *InvoiceUpdateOne) SetQuoteID(v string) *InvoiceUpdateOne {
+	_u.mutation.SetQuoteID(v)
+	return _u
+}
+
+// SetNillableQuoteID sets the "quote_id" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableQuoteID(v *string) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetQuoteID(*v)
+	}
+	return _u
+}
+
+// ClearQuoteID clears the value of the "quote_id" field.
+func (_u *InvoiceUpdateOne) ClearQuoteID() *InvoiceUpdateOne {
+	_u.mutation.ClearQuoteID()
+	return _u
+}
+
 // AddPaymentIDs adds the "payments" edge to the InvoicePayment entity by IDs.
 func (_u *InvoiceUpdateOne) AddPaymentIDs(ids ...string) *InvoiceUpdateOne {
 	_u.mutation.AddPaymentIDs(ids...)
@@ -994,6 +1088,18 @@ func (_u *InvoiceUpdateOne) sqlSave(ctx context.Context) (_node *Invoice, err er
 	}
 	if value, ok := _u.mutation.AddedRemainingCents(); ok {
 		_spec.AddField(invoice.FieldRemainingCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.CreditedCents(); ok {
+		_spec.SetField(invoice.FieldCreditedCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedCreditedCents(); ok {
+		_spec.AddField(invoice.FieldCreditedCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.QuoteID(); ok {
+		_spec.SetField(invoice.FieldQuoteID, field.TypeString, value)
+	}
+	if _u.mutation.QuoteIDCleared() {
+		_spec.ClearField(invoice.FieldQuoteID, field.TypeString)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{

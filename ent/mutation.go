@@ -12690,6 +12690,9 @@ type InvoiceMutation struct {
 	addpaid_cents            *int64
 	remaining_cents          *int64
 	addremaining_cents       *int64
+	credited_cents           *int64
+	addcredited_cents        *int64
+	quote_id                 *string
 	clearedFields            map[string]struct{}
 	payments                 map[string]struct{}
 	removedpayments          map[string]struct{}
@@ -13556,6 +13559,111 @@ func (m *InvoiceMutation) ResetRemainingCents() {
 	m.addremaining_cents = nil
 }
 
+// SetCreditedCents sets the "credited_cents" field.
+func (m *InvoiceMutation) SetCreditedCents(i int64) {
+	m.credited_cents = &i
+	m.addcredited_cents = nil
+}
+
+// CreditedCents returns the value of the "credited_cents" field in the mutation.
+func (m *InvoiceMutation) CreditedCents() (r int64, exists bool) {
+	v := m.credited_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreditedCents returns the old "credited_cents" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldCreditedCents(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreditedCents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreditedCents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreditedCents: %w", err)
+	}
+	return oldValue.CreditedCents, nil
+}
+
+// AddCreditedCents adds i to the "credited_cents" field.
+func (m *InvoiceMutation) AddCreditedCents(i int64) {
+	if m.addcredited_cents != nil {
+		*m.addcredited_cents += i
+	} else {
+		m.addcredited_cents = &i
+	}
+}
+
+// AddedCreditedCents returns the value that was added to the "credited_cents" field in this mutation.
+func (m *InvoiceMutation) AddedCreditedCents() (r int64, exists bool) {
+	v := m.addcredited_cents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCreditedCents resets all changes to the "credited_cents" field.
+func (m *InvoiceMutation) ResetCreditedCents() {
+	m.credited_cents = nil
+	m.addcredited_cents = nil
+}
+
+// SetQuoteID sets the "quote_id" field.
+func (m *InvoiceMutation) SetQuoteID(s string) {
+	m.quote_id = &s
+}
+
+// QuoteID returns the value of the "quote_id" field in the mutation.
+func (m *InvoiceMutation) QuoteID() (r string, exists bool) {
+	v := m.quote_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuoteID returns the old "quote_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldQuoteID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuoteID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuoteID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuoteID: %w", err)
+	}
+	return oldValue.QuoteID, nil
+}
+
+// ClearQuoteID clears the value of the "quote_id" field.
+func (m *InvoiceMutation) ClearQuoteID() {
+	m.quote_id = nil
+	m.clearedFields[invoice.FieldQuoteID] = struct{}{}
+}
+
+// QuoteIDCleared returns if the "quote_id" field was cleared in this mutation.
+func (m *InvoiceMutation) QuoteIDCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldQuoteID]
+	return ok
+}
+
+// ResetQuoteID resets all changes to the "quote_id" field.
+func (m *InvoiceMutation) ResetQuoteID() {
+	m.quote_id = nil
+	delete(m.clearedFields, invoice.FieldQuoteID)
+}
+
 // AddPaymentIDs adds the "payments" edge to the InvoicePayment entity by ids.
 func (m *InvoiceMutation) AddPaymentIDs(ids ...string) {
 	if m.payments == nil {
@@ -13644,7 +13752,7 @@ func (m *InvoiceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InvoiceMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 19)
 	if m.workspace_id != nil {
 		fields = append(fields, invoice.FieldWorkspaceID)
 	}
@@ -13696,6 +13804,12 @@ func (m *InvoiceMutation) Fields() []string {
 	if m.remaining_cents != nil {
 		fields = append(fields, invoice.FieldRemainingCents)
 	}
+	if m.credited_cents != nil {
+		fields = append(fields, invoice.FieldCreditedCents)
+	}
+	if m.quote_id != nil {
+		fields = append(fields, invoice.FieldQuoteID)
+	}
 	return fields
 }
 
@@ -13738,6 +13852,10 @@ func (m *InvoiceMutation) Field(name string) (ent.Value, bool) {
 		return m.PaidCents()
 	case invoice.FieldRemainingCents:
 		return m.RemainingCents()
+	case invoice.FieldCreditedCents:
+		return m.CreditedCents()
+	case invoice.FieldQuoteID:
+		return m.QuoteID()
 	}
 	return nil, false
 }
@@ -13781,6 +13899,10 @@ func (m *InvoiceMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPaidCents(ctx)
 	case invoice.FieldRemainingCents:
 		return m.OldRemainingCents(ctx)
+	case invoice.FieldCreditedCents:
+		return m.OldCreditedCents(ctx)
+	case invoice.FieldQuoteID:
+		return m.OldQuoteID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Invoice field %s", name)
 }
@@ -13909,6 +14031,20 @@ func (m *InvoiceMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRemainingCents(v)
 		return nil
+	case invoice.FieldCreditedCents:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreditedCents(v)
+		return nil
+	case invoice.FieldQuoteID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuoteID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Invoice field %s", name)
 }
@@ -13932,6 +14068,9 @@ func (m *InvoiceMutation) AddedFields() []string {
 	if m.addremaining_cents != nil {
 		fields = append(fields, invoice.FieldRemainingCents)
 	}
+	if m.addcredited_cents != nil {
+		fields = append(fields, invoice.FieldCreditedCents)
+	}
 	return fields
 }
 
@@ -13950,6 +14089,8 @@ func (m *InvoiceMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedPaidCents()
 	case invoice.FieldRemainingCents:
 		return m.AddedRemainingCents()
+	case invoice.FieldCreditedCents:
+		return m.AddedCreditedCents()
 	}
 	return nil, false
 }
@@ -13994,6 +14135,13 @@ func (m *InvoiceMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddRemainingCents(v)
 		return nil
+	case invoice.FieldCreditedCents:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCreditedCents(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Invoice numeric field %s", name)
 }
@@ -14007,6 +14155,9 @@ func (m *InvoiceMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(invoice.FieldClientID) {
 		fields = append(fields, invoice.FieldClientID)
+	}
+	if m.FieldCleared(invoice.FieldQuoteID) {
+		fields = append(fields, invoice.FieldQuoteID)
 	}
 	return fields
 }
@@ -14027,6 +14178,9 @@ func (m *InvoiceMutation) ClearField(name string) error {
 		return nil
 	case invoice.FieldClientID:
 		m.ClearClientID()
+		return nil
+	case invoice.FieldQuoteID:
+		m.ClearQuoteID()
 		return nil
 	}
 	return fmt.Errorf("unknown Invoice nullable field %s", name)
@@ -14086,6 +14240,12 @@ func (m *InvoiceMutation) ResetField(name string) error {
 		return nil
 	case invoice.FieldRemainingCents:
 		m.ResetRemainingCents()
+		return nil
+	case invoice.FieldCreditedCents:
+		m.ResetCreditedCents()
+		return nil
+	case invoice.FieldQuoteID:
+		m.ResetQuoteID()
 		return nil
 	}
 	return fmt.Errorf("unknown Invoice field %s", name)

@@ -649,6 +649,10 @@ func init() {
 	invoiceDescRemainingCents := invoiceFields[13].Descriptor()
 	// invoice.DefaultRemainingCents holds the default value on creation for the remaining_cents field.
 	invoice.DefaultRemainingCents = invoiceDescRemainingCents.Default.(int64)
+	// invoiceDescCreditedCents is the schema descriptor for credited_cents field.
+	invoiceDescCreditedCents := invoiceFields[14].Descriptor()
+	// invoice.DefaultCreditedCents holds the default value on creation for the credited_cents field.
+	invoice.DefaultCreditedCents = invoiceDescCreditedCents.Default.(int64)
 	// invoiceDescID is the schema descriptor for id field.
 	invoiceDescID := invoiceMixinFields0[0].Descriptor()
 	// invoice.DefaultID holds the default value on creation for the id field.

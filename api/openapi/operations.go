@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,9 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 		o.OperationID = op.Name + Name(r)
 		o.Summary = op.Summary
 		if len(op.Body) > 0 {
-			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithJSONSchemaRef(b.body(rt))}
+			// An action may come without a body when none of its fields is required.
+			required := slices.ContainsFunc(op.Body, func(f resource.Field) bool { return f.Required })
+			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(required).WithJSONSchemaRef(b.body(rt))}
 		}
 		o.AddResponse(http.StatusOK, replayable(openapi3.NewResponse().
 			WithDescription("The "+r.Singular+", moved to "+op.To+"; 409 invalid_state_transition from a state other than "+

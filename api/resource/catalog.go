@@ -185,11 +185,11 @@ var (
 	Quotes = &Resource{Name: "quotes", Singular: "quote", Table: "quotes", Prefix: "quo", Plan: Starter, Toolset: "sales",
 		Doc: "Quotes offered to clients.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{enumFilter("status", "draft", "sent", "accepted", "declined", "expired", "invoiced"), idFilter("client_id", "Only this client's quotes.")},
-		Ops:     reads()}
+		Ops:     quoteOps()}
 	CreditNotes = &Resource{Name: "credit-notes", Singular: "credit note", Table: "credit_notes", Prefix: "crn", Plan: Starter, Toolset: "sales",
 		Doc: "Credit notes that reduce what a client owes.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{enumFilter("status", "draft", "issued", "applied", "void"), idFilter("client_id", "Only this client's credit notes.")},
-		Ops:     reads()}
+		Ops:     creditNoteOps()}
 	Stores = &Resource{Name: "stores", Singular: "store", Table: "stores", Prefix: "sto", Plan: Business, Toolset: "commerce",
 		Doc:      "Online stores; primary_url is the verified custom domain when active, else the free store address.",
 		Search:   []string{"name", "free_address", "custom_domain"},

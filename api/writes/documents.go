@@ -33,6 +33,12 @@ type docKind struct {
 	// fields on and the call that saves it.
 	create func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error))
 	update func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error)
+	// fill, when set, completes a create's party from the records the body
+	// names (a credit note takes its invoice's client and currency).
+	fill func(q *Request, tx *ent.Tx, p *party) error
+	// check, when set, vets the saved document against other records, in
+	// the write's transaction, after every create and edit.
+	check func(q *Request, tx *ent.Tx, id string) error
 }
 
 var docKinds = map[*resource.Resource]*docKind{}
@@ -160,15 +166,15 @@ func (q *Request) numberTaken(tx *ent.Tx, r *resource.Resource, number, exceptID
 
 func isNoRows(err error) bool { return err == sql.ErrNoRows }
 
-// docNumber is the body's number, which must be free in the workspace, or
-// the next one of the kind's series.
-func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s series) (string, error) {
+// docNumber is num, which must be free in the workspace, or when num is
+// empty the next one of the kind's series.
+func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s series, num string) (string, error) {
 	// Numbers take turns on the series' counter, so two concurrent creates
 	// of one number cannot both pass the check.
 	if err := serialize(q.Ctx, tx, q.Workspace().ID, s.name); err != nil {
 		return "", err
 	}
-	if num, ok := q.Body.String("number"); ok {
+	if num != "" {
 		taken, err := q.numberTaken(tx, r, num, "")
 		if err != nil {
 			return "", err
@@ -247,41 +253,79 @@ func createDocument(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
+		if k.fill != nil {
+			if err := k.fill(q, tx, &p); err != nil {
+				return err
+			}
+		}
 		if p.id == nil && p.name == "" {
 			return apierr.Invalid(k.party+"_id", "%s needs a %s: %s_id, or %s_name alone", article(q.Resource.Singular), k.party, k.party, k.party)
 		}
-		if p.currency == "" {
-			p.currency = "EUR"
+		number, ok := q.Body.String("number")
+		if ok && number == "" {
+			return apierr.Invalid("number", "number cannot be empty; omit it to have one allocated")
 		}
-		if err := q.checkItems(tx, lines); err != nil {
-			return err
-		}
-		number, err := q.docNumber(tx, q.Resource, k.numbers)
-		if err != nil {
-			return err
-		}
-		date, ok := q.Body.String("date")
-		if !ok {
-			date = today()
-		}
-		m, save := k.create(tx)
-		for name, v := range map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": date} {
-			if err := m.SetField(name, v); err != nil {
-				return internalf("set %s: %w", name, err)
-			}
-		}
-		if err := setParty(m, k, p, false); err != nil {
-			return err
-		}
-		if err := setTotals(m, k, lines, tot); err != nil {
-			return err
-		}
-		if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
-			return err
-		}
-		id, err = save(q.Ctx)
+		date, _ := q.Body.String("date")
+		id, err = q.insertDocument(tx, k, newDocument{party: p, number: number, date: date, lines: lines, totals: tot,
+			set: func(m entgo.Mutation) error { return applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...) }})
 		return err
 	}, func() Answer { return record(http.StatusCreated, q.Resource, id, "") })
+}
+
+// newDocument is a draft to insert: what a create's body says, or what an
+// action takes from another document (a quote's invoice).
+type newDocument struct {
+	party        party
+	number, date string // "": the next number of the kind's series; today
+	lines        []shape.DocLine
+	totals       docTotals
+	// set sets the remaining columns (may be nil).
+	set func(m entgo.Mutation) error
+}
+
+// insertDocument inserts a draft document of kind k in tx: items checked,
+// number allocated, lines and totals stored, then the kind's check.
+func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string, error) {
+	if d.party.currency == "" {
+		d.party.currency = "EUR"
+	}
+	if err := q.checkItems(tx, d.lines); err != nil {
+		return "", err
+	}
+	number, err := q.docNumber(tx, k.r, k.numbers, d.number)
+	if err != nil {
+		return "", err
+	}
+	if d.date == "" {
+		d.date = today()
+	}
+	m, save := k.create(tx)
+	for name, v := range map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": d.date} {
+		if err := m.SetField(name, v); err != nil {
+			return "", internalf("set %s: %w", name, err)
+		}
+	}
+	if err := setParty(m, k, d.party, false); err != nil {
+		return "", err
+	}
+	if err := setTotals(m, k, d.lines, d.totals); err != nil {
+		return "", err
+	}
+	if d.set != nil {
+		if err := d.set(m); err != nil {
+			return "", err
+		}
+	}
+	id, err := save(q.Ctx)
+	if err != nil {
+		return "", err
+	}
+	if k.check != nil {
+		if err := k.check(q, tx, id); err != nil {
+			return "", err
+		}
+	}
+	return id, nil
 }
 
 // lateFields are what may still change once a document has left draft.
@@ -353,7 +397,13 @@ func updateDocument(q *Request) (Result, error) {
 		if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
 			return err
 		}
-		return save(q.Ctx)
+		if err := save(q.Ctx); err != nil {
+			return err
+		}
+		if k.check != nil {
+			return k.check(q, tx, q.ID)
+		}
+		return nil
 	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
 }
 

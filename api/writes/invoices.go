@@ -7,8 +7,10 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
 	"github.com/ledgerbase/ledgerbase/ent/invoicepayment"
+	"github.com/ledgerbase/ledgerbase/ent/quote"
 )
 
 func init() {
@@ -30,6 +32,22 @@ func init() {
 		},
 	})
 	registerAction(resource.Invoices, "void", voidInvoice)
+	register(resource.Invoices, resource.Delete, deleteInvoice)
+}
+
+// deleteInvoice deletes a draft and unlinks what pointed at it: the quote
+// it was made from is accepted again (it may be invoiced anew), and credit
+// notes made against it are against no invoice (drafts take no credit, so
+// none was applied).
+func deleteInvoice(q *Request) (Result, error) {
+	return q.removing(func(tx *ent.Tx) error {
+		ws := q.Workspace().ID
+		if err := tx.Quote.Update().Where(quote.WorkspaceID(ws), quote.InvoiceID(q.ID)).
+			SetStatus(quote.StatusAccepted).ClearInvoiceID().Exec(q.Ctx); err != nil {
+			return err
+		}
+		return tx.CreditNote.Update().Where(creditnote.WorkspaceID(ws), creditnote.InvoiceID(q.ID)).ClearInvoiceID().Exec(q.Ctx)
+	})
 }
 
 // voidInvoice refuses once money was received: a completed payment must
@@ -43,6 +61,14 @@ func voidInvoice(q *Request) (Result, error) {
 		}
 		if paid {
 			return stateConflict("an invoice with a completed payment cannot be voided; credit it instead")
+		}
+		// Nor once a credit note was applied: the note would credit nothing.
+		credited, err := tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.CreditedCentsGT(0)).Exist(q.Ctx)
+		if err != nil {
+			return err
+		}
+		if credited {
+			return stateConflict("an invoice with an applied credit note cannot be voided")
 		}
 		// A void invoice is owed nothing.
 		return tx.Invoice.Update().Where(invoice.ID(q.ID)).SetRemainingCents(0).Exec(q.Ctx)

@@ -33,8 +33,8 @@ type balance struct {
 // semantics") and returns the document's balance after it. Only a completed
 // payment moves money; a pending one is recorded as is.
 func (b balance) apply(v Values, completed bool) (after balance, err error) {
-	if b.status == "draft" || b.status == "void" {
-		return b, apierr.Conflict("invalid_state_transition", "a %s %s cannot take payments", b.status, b.what)
+	if err := b.open("payment"); err != nil {
+		return b, err
 	}
 	if c, ok := v.String("currency_code"); ok && c != b.currency {
 		return b, apierr.Invalid("currency_code", "the %s is in %s; a payment in %s cannot be applied to it", b.what, b.currency, c)
@@ -43,12 +43,38 @@ func (b balance) apply(v Values, completed bool) (after balance, err error) {
 	if !completed || amount == 0 {
 		return b, nil
 	}
+	if after, err = b.take(amount, "payment"); err != nil {
+		return b, err
+	}
+	after.paid += amount
+	return after, nil
+}
+
+// open refuses money (by a payment, a credit note) on a document that is
+// not open for it.
+func (b balance) open(by string) error {
+	if b.status == "draft" || b.status == "void" {
+		return apierr.Conflict("invalid_state_transition", "a %s %s cannot take %ss", b.status, b.what, by)
+	}
+	return nil
+}
+
+// take lowers the open balance by amount, which by (a payment, a credit
+// note) brings, and moves the status: the rules payments and applied
+// credit notes share. The caller counts amount where it belongs (paid or
+// credited).
+func (b balance) take(amount int64, by string) (after balance, err error) {
+	if err := b.open(by); err != nil {
+		return b, err
+	}
 	if amount > b.remaining {
-		return b, apierr.Conflict("amount_exceeds_balance", "the payment of %d exceeds the %s's open balance of %d", amount, b.what, b.remaining)
+		return b, apierr.Conflict("amount_exceeds_balance", "the %s of %d exceeds the %s's open balance of %d", by, amount, b.what, b.remaining)
+	}
+	if amount == 0 {
+		return b, nil
 	}
 	after = b
 	after.remaining -= amount
-	after.paid += amount
 	switch {
 	case after.remaining == 0:
 		after.status = "paid"

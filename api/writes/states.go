@@ -99,11 +99,20 @@ func transition(q *Request) (Result, error) { return q.move(nil) }
 
 // remove deletes a record in one of the states its Delete allows; it
 // answers what Stripe does: the id and deleted: true.
-func remove(q *Request) (Result, error) {
+func remove(q *Request) (Result, error) { return q.removing(nil) }
+
+// removing is remove with extra, a rule of the delete's own run before the
+// row goes (may be nil).
+func (q *Request) removing(extra func(tx *ent.Tx) error) (Result, error) {
 	var id string
 	return q.inTx(func(tx *ent.Tx) error {
 		if _, err := q.allowed(tx); err != nil {
 			return err
+		}
+		if extra != nil {
+			if err := extra(tx); err != nil {
+				return err
+			}
 		}
 		id = q.ID
 		_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("DELETE FROM "+q.Resource.Table+" WHERE id = ?"), q.ID)

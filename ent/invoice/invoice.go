@@ -50,6 +50,10 @@ const (
 	FieldPaidCents = "paid_cents"
 	// FieldRemainingCents holds the string denoting the remaining_cents field in the database.
 	FieldRemainingCents = "remaining_cents"
+	// FieldCreditedCents holds the string denoting the credited_cents field in the database.
+	FieldCreditedCents = "credited_cents"
+	// FieldQuoteID holds the string denoting the quote_id field in the database.
+	FieldQuoteID = "quote_id"
 	// EdgePayments holds the string denoting the payments edge name in mutations.
 	EdgePayments = "payments"
 	// Table holds the table name of the invoice in the database.
@@ -83,6 +87,8 @@ var Columns = []string{
 	FieldStatus,
 	FieldPaidCents,
 	FieldRemainingCents,
+	FieldCreditedCents,
+	FieldQuoteID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -126,6 +132,8 @@ var (
 	DefaultPaidCents int64
 	// DefaultRemainingCents holds the default value on creation for the "remaining_cents" field.
 	DefaultRemainingCents int64
+	// DefaultCreditedCents holds the default value on creation for the "credited_cents" field.
+	DefaultCreditedCents int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -248,6 +256,16 @@ func ByPaidCents(opts ...sql.OrderTermOption) OrderOption {
 // ByRemainingCents orders the results by the remaining_cents field.
 func ByRemainingCents(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRemainingCents, opts...).ToFunc()
+}
+
+// ByCreditedCents orders the results by the credited_cents field.
+func ByCreditedCents(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreditedCents, opts...).ToFunc()
+}
+
+// ByQuoteID orders the results by the quote_id field.
+func ByQuoteID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldQuoteID, opts...).ToFunc()
 }
 
 // ByPaymentsCount orders the results by payments count.

@@ -140,6 +140,16 @@ func RemainingCents(v int64) predicate.Invoice {
 	return predicate.Invoice(sql.FieldEQ(FieldRemainingCents, v))
 }
 
+// CreditedCents applies equality check predicate on the "credited_cents" field. It's identical to CreditedCentsEQ.
+func CreditedCents(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldCreditedCents, v))
+}
+
+// QuoteID applies equality check predicate on the "quote_id" field. It's identical to QuoteIDEQ.
+func QuoteID(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldQuoteID, v))
+}
+
 // WorkspaceIDEQ applies the EQ predicate on the "workspace_id" field.
 func WorkspaceIDEQ(v string) predicate.Invoice {
 	return predicate.Invoice(sql.FieldEQ(FieldWorkspaceID, v))
@@ -978,6 +988,121 @@ func RemainingCentsLT(v int64) predicate.Invoice {
 // RemainingCentsLTE applies the LTE predicate on the "remaining_cents" field.
 func RemainingCentsLTE(v int64) predicate.Invoice {
 	return predicate.Invoice(sql.FieldLTE(FieldRemainingCents, v))
+}
+
+// CreditedCentsEQ applies the EQ predicate on the "credited_cents" field.
+func CreditedCentsEQ(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldCreditedCents, v))
+}
+
+// CreditedCentsNEQ applies the NEQ predicate on the "credited_cents" field.
+func CreditedCentsNEQ(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldCreditedCents, v))
+}
+
+// CreditedCentsIn applies the In predicate on the "credited_cents" field.
+func CreditedCentsIn(vs ...int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldCreditedCents, vs...))
+}
+
+// CreditedCentsNotIn applies the NotIn predicate on the "credited_cents" field.
+func CreditedCentsNotIn(vs ...int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldCreditedCents, vs...))
+}
+
+// CreditedCentsGT applies the GT predicate on the "credited_cents" field.
+func CreditedCentsGT(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldCreditedCents, v))
+}
+
+// CreditedCentsGTE applies the GTE predicate on the "credited_cents" field.
+func CreditedCentsGTE(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldCreditedCents, v))
+}
+
+// CreditedCentsLT applies the LT predicate on the "credited_cents" field.
+func CreditedCentsLT(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldCreditedCents, v))
+}
+
+// CreditedCentsLTE applies the LTE predicate on the "credited_cents" field.
+func CreditedCentsLTE(v int64) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldCreditedCents, v))
+}
+
+// QuoteIDEQ applies the EQ predicate on the "quote_id" field.
+func QuoteIDEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldQuoteID, v))
+}
+
+// QuoteIDNEQ applies the NEQ predicate on the "quote_id" field.
+func QuoteIDNEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldQuoteID, v))
+}
+
+// QuoteIDIn applies the In predicate on the "quote_id" field.
+func QuoteIDIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldQuoteID, vs...))
+}
+
+// QuoteIDNotIn applies the NotIn predicate on the "quote_id" field.
+func QuoteIDNotIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldQuoteID, vs...))
+}
+
+// QuoteIDGT applies the GT predicate on the "quote_id" field.
+func QuoteIDGT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldQuoteID, v))
+}
+
+// QuoteIDGTE applies the GTE predicate on the "quote_id" field.
+func QuoteIDGTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldQuoteID, v))
+}
+
+// QuoteIDLT applies the LT predicate on the "quote_id" field.
+func QuoteIDLT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldQuoteID, v))
+}
+
+// QuoteIDLTE applies the LTE predicate on the "quote_id" field.
+func QuoteIDLTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldQuoteID, v))
+}
+
+// QuoteIDContains applies the Contains predicate on the "quote_id" field.
+func QuoteIDContains(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContains(FieldQuoteID, v))
+}
+
+// QuoteIDHasPrefix applies the HasPrefix predicate on the "quote_id" field.
+func QuoteIDHasPrefix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasPrefix(FieldQuoteID, v))
+}
+
+// QuoteIDHasSuffix applies the HasSuffix predicate on the "quote_id" field.
+func QuoteIDHasSuffix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasSuffix(FieldQuoteID, v))
+}
+
+// QuoteIDIsNil applies the IsNil predicate on the "quote_id" field.
+func QuoteIDIsNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldIsNull(FieldQuoteID))
+}
+
+// QuoteIDNotNil applies the NotNil predicate on the "quote_id" field.
+func QuoteIDNotNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotNull(FieldQuoteID))
+}
+
+// QuoteIDEqualFold applies the EqualFold predicate on the "quote_id" field.
+func QuoteIDEqualFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEqualFold(FieldQuoteID, v))
+}
+
+// QuoteIDContainsFold applies the ContainsFold predicate on the "quote_id" field.
+func QuoteIDContainsFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContainsFold(FieldQuoteID, v))
 }
 
 // HasPayments applies the HasEdge predicate on the "payments" edge.

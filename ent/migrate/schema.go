@@ -428,6 +428,8 @@ var (
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"draft", "sent", "partially_paid", "paid", "overdue", "void"}, Default: "draft"},
 		{Name: "paid_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "remaining_cents", Type: field.TypeInt64, Default: 0},
+		{Name: "credited_cents", Type: field.TypeInt64, Default: 0},
+		{Name: "quote_id", Type: field.TypeString, Nullable: true},
 	}
 	// InvoicesTable holds the schema information for the "invoices" table.
 	InvoicesTable = &schema.Table{

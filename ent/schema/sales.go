@@ -101,6 +101,11 @@ func (Invoice) Fields() []ent.Field {
 	return append(f,
 		field.Enum("status").Values("draft", "sent", "partially_paid", "paid", "overdue", "void").Default("draft"),
 		cents("paid_cents"), cents("remaining_cents"),
+		// credited_cents is what applied credit notes took off the balance:
+		// remaining = incl - paid - credited, and paid stays payments only.
+		cents("credited_cents"),
+		// quote_id is the quote the invoice was made from (POST /v1/quotes/{id}/invoice).
+		field.String("quote_id").Optional().Nillable(),
 	)
 }
 func (Invoice) Edges() []ent.Edge { return []ent.Edge{edge.To("payments", InvoicePayment.Type)} }

@@ -1,0 +1,80 @@
+package writes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	entgo "entgo.io/ent"
+
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/quote"
+)
+
+func init() {
+	registerDocument(&docKind{
+		r: resource.Quotes, party: "client", numbers: series{"quotes", "QUO"},
+		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error)) {
+			c := tx.Quote.Create()
+			return c.Mutation(), func(ctx context.Context) (string, error) {
+				row, err := c.Save(ctx)
+				if err != nil {
+					return "", err
+				}
+				return row.ID, nil
+			}
+		},
+		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
+			u := tx.Quote.UpdateOneID(id)
+			return u.Mutation(), u.Exec
+		},
+	})
+	registerAction(resource.Quotes, "invoice", invoiceQuote)
+}
+
+// invoiceQuote makes a draft invoice of an accepted quote — its client,
+// currency, lines and notes; number from the invoices' series — and links
+// both ways: the quote's invoice_id, the invoice's quote_id. The quote's row
+// is locked by the state check, so two concurrent calls make one invoice;
+// the second finds the quote invoiced (409).
+func invoiceQuote(q *Request) (Result, error) {
+	// It writes an invoice: the key's role must write invoices too.
+	if err := q.Principal.Gate(resource.Invoices, resource.Write); err != nil {
+		return Result{}, err
+	}
+	return q.move(func(tx *ent.Tx, _ string) error {
+		qu, err := tx.Quote.Query().Where(quote.ID(q.ID)).
+			Select(quote.FieldClientID, quote.FieldClientName, quote.FieldCurrencyCode, quote.FieldLines, quote.FieldNotes).Only(q.Ctx)
+		if err != nil {
+			return err
+		}
+		// Priced again by today's rules rather than copied: an invoice's
+		// money is always computed from its lines.
+		lines := slices.Clone(qu.Lines)
+		for i := range lines {
+			if err := priceLine(&lines[i], lines[i].DiscountBP, fmt.Sprintf("lines[%d]", i)); err != nil {
+				return err
+			}
+		}
+		tot, err := sumLines(lines)
+		if err != nil {
+			return err
+		}
+		invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{
+			party: party{id: qu.ClientID, name: qu.ClientName, currency: qu.CurrencyCode}, lines: lines, totals: tot,
+			set: func(m entgo.Mutation) error {
+				if err := m.SetField("notes", qu.Notes); err != nil {
+					return internalf("set notes: %w", err)
+				}
+				if err := m.SetField("quote_id", q.ID); err != nil {
+					return internalf("set quote_id: %w", err)
+				}
+				return nil
+			}})
+		if err != nil {
+			return err
+		}
+		return tx.Quote.Update().Where(quote.ID(q.ID)).SetInvoiceID(invID).Exec(q.Ctx)
+	})
+}
