@@ -167,7 +167,7 @@ func TestBillLifecycle(t *testing.T) {
 	wantIDs("/v1/bills?status=void&vendor_id="+ven, b4["id"].(string), id3)
 	wantIDs("/v1/bills?q=V-778", id)
 	wantIDs("/v1/bills?q=BILL-000002", id2)
-	wantIDs("/v1/bills?vendor_id="+ven+"&status=draft")
+	wantIDs("/v1/bills?vendor_id=" + ven + "&status=draft")
 }
 
 func TestBillWritesRefuse(t *testing.T) {

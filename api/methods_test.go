@@ -21,7 +21,7 @@ func TestUnknownMethodsGetTheJSONErrorBody(t *testing.T) {
 		{"PROPFIND", "/v1/clients", "GET, HEAD, POST"},
 		{"FOO", "/v1/clients/cli_x", "GET, HEAD, PATCH"},
 		{"MKCOL", "/v1/me", "GET, HEAD"},
-		{"get", "/v1/returns", "GET, HEAD"}, // read-only (invoices take POST since issue 19)
+		{"get", "/v1/returns", "GET, HEAD"},        // read-only (invoices take POST since issue 19)
 		{"PURGE", "/v1/openapi.json", "GET, HEAD"}, // a route outside the /v1 table
 	}
 	for _, key := range []string{ws.Key, ""} {

@@ -54,8 +54,12 @@ func newShop(t *testing.T, env *apitest.Env) *shop {
 	s.orders = func() int {
 		return count(env.DB.Ent.SalesOrder.Query().Where(salesorder.WorkspaceID(ws.ID)).Count(t.Context()))
 	}
-	s.lines = func() int { return count(env.DB.Ent.OrderLine.Query().Where(orderline.WorkspaceID(ws.ID)).Count(t.Context())) }
-	s.paymentRows = func() int { return count(env.DB.Ent.Payment.Query().Where(payment.WorkspaceID(ws.ID)).Count(t.Context())) }
+	s.lines = func() int {
+		return count(env.DB.Ent.OrderLine.Query().Where(orderline.WorkspaceID(ws.ID)).Count(t.Context()))
+	}
+	s.paymentRows = func() int {
+		return count(env.DB.Ent.Payment.Query().Where(payment.WorkspaceID(ws.ID)).Count(t.Context()))
+	}
 	return s
 }
 
