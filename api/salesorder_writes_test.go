@@ -304,6 +304,10 @@ func TestOnlineSalesOrdersCarryTheirStorePayments(t *testing.T) {
 		wantParam(t, online(c.pays, c.extra).WantError(t, 400, "invalid_request"), c.param)
 	}
 	wantParam(t, s.post(t, obj{"client_id": s.client, "lines": lines, "payments": []obj{{"kind": "capture", "amount_cents": 1}}}).WantError(t, 400, "invalid_request"), "payments")
+	// Sums that would pass int64 are refused, not wrapped.
+	huge := int64(1) << 62
+	wantParam(t, s.post(t, obj{"client_id": s.client, "store_id": s.store, "lines": []obj{{"item_id": s.item, "qty_milli": 1000, "unit_price_cents": huge}},
+		"payments": []obj{{"kind": "capture", "amount_cents": huge}, {"kind": "capture", "amount_cents": huge}}}).WantError(t, 400, "invalid_request"), "payments[1].amount_cents")
 	if s.orders() != before || s.paymentRows() != beforePays {
 		t.Fatal("a refused online order wrote something")
 	}

@@ -203,14 +203,17 @@ func paymentState(total int64, pays []storePayment, param string) (salesorder.Pa
 			authorized = true
 		case payment.KindVoid:
 			authorized = false
+		// Compared before adding, so no sum can pass int64.
 		case payment.KindCapture:
-			if captured += p.amount; captured > total {
-				return "", apierr.Invalid(at, "captures of %d exceed the order's total of %d", captured, total)
+			if p.amount > total-captured {
+				return "", apierr.Invalid(at, "a capture of %d after %d captured exceeds the order's total of %d", p.amount, captured, total)
 			}
+			captured += p.amount
 		case payment.KindRefund:
-			if refunded += p.amount; refunded > captured {
-				return "", apierr.Invalid(at, "refunds of %d exceed the %d captured before them", refunded, captured)
+			if p.amount > captured-refunded {
+				return "", apierr.Invalid(at, "a refund of %d after %d refunded exceeds the %d captured before it", p.amount, refunded, captured)
 			}
+			refunded += p.amount
 		}
 	}
 	switch {
