@@ -18212,6 +18212,8 @@ type OrderLineMutation struct {
 	addshipped_qty_milli     *int64
 	unit_price_cents         *int64
 	addunit_price_cents      *int64
+	vat_rate_bp              *int64
+	addvat_rate_bp           *int64
 	amount_excl_vat_cents    *int64
 	addamount_excl_vat_cents *int64
 	vat_amount_cents         *int64
@@ -18868,6 +18870,76 @@ func (m *OrderLineMutation) ResetUnitPriceCents() {
 	m.addunit_price_cents = nil
 }
 
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (m *OrderLineMutation) SetVatRateBp(i int64) {
+	m.vat_rate_bp = &i
+	m.addvat_rate_bp = nil
+}
+
+// VatRateBp returns the value of the "vat_rate_bp" field in the mutation.
+func (m *OrderLineMutation) VatRateBp() (r int64, exists bool) {
+	v := m.vat_rate_bp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVatRateBp returns the old "vat_rate_bp" field's value of the OrderLine entity.
+// If the OrderLine object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderLineMutation) OldVatRateBp(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVatRateBp is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVatRateBp requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVatRateBp: %w", err)
+	}
+	return oldValue.VatRateBp, nil
+}
+
+// AddVatRateBp adds i to the "vat_rate_bp" field.
+func (m *OrderLineMutation) AddVatRateBp(i int64) {
+	if m.addvat_rate_bp != nil {
+		*m.addvat_rate_bp += i
+	} else {
+		m.addvat_rate_bp = &i
+	}
+}
+
+// AddedVatRateBp returns the value that was added to the "vat_rate_bp" field in this mutation.
+func (m *OrderLineMutation) AddedVatRateBp() (r int64, exists bool) {
+	v := m.addvat_rate_bp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (m *OrderLineMutation) ClearVatRateBp() {
+	m.vat_rate_bp = nil
+	m.addvat_rate_bp = nil
+	m.clearedFields[orderline.FieldVatRateBp] = struct{}{}
+}
+
+// VatRateBpCleared returns if the "vat_rate_bp" field was cleared in this mutation.
+func (m *OrderLineMutation) VatRateBpCleared() bool {
+	_, ok := m.clearedFields[orderline.FieldVatRateBp]
+	return ok
+}
+
+// ResetVatRateBp resets all changes to the "vat_rate_bp" field.
+func (m *OrderLineMutation) ResetVatRateBp() {
+	m.vat_rate_bp = nil
+	m.addvat_rate_bp = nil
+	delete(m.clearedFields, orderline.FieldVatRateBp)
+}
+
 // SetAmountExclVatCents sets the "amount_excl_vat_cents" field.
 func (m *OrderLineMutation) SetAmountExclVatCents(i int64) {
 	m.amount_excl_vat_cents = &i
@@ -19097,7 +19169,7 @@ func (m *OrderLineMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderLineMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.workspace_id != nil {
 		fields = append(fields, orderline.FieldWorkspaceID)
 	}
@@ -19133,6 +19205,9 @@ func (m *OrderLineMutation) Fields() []string {
 	}
 	if m.unit_price_cents != nil {
 		fields = append(fields, orderline.FieldUnitPriceCents)
+	}
+	if m.vat_rate_bp != nil {
+		fields = append(fields, orderline.FieldVatRateBp)
 	}
 	if m.amount_excl_vat_cents != nil {
 		fields = append(fields, orderline.FieldAmountExclVatCents)
@@ -19175,6 +19250,8 @@ func (m *OrderLineMutation) Field(name string) (ent.Value, bool) {
 		return m.ShippedQtyMilli()
 	case orderline.FieldUnitPriceCents:
 		return m.UnitPriceCents()
+	case orderline.FieldVatRateBp:
+		return m.VatRateBp()
 	case orderline.FieldAmountExclVatCents:
 		return m.AmountExclVatCents()
 	case orderline.FieldVatAmountCents:
@@ -19214,6 +19291,8 @@ func (m *OrderLineMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldShippedQtyMilli(ctx)
 	case orderline.FieldUnitPriceCents:
 		return m.OldUnitPriceCents(ctx)
+	case orderline.FieldVatRateBp:
+		return m.OldVatRateBp(ctx)
 	case orderline.FieldAmountExclVatCents:
 		return m.OldAmountExclVatCents(ctx)
 	case orderline.FieldVatAmountCents:
@@ -19313,6 +19392,13 @@ func (m *OrderLineMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetUnitPriceCents(v)
 		return nil
+	case orderline.FieldVatRateBp:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVatRateBp(v)
+		return nil
 	case orderline.FieldAmountExclVatCents:
 		v, ok := value.(int64)
 		if !ok {
@@ -19354,6 +19440,9 @@ func (m *OrderLineMutation) AddedFields() []string {
 	if m.addunit_price_cents != nil {
 		fields = append(fields, orderline.FieldUnitPriceCents)
 	}
+	if m.addvat_rate_bp != nil {
+		fields = append(fields, orderline.FieldVatRateBp)
+	}
 	if m.addamount_excl_vat_cents != nil {
 		fields = append(fields, orderline.FieldAmountExclVatCents)
 	}
@@ -19379,6 +19468,8 @@ func (m *OrderLineMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedShippedQtyMilli()
 	case orderline.FieldUnitPriceCents:
 		return m.AddedUnitPriceCents()
+	case orderline.FieldVatRateBp:
+		return m.AddedVatRateBp()
 	case orderline.FieldAmountExclVatCents:
 		return m.AddedAmountExclVatCents()
 	case orderline.FieldVatAmountCents:
@@ -19422,6 +19513,13 @@ func (m *OrderLineMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddUnitPriceCents(v)
 		return nil
+	case orderline.FieldVatRateBp:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVatRateBp(v)
+		return nil
 	case orderline.FieldAmountExclVatCents:
 		v, ok := value.(int64)
 		if !ok {
@@ -19457,6 +19555,9 @@ func (m *OrderLineMutation) ClearedFields() []string {
 	if m.FieldCleared(orderline.FieldVariantID) {
 		fields = append(fields, orderline.FieldVariantID)
 	}
+	if m.FieldCleared(orderline.FieldVatRateBp) {
+		fields = append(fields, orderline.FieldVatRateBp)
+	}
 	return fields
 }
 
@@ -19476,6 +19577,9 @@ func (m *OrderLineMutation) ClearField(name string) error {
 		return nil
 	case orderline.FieldVariantID:
 		m.ClearVariantID()
+		return nil
+	case orderline.FieldVatRateBp:
+		m.ClearVatRateBp()
 		return nil
 	}
 	return fmt.Errorf("unknown OrderLine nullable field %s", name)
@@ -19520,6 +19624,9 @@ func (m *OrderLineMutation) ResetField(name string) error {
 		return nil
 	case orderline.FieldUnitPriceCents:
 		m.ResetUnitPriceCents()
+		return nil
+	case orderline.FieldVatRateBp:
+		m.ResetVatRateBp()
 		return nil
 	case orderline.FieldAmountExclVatCents:
 		m.ResetAmountExclVatCents()

@@ -42,6 +42,8 @@ type OrderLine struct {
 	ShippedQtyMilli int64 `json:"shipped_qty_milli,omitempty"`
 	// UnitPriceCents holds the value of the "unit_price_cents" field.
 	UnitPriceCents int64 `json:"unit_price_cents,omitempty"`
+	// VatRateBp holds the value of the "vat_rate_bp" field.
+	VatRateBp *int64 `json:"vat_rate_bp,omitempty"`
 	// AmountExclVatCents holds the value of the "amount_excl_vat_cents" field.
 	AmountExclVatCents int64 `json:"amount_excl_vat_cents,omitempty"`
 	// VatAmountCents holds the value of the "vat_amount_cents" field.
@@ -79,7 +81,7 @@ func (*OrderLine) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case orderline.FieldPosition, orderline.FieldQtyMilli, orderline.FieldShippedQtyMilli, orderline.FieldUnitPriceCents, orderline.FieldAmountExclVatCents, orderline.FieldVatAmountCents, orderline.FieldAmountInclVatCents:
+		case orderline.FieldPosition, orderline.FieldQtyMilli, orderline.FieldShippedQtyMilli, orderline.FieldUnitPriceCents, orderline.FieldVatRateBp, orderline.FieldAmountExclVatCents, orderline.FieldVatAmountCents, orderline.FieldAmountInclVatCents:
 			values[i] = new(sql.NullInt64)
 		case orderline.FieldID, orderline.FieldWorkspaceID, orderline.FieldSalesOrderID, orderline.FieldItemID, orderline.FieldVariantID, orderline.FieldSku, orderline.FieldDescription:
 			values[i] = new(sql.NullString)
@@ -180,6 +182,13 @@ func (_m *OrderLine) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.UnitPriceCents = value.Int64
 			}
+		case orderline.FieldVatRateBp:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field vat_rate_bp", values[i])
+			} else if value.Valid {
+				_m.VatRateBp = new(int64)
+				*_m.VatRateBp = value.Int64
+			}
 		case orderline.FieldAmountExclVatCents:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field amount_excl_vat_cents", values[i])
@@ -278,6 +287,11 @@ func (_m *OrderLine) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("unit_price_cents=")
 	builder.WriteString(fmt.Sprintf("%v", _m.UnitPriceCents))
+	builder.WriteString(", ")
+	if v := _m.VatRateBp; v != nil {
+		builder.WriteString("vat_rate_bp=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("amount_excl_vat_cents=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AmountExclVatCents))

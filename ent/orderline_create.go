@@ -168,6 +168,20 @@ func (_c *OrderLineCreate) SetNillableUnitPriceCents(v *int64) *OrderLineCreate 
 	return _c
 }
 
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (_c *OrderLineCreate) SetVatRateBp(v int64) *OrderLineCreate {
+	_c.mutation.SetVatRateBp(v)
+	return _c
+}
+
+// SetNillableVatRateBp sets the "vat_rate_bp" field if the given value is not nil.
+func (_c *OrderLineCreate) SetNillableVatRateBp(v *int64) *OrderLineCreate {
+	if v != nil {
+		_c.SetVatRateBp(*v)
+	}
+	return _c
+}
+
 // SetAmountExclVatCents sets the "amount_excl_vat_cents" field.
 func (_c *OrderLineCreate) SetAmountExclVatCents(v int64) *OrderLineCreate {
 	_c.mutation.SetAmountExclVatCents(v)
@@ -454,6 +468,10 @@ func (_c *OrderLineCreate) createSpec() (*OrderLine, *sqlgraph.CreateSpec) {
 		_spec.SetField(orderline.FieldUnitPriceCents, field.TypeInt64, value)
 		_node.UnitPriceCents = value
 	}
+	if value, ok := _c.mutation.VatRateBp(); ok {
+		_spec.SetField(orderline.FieldVatRateBp, field.TypeInt64, value)
+		_node.VatRateBp = &value
+	}
 	if value, ok := _c.mutation.AmountExclVatCents(); ok {
 		_spec.SetField(orderline.FieldAmountExclVatCents, field.TypeInt64, value)
 		_node.AmountExclVatCents = value
@@ -676,6 +694,30 @@ func (u *OrderLineUpsert) UpdateUnitPriceCents() *OrderLineUpsert {
 // AddUnitPriceCents adds v to the "unit_price_cents" field.
 func (u *OrderLineUpsert) AddUnitPriceCents(v int64) *OrderLineUpsert {
 	u.Add(orderline.FieldUnitPriceCents, v)
+	return u
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (u *OrderLineUpsert) SetVatRateBp(v int64) *OrderLineUpsert {
+	u.Set(orderline.FieldVatRateBp, v)
+	return u
+}
+
+// UpdateVatRateBp sets the "vat_rate_bp" field to the value that was provided on create.
+func (u *OrderLineUpsert) UpdateVatRateBp() *OrderLineUpsert {
+	u.SetExcluded(orderline.FieldVatRateBp)
+	return u
+}
+
+// AddVatRateBp adds v to the "vat_rate_bp" field.
+func (u *OrderLineUpsert) AddVatRateBp(v int64) *OrderLineUpsert {
+	u.Add(orderline.FieldVatRateBp, v)
+	return u
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (u *OrderLineUpsert) ClearVatRateBp() *OrderLineUpsert {
+	u.SetNull(orderline.FieldVatRateBp)
 	return u
 }
 
@@ -955,6 +997,34 @@ func (u *OrderLineUpsertOne) AddUnitPriceCents(v int64) *OrderLineUpsertOne {
 func (u *OrderLineUpsertOne) UpdateUnitPriceCents() *OrderLineUpsertOne {
 	return u.Update(func(s *OrderLineUpsert) {
 		s.UpdateUnitPriceCents()
+	})
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (u *OrderLineUpsertOne) SetVatRateBp(v int64) *OrderLineUpsertOne {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.SetVatRateBp(v)
+	})
+}
+
+// AddVatRateBp adds v to the "vat_rate_bp" field.
+func (u *OrderLineUpsertOne) AddVatRateBp(v int64) *OrderLineUpsertOne {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.AddVatRateBp(v)
+	})
+}
+
+// UpdateVatRateBp sets the "vat_rate_bp" field to the value that was provided on create.
+func (u *OrderLineUpsertOne) UpdateVatRateBp() *OrderLineUpsertOne {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.UpdateVatRateBp()
+	})
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (u *OrderLineUpsertOne) ClearVatRateBp() *OrderLineUpsertOne {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.ClearVatRateBp()
 	})
 }
 
@@ -1410,6 +1480,34 @@ func (u *OrderLineUpsertBulk) AddUnitPriceCents(v int64) *OrderLineUpsertBulk {
 func (u *OrderLineUpsertBulk) UpdateUnitPriceCents() *OrderLineUpsertBulk {
 	return u.Update(func(s *OrderLineUpsert) {
 		s.UpdateUnitPriceCents()
+	})
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (u *OrderLineUpsertBulk) SetVatRateBp(v int64) *OrderLineUpsertBulk {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.SetVatRateBp(v)
+	})
+}
+
+// AddVatRateBp adds v to the "vat_rate_bp" field.
+func (u *OrderLineUpsertBulk) AddVatRateBp(v int64) *OrderLineUpsertBulk {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.AddVatRateBp(v)
+	})
+}
+
+// UpdateVatRateBp sets the "vat_rate_bp" field to the value that was provided on create.
+func (u *OrderLineUpsertBulk) UpdateVatRateBp() *OrderLineUpsertBulk {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.UpdateVatRateBp()
+	})
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (u *OrderLineUpsertBulk) ClearVatRateBp() *OrderLineUpsertBulk {
+	return u.Update(func(s *OrderLineUpsert) {
+		s.ClearVatRateBp()
 	})
 }
 

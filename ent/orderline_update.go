@@ -187,6 +187,33 @@ func (_u *OrderLineUpdate) AddUnitPriceCents(v int64) *OrderLineUpdate {
 	return _u
 }
 
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (_u *OrderLineUpdate) SetVatRateBp(v int64) *OrderLineUpdate {
+	_u.mutation.ResetVatRateBp()
+	_u.mutation.SetVatRateBp(v)
+	return _u
+}
+
+// SetNillableVatRateBp sets the "vat_rate_bp" field if the given value is not nil.
+func (_u *OrderLineUpdate) SetNillableVatRateBp(v *int64) *OrderLineUpdate {
+	if v != nil {
+		_u.SetVatRateBp(*v)
+	}
+	return _u
+}
+
+// AddVatRateBp adds value to the "vat_rate_bp" field.
+func (_u *OrderLineUpdate) AddVatRateBp(v int64) *OrderLineUpdate {
+	_u.mutation.AddVatRateBp(v)
+	return _u
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (_u *OrderLineUpdate) ClearVatRateBp() *OrderLineUpdate {
+	_u.mutation.ClearVatRateBp()
+	return _u
+}
+
 // SetAmountExclVatCents sets the "amount_excl_vat_cents" field.
 func (_u *OrderLineUpdate) SetAmountExclVatCents(v int64) *OrderLineUpdate {
 	_u.mutation.ResetAmountExclVatCents()
@@ -371,6 +398,15 @@ func (_u *OrderLineUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedUnitPriceCents(); ok {
 		_spec.AddField(orderline.FieldUnitPriceCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.VatRateBp(); ok {
+		_spec.SetField(orderline.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVatRateBp(); ok {
+		_spec.AddField(orderline.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if _u.mutation.VatRateBpCleared() {
+		_spec.ClearField(orderline.FieldVatRateBp, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.AmountExclVatCents(); ok {
 		_spec.SetField(orderline.FieldAmountExclVatCents, field.TypeInt64, value)
@@ -567,6 +603,33 @@ func (_u *OrderLineUpdateOne) SetNillableUnitPriceCents(v *int64) *OrderLineUpda
 // AddUnitPriceCents adds value to the "unit_price_cents" field.
 func (_u *OrderLineUpdateOne) AddUnitPriceCents(v int64) *OrderLineUpdateOne {
 	_u.mutation.AddUnitPriceCents(v)
+	return _u
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (_u *OrderLineUpdateOne) SetVatRateBp(v int64) *OrderLineUpdateOne {
+	_u.mutation.ResetVatRateBp()
+	_u.mutation.SetVatRateBp(v)
+	return _u
+}
+
+// SetNillableVatRateBp sets the "vat_rate_bp" field if the given value is not nil.
+func (_u *OrderLineUpdateOne) SetNillableVatRateBp(v *int64) *OrderLineUpdateOne {
+	if v != nil {
+		_u.SetVatRateBp(*v)
+	}
+	return _u
+}
+
+// AddVatRateBp adds value to the "vat_rate_bp" field.
+func (_u *OrderLineUpdateOne) AddVatRateBp(v int64) *OrderLineUpdateOne {
+	_u.mutation.AddVatRateBp(v)
+	return _u
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (_u *OrderLineUpdateOne) ClearVatRateBp() *OrderLineUpdateOne {
+	_u.mutation.ClearVatRateBp()
 	return _u
 }
 
@@ -784,6 +847,15 @@ func (_u *OrderLineUpdateOne) sqlSave(ctx context.Context) (_node *OrderLine, er
 	}
 	if value, ok := _u.mutation.AddedUnitPriceCents(); ok {
 		_spec.AddField(orderline.FieldUnitPriceCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.VatRateBp(); ok {
+		_spec.SetField(orderline.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVatRateBp(); ok {
+		_spec.AddField(orderline.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if _u.mutation.VatRateBpCleared() {
+		_spec.ClearField(orderline.FieldVatRateBp, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.AmountExclVatCents(); ok {
 		_spec.SetField(orderline.FieldAmountExclVatCents, field.TypeInt64, value)

@@ -892,15 +892,15 @@ func init() {
 	// orderline.DefaultUnitPriceCents holds the default value on creation for the unit_price_cents field.
 	orderline.DefaultUnitPriceCents = orderlineDescUnitPriceCents.Default.(int64)
 	// orderlineDescAmountExclVatCents is the schema descriptor for amount_excl_vat_cents field.
-	orderlineDescAmountExclVatCents := orderlineFields[9].Descriptor()
+	orderlineDescAmountExclVatCents := orderlineFields[10].Descriptor()
 	// orderline.DefaultAmountExclVatCents holds the default value on creation for the amount_excl_vat_cents field.
 	orderline.DefaultAmountExclVatCents = orderlineDescAmountExclVatCents.Default.(int64)
 	// orderlineDescVatAmountCents is the schema descriptor for vat_amount_cents field.
-	orderlineDescVatAmountCents := orderlineFields[10].Descriptor()
+	orderlineDescVatAmountCents := orderlineFields[11].Descriptor()
 	// orderline.DefaultVatAmountCents holds the default value on creation for the vat_amount_cents field.
 	orderline.DefaultVatAmountCents = orderlineDescVatAmountCents.Default.(int64)
 	// orderlineDescAmountInclVatCents is the schema descriptor for amount_incl_vat_cents field.
-	orderlineDescAmountInclVatCents := orderlineFields[11].Descriptor()
+	orderlineDescAmountInclVatCents := orderlineFields[12].Descriptor()
 	// orderline.DefaultAmountInclVatCents holds the default value on creation for the amount_incl_vat_cents field.
 	orderline.DefaultAmountInclVatCents = orderlineDescAmountInclVatCents.Default.(int64)
 	// orderlineDescID is the schema descriptor for id field.

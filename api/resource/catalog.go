@@ -207,7 +207,7 @@ var (
 			enumFilter("shipping_status", "not_shipped", "partially_shipped", "shipped", "delivered"),
 		},
 		Embeds: []Embed{{Name: "lines", Table: "order_lines", FK: "sales_order_id", OrderBy: "position"}},
-		Ops:    reads()}
+		Ops:    salesOrderOps()}
 	Shipments = &Resource{Name: "shipments", Singular: "shipment", Table: "shipments", Prefix: "shp", Plan: Business, Needs: CommerceMode, Toolset: "commerce",
 		Doc:     "Shipments of sales orders, with packages and a tracking timeline.",
 		Search:  []string{"number", "tracking_no", "carrier"},
@@ -255,7 +255,7 @@ var (
 	Bills = &Resource{Name: "bills", Singular: "bill", Table: "bills", Prefix: "bill", Plan: Starter, Toolset: "purchasing",
 		Doc: "Vendors' bills, with lines, totals and open balance.", Search: []string{"number", "vendor_name"}, SearchFew: []string{"vendor_name"},
 		Filters: []Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
-		Ops:     reads()}
+		Ops:     billOps()}
 	BillPayments = &Resource{Name: "bill-payments", Singular: "bill payment", Table: "bill_payments", Prefix: "bpay", Plan: Starter, Grant: "bills", Toolset: "purchasing",
 		Doc:    "Payments recorded on a bill.",
 		Parent: &Parent{Resource: Bills, FK: "bill_id", Segment: "payments"},

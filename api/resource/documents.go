@@ -75,6 +75,67 @@ func creditNoteOps() []Op {
 		Op{Kind: Action, Name: "apply", From: []string{"issued"}, To: "applied",
 			Body:    []Field{str("invoice_id", "The invoice (inv_...) to credit; optional when the note was created against one, and then it must be that one.")},
 			Summary: "Apply an issued credit note to an invoice: its amount_incl_vat_cents lowers the invoice's remaining_cents (over the open balance is 409)."},
-		Op{Kind: Action, Name: "void", From: []string{"draft", "issued"}, To: "void", Summary: "Void a credit note that was not applied."},
+		Op{Kind: Action, Name: "void", From: []string{"draft", "issued"}, To: "void", Summary: "Void a credit note that was not applied."})
+}
+
+// Bills and sales orders.
+
+var billBody = documentBody("vendor", "Bill number, unique in the workspace; allocated (BILL-000123) when omitted.")
+
+func billOps() []Op {
+	return append(reads(),
+		Op{Kind: Create, Body: billBody, Summary: "Record a draft bill; totals are computed from the lines."},
+		Op{Kind: Update, Body: billBody, Summary: "Edit a bill: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
+		Op{Kind: Delete, From: []string{"draft"}, Summary: "Delete a draft bill."},
+		Op{Kind: Action, Name: "open", From: []string{"draft"}, To: "open", Summary: "Open a draft bill: its total becomes owed and bill payments apply to it."},
+		Op{Kind: Action, Name: "void", From: []string{"draft", "open"}, To: "void", Summary: "Void a bill that has no completed payment."},
+	)
+}
+
+// orderLinesField is the lines field of a sales order body; lines live in
+// their own table (order lines), with what has shipped of each.
+func orderLinesField() Field {
+	items := []Field{
+		str("item_id", "Item (itm_...) the line sells."),
+		str("variant_id", "Variant (var_...) the line sells; its item becomes the line's item_id."),
+		str("sku", "SKU; default the variant's or the item's."),
+		str("description", "What the line is; default the item's name and the variant's options. Required on a line with neither item_id nor variant_id."),
+		req(Field{Name: "qty_milli", Type: Integer, Min: one(), Doc: "Quantity in thousandths (1500 = 1.5)."}),
+		req(money("unit_price_cents", "Unit price excluding VAT, minor units.")),
+		{Name: "vat_rate_bp", Type: Integer, Min: min0(), Max: bp(10_000), Doc: "VAT rate in basis points (2000 = 20 %); default 0."},
+	}
+	return Field{Name: "lines", Type: Array, Items: items, MaxLen: 500,
+		Doc: "The lines, in order (at least one); amounts are computed (qty × price, then VAT, each rounded half away from zero), never sent."}
+}
+
+// salesOrderBody is what both create and edit take; create adds the store,
+// its payments and the starting status.
+var salesOrderBody = []Field{
+	null(str("client_id", "The client (cli_...); its name and currency are the defaults.")),
+	str("client_name", "The client's name, when there is no client_id."),
+	str("currency_code", "ISO 4217 currency code; default the store's for an online order, else the client's, else EUR."),
+	date("date", "Order date, YYYY-MM-DD; default today."),
+	orderLinesField(),
+	str("shipping_address", "Where the order ships, free text."),
+	str("notes", "Notes."),
+	str("number", "Order number, unique in the workspace; allocated (SO-000123) when omitted."),
+}
+
+var salesOrderCreateBody = append(append([]Field{}, salesOrderBody...),
+	str("store_id", "The store (sto_...) of an online order; shown as channel_id. An online order starts not_shipped, with the payment_status its payments give it."),
+	enum("status", "draft or confirmed; default confirmed for an online order (a shop pushes placed orders), else draft.", "draft", "confirmed"),
+	objects("payments", "An online order's payment transactions at the store, in order; they become its online payments (GET /v1/payments) and set its payment_status.",
+		req(enum("kind", "authorize, capture, refund or void (cancels the authorizations before it).", "authorize", "capture", "refund", "void")),
+		req(money("amount_cents", "Amount, minor units of the order's currency.")),
+		money("fee_cents", "The provider's fee, minor units."),
+		str("external_id", "The provider's id of the transaction.")),
+)
+
+func salesOrderOps() []Op {
+	return append(reads(),
+		Op{Kind: Create, Body: salesOrderCreateBody, Summary: "Create a sales order, or push an online order with its store payments; totals are computed from the lines."},
+		Op{Kind: Update, Body: salesOrderBody, Summary: "Edit a sales order: any field while draft (lines are replaced whole); afterwards only notes and shipping_address."},
+		Op{Kind: Action, Name: "confirm", From: []string{"draft"}, To: "confirmed", Summary: "Confirm a draft order: it can then be shipped."},
+		Op{Kind: Action, Name: "cancel", From: []string{"draft", "confirmed"}, To: "cancelled", Summary: "Cancel an order of which nothing has shipped."},
 	)
 }

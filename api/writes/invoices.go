@@ -9,7 +9,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
-	"github.com/ledgerbase/ledgerbase/ent/invoicepayment"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
 )
 
@@ -31,7 +30,7 @@ func init() {
 			return u.Mutation(), u.Exec
 		},
 	})
-	registerAction(resource.Invoices, "void", voidInvoice)
+	registerAction(resource.Invoices, "void", voidUnpaid(resource.InvoicePayments, "; credit it instead", uncredited))
 	register(resource.Invoices, resource.Delete, deleteInvoice)
 }
 
@@ -50,27 +49,15 @@ func deleteInvoice(q *Request) (Result, error) {
 	})
 }
 
-// voidInvoice refuses once money was received: a completed payment must
-// be refunded or credited, not hidden by a void.
-func voidInvoice(q *Request) (Result, error) {
-	return q.move(func(tx *ent.Tx, _ string) error {
-		paid, err := tx.InvoicePayment.Query().
-			Where(invoicepayment.InvoiceID(q.ID), invoicepayment.StatusEQ(invoicepayment.StatusCompleted)).Exist(q.Ctx)
-		if err != nil {
-			return err
-		}
-		if paid {
-			return stateConflict("an invoice with a completed payment cannot be voided; credit it instead")
-		}
-		// Nor once a credit note was applied: the note would credit nothing.
-		credited, err := tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.CreditedCentsGT(0)).Exist(q.Ctx)
-		if err != nil {
-			return err
-		}
-		if credited {
-			return stateConflict("an invoice with an applied credit note cannot be voided")
-		}
-		// A void invoice is owed nothing.
-		return tx.Invoice.Update().Where(invoice.ID(q.ID)).SetRemainingCents(0).Exec(q.Ctx)
-	})
+// uncredited refuses to void an invoice a credit note was applied to: the
+// note would credit nothing.
+func uncredited(q *Request, tx *ent.Tx) error {
+	credited, err := tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.CreditedCentsGT(0)).Exist(q.Ctx)
+	if err != nil {
+		return err
+	}
+	if credited {
+		return stateConflict("an invoice with an applied credit note cannot be voided")
+	}
+	return nil
 }

@@ -53,8 +53,8 @@ type server struct {
 	cmd            *exec.Cmd
 	url            string
 	stdout, stderr *syncBuffer
-	exited chan struct{}
-	err    error // what Wait returned, once exited is closed
+	exited         chan struct{}
+	err            error // what Wait returned, once exited is closed
 }
 
 // startServer starts `ledgerbase serve` on dbURL and waits until it is

@@ -606,6 +606,7 @@ var (
 		{Name: "qty_milli", Type: field.TypeInt64},
 		{Name: "shipped_qty_milli", Type: field.TypeInt64, Default: 0},
 		{Name: "unit_price_cents", Type: field.TypeInt64, Default: 0},
+		{Name: "vat_rate_bp", Type: field.TypeInt64, Nullable: true},
 		{Name: "amount_excl_vat_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "vat_amount_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "amount_incl_vat_cents", Type: field.TypeInt64, Default: 0},
@@ -619,7 +620,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_lines_sales_orders_lines",
-				Columns:    []*schema.Column{OrderLinesColumns[15]},
+				Columns:    []*schema.Column{OrderLinesColumns[16]},
 				RefColumns: []*schema.Column{SalesOrdersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -633,7 +634,7 @@ var (
 			{
 				Name:    "orderline_sales_order_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{OrderLinesColumns[15], OrderLinesColumns[4]},
+				Columns: []*schema.Column{OrderLinesColumns[16], OrderLinesColumns[4]},
 			},
 		},
 	}

@@ -38,6 +38,8 @@ const (
 	FieldShippedQtyMilli = "shipped_qty_milli"
 	// FieldUnitPriceCents holds the string denoting the unit_price_cents field in the database.
 	FieldUnitPriceCents = "unit_price_cents"
+	// FieldVatRateBp holds the string denoting the vat_rate_bp field in the database.
+	FieldVatRateBp = "vat_rate_bp"
 	// FieldAmountExclVatCents holds the string denoting the amount_excl_vat_cents field in the database.
 	FieldAmountExclVatCents = "amount_excl_vat_cents"
 	// FieldVatAmountCents holds the string denoting the vat_amount_cents field in the database.
@@ -72,6 +74,7 @@ var Columns = []string{
 	FieldQtyMilli,
 	FieldShippedQtyMilli,
 	FieldUnitPriceCents,
+	FieldVatRateBp,
 	FieldAmountExclVatCents,
 	FieldVatAmountCents,
 	FieldAmountInclVatCents,
@@ -188,6 +191,11 @@ func ByShippedQtyMilli(opts ...sql.OrderTermOption) OrderOption {
 // ByUnitPriceCents orders the results by the unit_price_cents field.
 func ByUnitPriceCents(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUnitPriceCents, opts...).ToFunc()
+}
+
+// ByVatRateBp orders the results by the vat_rate_bp field.
+func ByVatRateBp(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVatRateBp, opts...).ToFunc()
 }
 
 // ByAmountExclVatCents orders the results by the amount_excl_vat_cents field.

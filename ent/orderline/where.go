@@ -125,6 +125,11 @@ func UnitPriceCents(v int64) predicate.OrderLine {
 	return predicate.OrderLine(sql.FieldEQ(FieldUnitPriceCents, v))
 }
 
+// VatRateBp applies equality check predicate on the "vat_rate_bp" field. It's identical to VatRateBpEQ.
+func VatRateBp(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldEQ(FieldVatRateBp, v))
+}
+
 // AmountExclVatCents applies equality check predicate on the "amount_excl_vat_cents" field. It's identical to AmountExclVatCentsEQ.
 func AmountExclVatCents(v int64) predicate.OrderLine {
 	return predicate.OrderLine(sql.FieldEQ(FieldAmountExclVatCents, v))
@@ -788,6 +793,56 @@ func UnitPriceCentsLT(v int64) predicate.OrderLine {
 // UnitPriceCentsLTE applies the LTE predicate on the "unit_price_cents" field.
 func UnitPriceCentsLTE(v int64) predicate.OrderLine {
 	return predicate.OrderLine(sql.FieldLTE(FieldUnitPriceCents, v))
+}
+
+// VatRateBpEQ applies the EQ predicate on the "vat_rate_bp" field.
+func VatRateBpEQ(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldEQ(FieldVatRateBp, v))
+}
+
+// VatRateBpNEQ applies the NEQ predicate on the "vat_rate_bp" field.
+func VatRateBpNEQ(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldNEQ(FieldVatRateBp, v))
+}
+
+// VatRateBpIn applies the In predicate on the "vat_rate_bp" field.
+func VatRateBpIn(vs ...int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldIn(FieldVatRateBp, vs...))
+}
+
+// VatRateBpNotIn applies the NotIn predicate on the "vat_rate_bp" field.
+func VatRateBpNotIn(vs ...int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldNotIn(FieldVatRateBp, vs...))
+}
+
+// VatRateBpGT applies the GT predicate on the "vat_rate_bp" field.
+func VatRateBpGT(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldGT(FieldVatRateBp, v))
+}
+
+// VatRateBpGTE applies the GTE predicate on the "vat_rate_bp" field.
+func VatRateBpGTE(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldGTE(FieldVatRateBp, v))
+}
+
+// VatRateBpLT applies the LT predicate on the "vat_rate_bp" field.
+func VatRateBpLT(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldLT(FieldVatRateBp, v))
+}
+
+// VatRateBpLTE applies the LTE predicate on the "vat_rate_bp" field.
+func VatRateBpLTE(v int64) predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldLTE(FieldVatRateBp, v))
+}
+
+// VatRateBpIsNil applies the IsNil predicate on the "vat_rate_bp" field.
+func VatRateBpIsNil() predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldIsNull(FieldVatRateBp))
+}
+
+// VatRateBpNotNil applies the NotNil predicate on the "vat_rate_bp" field.
+func VatRateBpNotNil() predicate.OrderLine {
+	return predicate.OrderLine(sql.FieldNotNull(FieldVatRateBp))
 }
 
 // AmountExclVatCentsEQ applies the EQ predicate on the "amount_excl_vat_cents" field.

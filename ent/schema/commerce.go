@@ -72,6 +72,9 @@ func (OrderLine) Fields() []ent.Field {
 		field.Int64("qty_milli").NonNegative(),
 		field.Int64("shipped_qty_milli").Default(0).NonNegative(),
 		cents("unit_price_cents"),
+		// The rate the line's VAT was computed at; null on lines written
+		// before it was kept.
+		field.Int64("vat_rate_bp").Optional().Nillable(),
 	}, totals()...)
 }
 

@@ -1,0 +1,462 @@
+package writes
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/item"
+	"github.com/ledgerbase/ledgerbase/ent/orderline"
+	"github.com/ledgerbase/ledgerbase/ent/payment"
+	"github.com/ledgerbase/ledgerbase/ent/salesorder"
+	"github.com/ledgerbase/ledgerbase/ent/shape"
+	"github.com/ledgerbase/ledgerbase/ent/store"
+	"github.com/ledgerbase/ledgerbase/ent/variant"
+)
+
+// Sales orders are documents with lines too, but their lines are rows of
+// their own (order lines, with what has shipped of each) that sell items
+// or variants, and an online order carries its store and the store's
+// payment transactions. The party, the number and the money are the
+// documents' (documents.go, money.go).
+
+func init() {
+	register(resource.SalesOrders, resource.Create, createSalesOrder)
+	register(resource.SalesOrders, resource.Update, updateSalesOrder)
+	registerAction(resource.SalesOrders, "cancel", cancelSalesOrder)
+}
+
+var (
+	orderNumbers = series{"sales_orders", "SO"}
+	// orderParty is what setParty needs of a sales order.
+	orderParty = &docKind{r: resource.SalesOrders, party: "client"}
+	// orderOwnFields are set by the operations; the rest are columns.
+	orderOwnFields = append([]string{"store_id", "status", "payments"}, docOwnFields...)
+	// orderLateFields may still change once an order has left draft.
+	orderLateFields = []string{"notes", "shipping_address"}
+)
+
+// orderLine is a line as sent, priced; variantID and the DocLine's ItemID
+// are what it sells.
+type orderLine struct {
+	shape.DocLine
+	variantID *string
+	sku       string
+}
+
+// orderLines reads and prices a body's lines; an order has at least one.
+func orderLines(v Values) ([]orderLine, docTotals, error) {
+	raw, _ := v.Objects("lines")
+	if len(raw) == 0 {
+		return nil, docTotals{}, apierr.Invalid("lines", "a sales order needs at least one line")
+	}
+	lines := make([]orderLine, len(raw))
+	priced := make([]shape.DocLine, len(raw))
+	for i, l := range raw {
+		var o orderLine
+		if id, ok := l.String("item_id"); ok {
+			o.ItemID = &id
+		}
+		if id, ok := l.String("variant_id"); ok {
+			o.variantID = &id
+		}
+		o.sku, _ = l.String("sku")
+		o.Description, _ = l.String("description")
+		o.QtyMilli, _ = l.Int("qty_milli")
+		o.UnitPriceCents, _ = l.Int("unit_price_cents")
+		o.VATRateBasisPoints, _ = l.Int("vat_rate_bp")
+		if err := priceLine(&o.DocLine, 0, fmt.Sprintf("lines[%d]", i)); err != nil {
+			return nil, docTotals{}, err
+		}
+		lines[i], priced[i] = o, o.DocLine
+	}
+	t, err := sumLines(priced)
+	return lines, t, err
+}
+
+// resolveLines checks that every item and variant named is the
+// workspace's (another workspace's is a 400 naming the line's field, never
+// linked), takes a variant's item as the line's, and fills sku and
+// description from them where the line has none.
+func (q *Request) resolveLines(tx *ent.Tx, lines []orderLine) error {
+	ws := q.Workspace().ID
+	var varIDs []string
+	for _, l := range lines {
+		if l.variantID != nil {
+			varIDs = append(varIDs, *l.variantID)
+		}
+	}
+	variants := map[string]*ent.Variant{}
+	if len(varIDs) > 0 {
+		vs, err := tx.Variant.Query().Where(variant.IDIn(varIDs...), variant.WorkspaceID(ws)).All(q.Ctx)
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			variants[v.ID] = v
+		}
+	}
+	var itemIDs []string
+	for i, l := range lines {
+		p := fmt.Sprintf("lines[%d]", i)
+		if l.variantID != nil {
+			v := variants[*l.variantID]
+			if v == nil {
+				return apierr.Invalid(p+".variant_id", "no such variant in this workspace")
+			}
+			if l.ItemID != nil && *l.ItemID != v.ItemID {
+				return apierr.Invalid(p+".variant_id", "variant %s is a variant of item %s, not of %s", v.ID, v.ItemID, *l.ItemID)
+			}
+			lines[i].ItemID = &v.ItemID
+		}
+		if lines[i].ItemID != nil {
+			itemIDs = append(itemIDs, *lines[i].ItemID)
+		} else if strings.TrimSpace(l.Description) == "" {
+			return apierr.Invalid(p+".description", "a line with neither item_id nor variant_id needs a description")
+		}
+	}
+	items := map[string]*ent.Item{}
+	if len(itemIDs) > 0 {
+		is, err := tx.Item.Query().Where(item.IDIn(itemIDs...), item.WorkspaceID(ws)).
+			Select(item.FieldID, item.FieldName, item.FieldNumber).All(q.Ctx)
+		if err != nil {
+			return err
+		}
+		for _, it := range is {
+			items[it.ID] = it
+		}
+	}
+	for i, l := range lines {
+		if l.ItemID == nil {
+			continue
+		}
+		it := items[*l.ItemID]
+		if it == nil {
+			return apierr.Invalid(fmt.Sprintf("lines[%d].item_id", i), "no such item in this workspace")
+		}
+		sku, desc := it.Number, it.Name
+		if l.variantID != nil {
+			v := variants[*l.variantID]
+			sku = v.Sku
+			// Options in axis-name order: a map has none of its own.
+			var vals []string
+			for _, k := range slices.Sorted(maps.Keys(v.Options)) {
+				vals = append(vals, v.Options[k])
+			}
+			if len(vals) > 0 {
+				desc += " – " + strings.Join(vals, " / ")
+			}
+		}
+		if l.sku == "" {
+			lines[i].sku = sku
+		}
+		if l.Description == "" {
+			lines[i].Description = desc
+		}
+	}
+	return nil
+}
+
+// saveLines writes the order's lines, numbered from 1 as the demo's are.
+func (q *Request) saveLines(tx *ent.Tx, orderID string, lines []orderLine) error {
+	creates := make([]*ent.OrderLineCreate, len(lines))
+	for i, l := range lines {
+		creates[i] = tx.OrderLine.Create().SetWorkspaceID(q.Workspace().ID).SetSalesOrderID(orderID).SetPosition(i + 1).
+			SetNillableItemID(l.ItemID).SetNillableVariantID(l.variantID).SetSku(l.sku).SetDescription(l.Description).
+			SetQtyMilli(l.QtyMilli).SetUnitPriceCents(l.UnitPriceCents).SetVatRateBp(l.VATRateBasisPoints).
+			SetAmountExclVatCents(l.AmountExclVATCents).SetVatAmountCents(l.VATAmountCents).SetAmountInclVatCents(l.AmountInclVATCents)
+	}
+	return tx.OrderLine.CreateBulk(creates...).Exec(q.Ctx)
+}
+
+// storePayment is one transaction of an online order at its store.
+type storePayment struct {
+	kind        payment.Kind
+	amount, fee int64
+	ref         string
+}
+
+// paymentState is the payment_status an online order's transactions give
+// it against its total, taken in order: a void cancels the authorizations
+// before it; captured money at least the total is paid, less is still
+// authorized (the rest is promised, not received); refunds make it
+// partially_refunded, or refunded once they reach what was captured. A
+// refund beyond what was captured, or captures beyond the total, are
+// refused: param names the transaction (payments[i].amount_cents), or is
+// lines when new lines make the total smaller than what was captured.
+func paymentState(total int64, pays []storePayment, param string) (salesorder.PaymentStatus, error) {
+	var captured, refunded int64
+	authorized := false
+	for i, p := range pays {
+		at := param
+		if at == "" {
+			at = fmt.Sprintf("payments[%d].amount_cents", i)
+		}
+		switch p.kind {
+		case payment.KindAuthorize:
+			authorized = true
+		case payment.KindVoid:
+			authorized = false
+		// Compared before adding, so no sum can pass int64.
+		case payment.KindCapture:
+			if p.amount > total-captured {
+				return "", apierr.Invalid(at, "a capture of %d after %d captured exceeds the order's total of %d", p.amount, captured, total)
+			}
+			captured += p.amount
+		case payment.KindRefund:
+			if p.amount > captured-refunded {
+				return "", apierr.Invalid(at, "a refund of %d after %d refunded exceeds the %d captured before it", p.amount, refunded, captured)
+			}
+			refunded += p.amount
+		}
+	}
+	switch {
+	case refunded > 0 && refunded == captured:
+		return salesorder.PaymentStatusRefunded, nil
+	case refunded > 0:
+		return salesorder.PaymentStatusPartiallyRefunded, nil
+	case captured > 0 && captured == total:
+		return salesorder.PaymentStatusPaid, nil
+	case captured > 0 || authorized:
+		return salesorder.PaymentStatusAuthorized, nil
+	}
+	return salesorder.PaymentStatusUnpaid, nil
+}
+
+// storePayments reads the body's payments.
+func storePayments(v Values) []storePayment {
+	raw, _ := v.Objects("payments")
+	out := make([]storePayment, len(raw))
+	for i, p := range raw {
+		k, _ := p.String("kind")
+		out[i].kind = payment.Kind(k)
+		out[i].amount, _ = p.Int("amount_cents")
+		out[i].fee, _ = p.Int("fee_cents")
+		out[i].ref, _ = p.String("external_id")
+	}
+	return out
+}
+
+// createSalesOrder makes an order; with store_id an online order of that
+// store, whose payments become its online payments. Orders start draft,
+// online ones confirmed (a shop pushes orders already placed), unless the
+// body says which.
+func createSalesOrder(q *Request) (Result, error) {
+	lines, tot, err := orderLines(q.Body)
+	if err != nil {
+		return Result{}, err
+	}
+	storeID, online := q.Body.String("store_id")
+	pays := storePayments(q.Body)
+	if len(pays) > 0 && !online {
+		return Result{}, apierr.Invalid("payments", "payments are an online order's store transactions: send store_id with them")
+	}
+	var payStatus salesorder.PaymentStatus
+	if online {
+		if payStatus, err = paymentState(tot.incl, pays, ""); err != nil {
+			return Result{}, err
+		}
+	}
+	status := salesorder.StatusDraft
+	if online {
+		status = salesorder.StatusConfirmed
+	}
+	if s, ok := q.Body.String("status"); ok {
+		status = salesorder.Status(s)
+	}
+	ws := q.Workspace().ID
+	var id string
+	return q.inTx(func(tx *ent.Tx) error {
+		p, err := q.partyOf(tx, "client")
+		if err != nil {
+			return err
+		}
+		if p.id == nil && p.name == "" {
+			return apierr.Invalid("client_id", "a sales order needs a client: client_id, or client_name alone")
+		}
+		c := tx.SalesOrder.Create().SetWorkspaceID(ws).SetStatus(status)
+		if online {
+			st, err := tx.Store.Query().Where(store.ID(storeID), store.WorkspaceID(ws)).Select(store.FieldCurrencyCode).Only(q.Ctx)
+			if ent.IsNotFound(err) {
+				return apierr.Invalid("store_id", "no such store in this workspace")
+			} else if err != nil {
+				return err
+			}
+			if _, sent := q.Body.String("currency_code"); !sent {
+				p.currency = st.CurrencyCode // the shop sells in its currency
+			}
+			c.SetOnline(true).SetChannelID(storeID).SetPaymentStatus(payStatus).SetShippingStatus(salesorder.ShippingStatusNotShipped)
+		}
+		if p.currency == "" {
+			p.currency = "EUR"
+		}
+		if err := q.resolveLines(tx, lines); err != nil {
+			return err
+		}
+		num, _ := q.Body.String("number")
+		number, err := q.docNumber(tx, q.Resource, orderNumbers, num)
+		if err != nil {
+			return err
+		}
+		date, ok := q.Body.String("date")
+		if !ok {
+			date = today()
+		}
+		c.SetNumber(number).SetDate(date).SetAmountExclVatCents(tot.excl).SetVatAmountCents(tot.vat).SetAmountInclVatCents(tot.incl)
+		if err := setParty(c.Mutation(), orderParty, p, false); err != nil {
+			return err
+		}
+		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, nil, orderOwnFields...); err != nil {
+			return err
+		}
+		o, err := c.Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		id = o.ID
+		if err := q.saveLines(tx, id, lines); err != nil {
+			return err
+		}
+		if len(pays) == 0 {
+			return nil
+		}
+		// A microsecond apart, so the transactions read back in the order
+		// sent: the payment status is decided in that order.
+		at := time.Now().UTC().Truncate(time.Microsecond)
+		creates := make([]*ent.PaymentCreate, len(pays))
+		for i, pay := range pays {
+			t := at.Add(time.Duration(i) * time.Microsecond)
+			creates[i] = tx.Payment.Create().SetWorkspaceID(ws).SetSalesOrderID(id).SetStoreID(storeID).SetKind(pay.kind).
+				SetCurrencyCode(p.currency).SetAmountCents(pay.amount).SetFeeCents(pay.fee).SetProviderRef(pay.ref).
+				SetCreatedAt(t).SetUpdatedAt(t)
+		}
+		return tx.Payment.CreateBulk(creates...).Exec(q.Ctx)
+	}, func() Answer { return record(http.StatusCreated, q.Resource, id, "") })
+}
+
+// updateSalesOrder edits an order: anything while it is a draft (lines are
+// replaced whole), only notes and shipping_address afterwards, nothing once
+// cancelled. An online draft's payment status follows its new total.
+func updateSalesOrder(q *Request) (Result, error) {
+	var lines []orderLine
+	var tot docTotals
+	if q.Body.Has("lines") {
+		var err error
+		if lines, tot, err = orderLines(q.Body); err != nil {
+			return Result{}, err
+		}
+	}
+	return q.inTx(func(tx *ent.Tx) error {
+		st, err := q.state(tx)
+		if err != nil {
+			return err
+		}
+		if st != string(salesorder.StatusDraft) {
+			if st == string(salesorder.StatusCancelled) {
+				return stateConflict("a cancelled sales order cannot be edited")
+			}
+			for name := range q.Body.Map() {
+				if !slices.Contains(orderLateFields, name) {
+					return stateConflict("%s sales order can only change notes and shipping_address; %s changes only while it is a draft",
+						article(humanState(st)), name)
+				}
+			}
+		}
+		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldOnline).Only(q.Ctx)
+		if err != nil {
+			return err
+		}
+		u := tx.SalesOrder.Update().Where(salesorder.ID(q.ID))
+		m := u.Mutation()
+		if q.Body.Has("client_id") || q.Body.Has("client_name") || q.Body.Has("currency_code") {
+			p, err := q.partyOf(tx, "client")
+			if err != nil {
+				return err
+			}
+			if _, sent := q.Body.String("currency_code"); o.Online && !sent {
+				p.currency = "" // an online order stays in its store's currency
+			}
+			if err := setParty(m, orderParty, p, q.Body.IsNull("client_id")); err != nil {
+				return err
+			}
+		}
+		if q.Body.Has("lines") {
+			if err := q.resolveLines(tx, lines); err != nil {
+				return err
+			}
+			if err := q.replaceLines(tx, u, o.Online, lines, tot); err != nil {
+				return err
+			}
+		}
+		if num, ok := q.Body.String("number"); ok {
+			taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
+			if err != nil {
+				return err
+			}
+			if taken {
+				return duplicate("number", "the number %s is already used in this workspace", num)
+			}
+			u.SetNumber(num)
+		}
+		if date, ok := q.Body.String("date"); ok {
+			u.SetDate(date)
+		}
+		if err := applyBody(m, q.Op.Body, q.Body, nil, orderOwnFields...); err != nil {
+			return err
+		}
+		return u.Exec(q.Ctx)
+	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
+}
+
+// replaceLines swaps a draft's lines for new ones (a draft has shipped
+// nothing) and sets the totals and, online, the payment status they give.
+func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, lines []orderLine, tot docTotals) error {
+	if _, err := tx.OrderLine.Delete().Where(orderline.SalesOrderID(q.ID)).Exec(q.Ctx); err != nil {
+		return err
+	}
+	if err := q.saveLines(tx, q.ID, lines); err != nil {
+		return err
+	}
+	u.SetAmountExclVatCents(tot.excl).SetVatAmountCents(tot.vat).SetAmountInclVatCents(tot.incl)
+	if !online {
+		return nil
+	}
+	rows, err := tx.Payment.Query().Where(payment.SalesOrderID(q.ID)).
+		Order(ent.Asc(payment.FieldCreatedAt), ent.Asc(payment.FieldID)).All(q.Ctx)
+	if err != nil {
+		return err
+	}
+	pays := make([]storePayment, len(rows))
+	for i, r := range rows {
+		pays[i] = storePayment{kind: r.Kind, amount: r.AmountCents}
+	}
+	ps, err := paymentState(tot.incl, pays, "lines")
+	if err != nil {
+		return err
+	}
+	u.SetPaymentStatus(ps)
+	return nil
+}
+
+// cancelSalesOrder refuses once anything has shipped: the goods are gone,
+// so the order runs its course (a return undoes it). The state check
+// already refuses partially shipped orders; this covers a confirmed order
+// whose lines record shipped quantities all the same.
+func cancelSalesOrder(q *Request) (Result, error) {
+	return q.move(func(tx *ent.Tx, _ string) error {
+		shipped, err := tx.OrderLine.Query().Where(orderline.SalesOrderID(q.ID), orderline.ShippedQtyMilliGT(0)).Exist(q.Ctx)
+		if err != nil {
+			return err
+		}
+		if shipped {
+			return stateConflict("a sales order with shipped goods cannot be cancelled")
+		}
+		return nil
+	})
+}
