@@ -255,3 +255,20 @@ func TestPromotionWritesRefuseAndWriteNothing(t *testing.T) {
 		t.Fatalf("promotion after refusals: %v", got)
 	}
 }
+
+// Concurrent archives of one promotion: one wins, the others see it
+// archived (the row lock on PostgreSQL, the single writer on SQLite).
+func TestConcurrentArchivesOfOnePromotion(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", false, false)
+	id := env.Do(t, "POST", "/v1/promotions", ws.Key, obj{"name": "Race", "discount_value": 100}).WantStatus(t, 201).JSON(t)["id"].(string)
+	res := concurrentPosts(t, env, ws.Key, "/v1/promotions/"+id+"/archive", 8, func(int) obj { return obj{} })
+	statuses := make([]int, len(res))
+	for i, r := range res {
+		statuses[i] = r.Status
+	}
+	if won := tally(t, statuses, 200, 409); won != 1 {
+		t.Fatalf("%d archives won: %v", won, statuses)
+	}
+}
