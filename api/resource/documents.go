@@ -75,10 +75,22 @@ var promotionBody = []Field{
 // promotionStates are the states a promotion's dates give it.
 var promotionStates = []string{"scheduled", "active", "expired"}
 
+// storePatchBody is storeBody without free_address required: a PATCH
+// carries name (DESIGN.md "Requests") and leaves what it omits as it is.
+func storePatchBody() []Field {
+	out := append([]Field(nil), storeBody...)
+	for i := range out {
+		if out[i].Name == "free_address" {
+			out[i].Required = false
+		}
+	}
+	return out
+}
+
 func storeOps() []Op {
 	return append(reads(),
 		Op{Kind: Create, Body: storeBody, Summary: "Create a store."},
-		Op{Kind: Update, Body: optional(storeBody, "free_address"), Summary: "Update a store; changing custom_domain makes it unverified and inactive again unless the body says otherwise."})
+		Op{Kind: Update, Body: storePatchBody(), Summary: "Update a store; changing custom_domain makes it unverified and inactive again unless the body says otherwise."})
 }
 
 func promotionOps() []Op {
@@ -88,16 +100,3 @@ func promotionOps() []Op {
 		Op{Kind: Action, Name: "archive", From: promotionStates, To: "archived", Summary: "Archive a promotion: it leaves lists and reads (GET answers 404, as for every archived promotion)."})
 }
 
-// optional is fs with the named fields not required: a PATCH carries name
-// (DESIGN.md "Requests") and leaves what it omits as it is.
-func optional(fs []Field, names ...string) []Field {
-	out := append([]Field(nil), fs...)
-	for i := range out {
-		for _, n := range names {
-			if out[i].Name == n {
-				out[i].Required = false
-			}
-		}
-	}
-	return out
-}
