@@ -99,4 +99,3 @@ func promotionOps() []Op {
 		Op{Kind: Update, Body: promotionBody, From: promotionStates, Summary: "Edit a promotion that is not archived; its status follows the new dates."},
 		Op{Kind: Action, Name: "archive", From: promotionStates, To: "archived", Summary: "Archive a promotion: it leaves lists and reads (GET answers 404, as for every archived promotion)."})
 }
-
