@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/usage"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -84,6 +85,7 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	if cfg.RecordCacheBytes != 0 {
 		eng.SetCache(cfg.RecordCacheBytes)
 	}
+	eng.Refresh = writes.Refresher(db)
 	s := &Server{
 		DB:      db,
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),

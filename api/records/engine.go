@@ -43,10 +43,13 @@ type column struct {
 }
 
 type plan struct {
-	r        *resource.Resource
-	cols     []column
-	selects  string // "t.a, t.b"
-	getSQL   string // one record by id (and parent, for sub-resources)
+	r       *resource.Resource
+	cols    []column
+	selects string // "t.a, t.b"
+	getSQL  string // one record by id (and parent, for sub-resources)
+	// anySQL is getSQL without the resource's Scope: the answer of a write
+	// that moved a record out of it (an archived promotion).
+	anySQL   string
 	search   database.Search
 	embeds   []*embedPlan
 	flag     int // index of the commerce flag column, or -1
@@ -89,6 +92,21 @@ type Engine struct {
 	cache *otter.Cache[string, rendered] // nil: off
 	// Counts, when set, answers list totals without counting rows.
 	Counts Counter
+	// Refresh, when set, runs before every Get and list of a resource: it
+	// brings up to date the states that follow the clock (a promotion past
+	// its ends_at is expired), so records, filters, totals and cached
+	// renderings all see them.
+	Refresh func(ctx context.Context, r *resource.Resource, workspaceID string) error
+}
+
+func (e *Engine) refresh(ctx context.Context, r *resource.Resource, ws Workspace) error {
+	if e.Refresh == nil {
+		return nil
+	}
+	if err := e.Refresh(ctx, r, ws.ID); err != nil {
+		return apierr.Internal(err)
+	}
+	return nil
 }
 
 // Counter answers exact totals of unfiltered lists cheaply.
@@ -267,6 +285,10 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 		p.versionSQL = db.Rebind("SELECT " + p.keys + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
 	}
 	p.getSQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
+	p.anySQL = p.getSQL
+	if r.Scope != "" && r.Parent == nil {
+		p.anySQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE t.workspace_id = ? AND t.id = ?")
+	}
 	for _, e := range r.Embeds {
 		ct := table(e.Table)
 		if ct == nil {
@@ -534,6 +556,9 @@ func (p *plan) where(parentID string) (string, []any) {
 
 // Get answers one record as JSON. parentID scopes sub-resources.
 func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
+	if err := e.refresh(ctx, r, ws); err != nil {
+		return nil, err
+	}
 	p := e.plans[r]
 	args := p.oneArgs(ws, id, parentID)
 	useCache := p.cacheable && e.cache != nil
@@ -587,6 +612,25 @@ func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, w
 	p := e.plans[r]
 	_, b, err := e.readOne(ctx, qr, p, ws, p.oneArgs(ws, id, parentID))
 	return b, err
+}
+
+// RenderUnscoped is Render of a record that may be outside its resource's
+// Scope: a write that moves a record out of its lists (archive) still
+// answers with the record it wrote.
+func (e *Engine) RenderUnscoped(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id string) ([]byte, error) {
+	p := e.plans[r]
+	s, err := e.query(ctx, qr, p, p.anySQL, []any{ws.ID, id})
+	if err != nil {
+		return nil, err
+	}
+	if len(s.rows) == 0 {
+		return nil, apierr.NotFound(r.Singular)
+	}
+	emb, err := e.loadEmbeds(ctx, qr, p, ws, s)
+	if err != nil {
+		return nil, err
+	}
+	return p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0]), nil
 }
 
 // oneArgs are the arguments of a plan's single-record queries.
@@ -839,6 +883,9 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 // every page's JSON (15 KB a page of 25 invoices) and the collections that
 // follow it.
 func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
+	if err := e.refresh(ctx, r, ws); err != nil {
+		return nil, err
+	}
 	p := e.plans[r]
 	useCache := p.cacheable && e.cache != nil
 	dv := int64(noVersion)

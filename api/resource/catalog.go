@@ -194,7 +194,7 @@ var (
 		Doc:      "Online stores; primary_url is the verified custom domain when active, else the free store address.",
 		Search:   []string{"name", "free_address", "custom_domain"},
 		Computed: []Computed{{Name: "primary_url", Doc: "The store's public address.", Value: primaryURL, Shape: Field{Type: String}}},
-		Ops:      reads()}
+		Ops:      storeOps()}
 	SalesOrders = &Resource{Name: "sales-orders", Singular: "sales order", Table: "sales_orders", Prefix: "so", Plan: Starter, Toolset: "sales",
 		Doc:    "Sales orders with lines; online orders add the store channel, payment status and shipping status.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
@@ -231,7 +231,7 @@ var (
 		Doc: "Promotions with usage totals; archived promotions are not listed.", Search: []string{"name"},
 		Filters: []Filter{enumFilter("status", "active", "scheduled", "expired")},
 		Scope:   "status <> 'archived'",
-		Ops:     reads()}
+		Ops:     promotionOps()}
 	PromotionCodes = &Resource{Name: "promotion-codes", Singular: "promotion code", Table: "promotion_codes", Prefix: "pcd", Plan: Business, Grant: "promotions", Toolset: "commerce",
 		Doc:    "Coupon codes of a code promotion.",
 		Parent: &Parent{Resource: Promotions, FK: "promotion_id", Segment: "codes"},

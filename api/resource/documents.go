@@ -139,3 +139,55 @@ func salesOrderOps() []Op {
 		Op{Kind: Action, Name: "cancel", From: []string{"draft", "confirmed"}, To: "cancelled", Summary: "Cancel an order of which nothing has shipped."},
 	)
 }
+
+// Stores and promotions (business plan): their bodies and operations.
+
+var storeBody = []Field{
+	req(str("name", "Store name.")),
+	req(str("free_address", "The store's free address, a host name such as acme.ledgerbase.shop (no scheme or path); stored lower-cased.")),
+	null(str("custom_domain", "A custom domain, a host name such as shop.acme.com (no scheme or path); stored lower-cased. A new domain starts unverified and inactive; null removes it.")),
+	boolean("custom_domain_verified", "Whether the custom domain's DNS is verified; needs a custom_domain."),
+	boolean("custom_domain_active", "Whether the custom domain serves the store; needs a custom_domain. primary_url is the custom domain once it is both verified and active."),
+	currency("ISO 4217 currency code of the store; default EUR."),
+	boolean("active", "Whether the store is open."),
+}
+
+// promotionBody has no status: it follows the dates (scheduled before
+// starts_at, expired from ends_at, else active) until archived.
+var promotionBody = []Field{
+	req(str("name", "Promotion name.")),
+	enum("kind", "code (unlocked by its codes; default) or automatic.", "code", "automatic"),
+	enum("discount_type", "percentage (default), fixed_amount or free_shipping.", "percentage", "fixed_amount", "free_shipping"),
+	{Name: "discount_value", Type: Integer, Min: min0(), Doc: "percentage: basis points from 1 to 10000 (1500 = 15 %); fixed_amount: minor units of currency_code; free_shipping: 0 or omitted."},
+	currency("ISO 4217 currency code of a fixed amount; default EUR."),
+	null(timestamp("starts_at", "When the promotion starts, RFC 3339; null: already started.")),
+	null(timestamp("ends_at", "When it ends, RFC 3339, after starts_at; null: never.")),
+}
+
+// promotionStates are the states a promotion's dates give it.
+var promotionStates = []string{"scheduled", "active", "expired"}
+
+// storePatchBody is storeBody without free_address required: a PATCH
+// carries name (DESIGN.md "Requests") and leaves what it omits as it is.
+func storePatchBody() []Field {
+	out := append([]Field(nil), storeBody...)
+	for i := range out {
+		if out[i].Name == "free_address" {
+			out[i].Required = false
+		}
+	}
+	return out
+}
+
+func storeOps() []Op {
+	return append(reads(),
+		Op{Kind: Create, Body: storeBody, Summary: "Create a store."},
+		Op{Kind: Update, Body: storePatchBody(), Summary: "Update a store; changing custom_domain makes it unverified and inactive again unless the body says otherwise."})
+}
+
+func promotionOps() []Op {
+	return append(reads(),
+		Op{Kind: Create, Body: promotionBody, Summary: "Create a promotion; its status follows starts_at and ends_at."},
+		Op{Kind: Update, Body: promotionBody, From: promotionStates, Summary: "Edit a promotion that is not archived; its status follows the new dates."},
+		Op{Kind: Action, Name: "archive", From: promotionStates, To: "archived", Summary: "Archive a promotion: it leaves lists and reads (GET answers 404, as for every archived promotion)."})
+}

@@ -1,6 +1,8 @@
 package writes
 
 import (
+	"context"
+	"database/sql"
 	"net/http"
 	"strings"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 )
@@ -73,4 +76,229 @@ func addPromotionCode(q *Request) (Result, error) {
 		id = pc.ID
 		return nil
 	}, func() Answer { return record(http.StatusCreated, resource.PromotionCodes, id, q.ID) })
+}
+
+// A promotion's status follows its dates — scheduled before starts_at,
+// expired from ends_at, active in between — until it is archived, which
+// only the archive action does. Writes store the status the dates give at
+// that moment; refreshPromotions moves the ones the clock has overtaken
+// before every read, so lists, the status filter, totals and cached
+// renderings never show a stale state (docs/decisions.md).
+
+func init() {
+	register(resource.Promotions, resource.Create, createPromotion)
+	register(resource.Promotions, resource.Update, updatePromotion)
+	registerAction(resource.Promotions, "archive", archivePromotion)
+	registerRefresh(resource.Promotions, refreshPromotions)
+}
+
+// promotionStatus is the status the dates give at now.
+func promotionStatus(starts, ends *time.Time, now time.Time) promotion.Status {
+	switch {
+	case starts != nil && starts.After(now):
+		return promotion.StatusScheduled
+	case ends != nil && !ends.After(now):
+		return promotion.StatusExpired
+	}
+	return promotion.StatusActive
+}
+
+// promotionTerms are a promotion's discount and dates: the stored ones
+// (on PATCH) overlaid with the body's.
+type promotionTerms struct {
+	kind         promotion.Kind
+	discountType promotion.DiscountType
+	value        int64
+	hasValue     bool // the body sent discount_value
+	starts, ends *time.Time
+}
+
+// overlay applies the body's terms and checks them together.
+func (t *promotionTerms) overlay(v Values) error {
+	if s, ok := v.String("kind"); ok {
+		t.kind = promotion.Kind(s)
+	}
+	if s, ok := v.String("discount_type"); ok {
+		t.discountType = promotion.DiscountType(s)
+	}
+	t.value, t.hasValue = v.Int("discount_value")
+	if !t.hasValue {
+		t.value = -1 // unknown yet: the stored value, or none on create
+	}
+	for _, d := range []struct {
+		name string
+		to   **time.Time
+	}{{"starts_at", &t.starts}, {"ends_at", &t.ends}} {
+		if v.IsNull(d.name) {
+			*d.to = nil
+		} else if s, ok := v.String(d.name); ok {
+			tm, _ := time.Parse(time.RFC3339, s) // the body checked the format
+			tm = tm.UTC()
+			*d.to = &tm
+		}
+	}
+	if t.starts != nil && t.ends != nil && !t.ends.After(*t.starts) {
+		return apierr.Invalid("ends_at", "ends_at must be after starts_at")
+	}
+	return nil
+}
+
+// checkValue checks the discount value against the type; value is the
+// one that will be stored.
+func (t *promotionTerms) checkValue() error {
+	switch t.discountType {
+	case promotion.DiscountTypePercentage:
+		if t.value < 1 || t.value > 10_000 {
+			return apierr.Invalid("discount_value", "a percentage discount_value is in basis points, from 1 to 10000 (1500 = 15 %%)")
+		}
+	case promotion.DiscountTypeFreeShipping:
+		if t.value != 0 {
+			return apierr.Invalid("discount_value", "a free_shipping promotion has no discount_value (0)")
+		}
+	}
+	return nil
+}
+
+// setPromotion sets the terms and the status they give now on a mutation;
+// the other body fields are columns of the same name.
+func (q *Request) setPromotion(m *ent.PromotionMutation, t promotionTerms) error {
+	m.SetKind(t.kind)
+	m.SetDiscountType(t.discountType)
+	m.SetDiscountValue(t.value)
+	for _, d := range []struct {
+		at    *time.Time
+		set   func(time.Time)
+		clear func()
+	}{{t.starts, m.SetStartsAt, m.ClearStartsAt}, {t.ends, m.SetEndsAt, m.ClearEndsAt}} {
+		if d.at != nil {
+			d.set(*d.at)
+		} else {
+			d.clear()
+		}
+	}
+	m.SetStatus(promotionStatus(t.starts, t.ends, time.Now().UTC()))
+	return applyBody(m, q.Op.Body, q.Body, nil, "kind", "discount_type", "discount_value", "starts_at", "ends_at")
+}
+
+func createPromotion(q *Request) (Result, error) {
+	t := promotionTerms{kind: promotion.KindCode, discountType: promotion.DiscountTypePercentage}
+	if err := t.overlay(q.Body); err != nil {
+		return Result{}, err
+	}
+	if !t.hasValue {
+		if t.discountType != promotion.DiscountTypeFreeShipping {
+			return Result{}, apierr.Invalid("discount_value", "discount_value is required for a %s promotion", t.discountType)
+		}
+		t.value = 0
+	}
+	if err := t.checkValue(); err != nil {
+		return Result{}, err
+	}
+	var id string
+	return q.inTx(func(tx *ent.Tx) error {
+		c := tx.Promotion.Create().SetWorkspaceID(q.Workspace().ID)
+		if err := q.setPromotion(c.Mutation(), t); err != nil {
+			return err
+		}
+		row, err := c.Save(q.Ctx)
+		if err != nil {
+			return err
+		}
+		id = row.ID
+		return nil
+	}, func() Answer { return record(http.StatusCreated, resource.Promotions, id, "") })
+}
+
+// updatePromotion edits a promotion that is not archived (409 once it
+// is); its status follows the dates as they are after the edit. A
+// promotion with codes cannot become automatic: codes belong to code
+// promotions only.
+func updatePromotion(q *Request) (Result, error) {
+	return q.inTx(func(tx *ent.Tx) error {
+		st, err := q.state(tx) // locks the row: two edits apply one after the other
+		if err != nil {
+			return err
+		}
+		if err := q.check(q.Op, st); err != nil {
+			return err
+		}
+		p, err := tx.Promotion.Get(q.Ctx, q.ID)
+		if err != nil {
+			return err
+		}
+		t := promotionTerms{kind: p.Kind, discountType: p.DiscountType, starts: p.StartsAt, ends: p.EndsAt}
+		if err := t.overlay(q.Body); err != nil {
+			return err
+		}
+		if !t.hasValue {
+			t.value = p.DiscountValue
+			if t.discountType == promotion.DiscountTypeFreeShipping {
+				t.value = 0 // a type without a value drops the old one
+			}
+		}
+		if err := t.checkValue(); err != nil {
+			return err
+		}
+		if t.kind == promotion.KindAutomatic && p.Kind == promotion.KindCode {
+			has, err := tx.PromotionCode.Query().Where(promotioncode.PromotionID(p.ID)).Exist(q.Ctx)
+			if err != nil {
+				return err
+			}
+			if has {
+				return apierr.Conflict("has_codes", "a promotion with codes cannot become automatic")
+			}
+		}
+		u := tx.Promotion.UpdateOneID(q.ID)
+		if err := q.setPromotion(u.Mutation(), t); err != nil {
+			return err
+		}
+		return u.Exec(q.Ctx)
+	}, func() Answer { return record(http.StatusOK, resource.Promotions, q.ID, "") })
+}
+
+// archivePromotion moves a promotion out of lists and reads; it answers
+// the archived promotion (read past the resource's Scope, which hides
+// archived promotions from every other read).
+func archivePromotion(q *Request) (Result, error) {
+	var b []byte
+	return q.inTx(func(tx *ent.Tx) error {
+		st, err := q.state(tx)
+		if err != nil {
+			return err
+		}
+		if err := q.check(q.Op, st); err != nil {
+			return err
+		}
+		if err := q.setState(tx, q.Op.To); err != nil {
+			return err
+		}
+		b, err = q.Records.RenderUnscoped(q.Ctx, tx, q.Resource, q.Workspace(), q.ID)
+		return err
+	}, func() Answer { return Answer{Status: http.StatusOK, Body: b} })
+}
+
+// stalePromotions are the workspace's promotions whose dates have overtaken
+// their status: time only moves forward, so scheduled ones that started and
+// scheduled or active ones that ended. Times compare as stored: timestamptz
+// on PostgreSQL; on SQLite text in one UTC format, whose order is the time
+// order (every write stores UTC).
+const stalePromotions = "workspace_id = ? AND ((status = 'scheduled' AND (starts_at IS NULL OR starts_at <= ?)) OR " +
+	"(status IN ('scheduled', 'active') AND ends_at <= ?))"
+
+// refreshPromotions stores the status the clock gives the stale promotions
+// of a workspace. The check is one read on the read pool; the update runs
+// only when something is stale, and re-checks in its WHERE, so concurrent
+// readers that all saw the same stale rows move them once.
+func refreshPromotions(ctx context.Context, db *database.DB, ws string, now time.Time) error {
+	var one int
+	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM promotions WHERE "+stalePromotions+" LIMIT 1"), ws, now, now).Scan(&one)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = db.Write.ExecContext(ctx, db.Rebind("UPDATE promotions SET status = CASE WHEN starts_at > ? THEN 'scheduled' "+
+		"WHEN ends_at <= ? THEN 'expired' ELSE 'active' END, updated_at = ? WHERE "+stalePromotions), now, now, now, ws, now, now)
+	return err
 }
