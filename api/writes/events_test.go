@@ -1,0 +1,172 @@
+package writes_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+)
+
+type eventRead struct {
+	ID, Type  string
+	RequestID string `json:"request_id"`
+	Data      struct {
+		Object             json.RawMessage `json:"object"`
+		PreviousAttributes map[string]any  `json:"previous_attributes"`
+	}
+	Actor struct{ Type, ID string }
+}
+
+type eventPage struct {
+	Data []eventRead
+	Meta struct {
+		Total   int
+		HasMore bool `json:"has_more"`
+	}
+}
+
+func events(t *testing.T, env *apitest.Env, key, query string) eventPage {
+	t.Helper()
+	var p eventPage
+	env.Get(t, "/v1/events"+query, key).WantStatus(t, http.StatusOK).Decode(t, &p)
+	return p
+}
+
+// Each write appends exactly one event of its declared type (and a move
+// of the parent, such as a payment paying the invoice, one more), whose
+// object is the record as GET shows it after the change; a replayed
+// Idempotency-Key and a repeated payment id append none.
+func TestEveryWriteAppendsItsEvents(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	inv := readInvoice(t, env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Ev", "lines": []obj{line("x", 1000, 1000, 0)}},
+		"Idempotency-Key", "ev-1").WantStatus(t, 201)).ID
+	env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Ev", "lines": []obj{line("x", 1000, 1000, 0)}},
+		"Idempotency-Key", "ev-1").WantStatus(t, 201) // replayed: no event
+	path := "/v1/invoices/" + inv
+	env.Do(t, "PATCH", path, ws.Key, obj{"notes": "Net 30"}).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantError(t, 409, "invalid_state_transition") // refused: no event
+	env.Do(t, "POST", path+"/payments", ws.Key, payment("e1", 400)).WantStatus(t, 201)
+	env.Do(t, "POST", path+"/payments", ws.Key, payment("e1", 400)).WantStatus(t, 200) // the same payment: no event
+	env.Do(t, "POST", path+"/payments", ws.Key, payment("e2", 600)).WantStatus(t, 201)
+
+	p := events(t, env, ws.Key, "?limit=100")
+	var types []string
+	for i := len(p.Data) - 1; i >= 0; i-- {
+		types = append(types, p.Data[i].Type)
+	}
+	want := []string{"invoice.created", "invoice.updated", "invoice.sent", "invoice_payment.created", "invoice.partially_paid",
+		"invoice_payment.created", "invoice.paid"}
+	if fmt.Sprint(types) != fmt.Sprint(want) || p.Meta.Total != len(want) {
+		t.Fatalf("events (oldest first) %v, total %d; want %v", types, p.Meta.Total, want)
+	}
+	newest := p.Data[0]
+	if got := env.Get(t, path, ws.Key).WantStatus(t, 200).Body; !sameJSON(newest.Data.Object, got) {
+		t.Fatalf("invoice.paid object:\n%s\nGET:\n%s", newest.Data.Object, got)
+	}
+	if upd := p.Data[len(p.Data)-2]; upd.Data.PreviousAttributes["notes"] != "" || upd.Actor.Type != "api_key" || upd.Actor.ID == "" || upd.RequestID == "" {
+		t.Fatalf("invoice.updated: %+v", upd)
+	}
+	one := env.Get(t, "/v1/events/"+newest.ID, ws.Key).WantStatus(t, 200).JSON(t)
+	if one["id"] != newest.ID || one["type"] != "invoice.paid" || one["object"] != "event" {
+		t.Fatalf("GET /v1/events/{id}: %v", one)
+	}
+	if got := events(t, env, ws.Key, "?type=invoice_payment.created"); len(got.Data) != 2 {
+		t.Fatalf("?type=invoice_payment.created: %d", len(got.Data))
+	}
+	if got := events(t, env, ws.Key, "?type=invoice.*"); len(got.Data) != 5 {
+		t.Fatalf("?type=invoice.*: %d", len(got.Data))
+	}
+	env.Get(t, "/v1/events?type=", ws.Key).WantError(t, 400, "invalid_request")
+	env.Get(t, "/v1/events?starting_after=evt_nope", ws.Key).WantError(t, 400, "invalid_request")
+	env.Get(t, "/v1/events?created[gte]=yesterday", ws.Key).WantError(t, 400, "invalid_request")
+
+	// What a key may not read, it does not see; another workspace sees nothing.
+	ws.Role(t, "vendors-only", "vendors:read")
+	unlimited := 0
+	vk := ws.NewKey(t, access.KeySpec{Role: "vendors-only", RateLimit: &unlimited})
+	if got := events(t, env, vk, ""); len(got.Data) != 0 || got.Meta.Total != 0 {
+		t.Fatalf("a key without invoices:read sees %d events", len(got.Data))
+	}
+	env.Get(t, "/v1/events/"+newest.ID, vk).WantError(t, 404, "not_found")
+	other := env.Workspace(t, "starter", false, false)
+	env.Get(t, "/v1/events/"+newest.ID, other.Key).WantError(t, 404, "not_found")
+}
+
+// A consumer that catches up with ending_before while events keep being
+// written sees every event once, in order.
+func TestEventCursorsLoseAndRepeatNothing(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": "first"}).WantStatus(t, 201)
+	start := events(t, env, ws.Key, "?limit=1").Data[0].ID
+	const writers, each = 4, 15
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": fmt.Sprintf("c%d-%d", w, i)}).WantStatus(t, 201)
+			}
+		}()
+	}
+	seen := map[string]bool{start: true}
+	var order []string
+	cursor := start
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for finished := false; ; {
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+		for {
+			p := events(t, env, ws.Key, "?limit=5&ending_before="+cursor)
+			// newest first: walk the page from its oldest
+			for i := len(p.Data) - 1; i >= 0; i-- {
+				id := p.Data[i].ID
+				if seen[id] {
+					t.Fatalf("event %s seen twice", id)
+				}
+				seen[id] = true
+				order = append(order, id)
+				cursor = id
+			}
+			if !p.Meta.HasMore {
+				break
+			}
+		}
+		if finished {
+			break
+		}
+	}
+	if len(order) != writers*each {
+		t.Fatalf("caught up with %d events, want %d", len(order), writers*each)
+	}
+	// The same events, newest first, by starting_after from the newest.
+	all := events(t, env, ws.Key, "?limit=100")
+	if all.Meta.Total != writers*each+1 || all.Data[0].ID != order[len(order)-1] {
+		t.Fatalf("total %d, newest %s; caught up to %s", all.Meta.Total, all.Data[0].ID, order[len(order)-1])
+	}
+	older := events(t, env, ws.Key, "?limit=100&starting_after="+order[len(order)-1])
+	if len(older.Data) != writers*each || older.Data[0].ID != order[len(order)-2] {
+		t.Fatalf("starting_after the newest: %d events", len(older.Data))
+	}
+}
+
+// sameJSON compares JSON by value (PostgreSQL spaces a jsonb column's text
+// its own way).
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
