@@ -164,6 +164,9 @@ func applyCreditNote(q *Request) (Result, error) {
 			return err
 		}
 		if after != b {
+			if err := q.touch(tx, resource.Invoices, inv.ID); err != nil {
+				return err
+			}
 			if err := tx.Invoice.Update().Where(invoice.ID(inv.ID)).SetRemainingCents(after.remaining).
 				SetCreditedCents(inv.CreditedCents + n.AmountInclVatCents).SetStatus(invoice.Status(after.status)).Exec(q.Ctx); err != nil {
 				return err

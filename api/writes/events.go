@@ -76,10 +76,70 @@ func (q *Request) statusOf(tx *ent.Tx, r *resource.Resource, id string) (string,
 	return st, err
 }
 
+// touched is another record a write changes besides its own (the invoice
+// a credit note is applied to, the order a shipment ships); status is its
+// status before, and made tells a record the write created.
+type touched struct {
+	r      *resource.Resource
+	id     string
+	status string
+	made   bool
+}
+
+// touch notes, before changing it, another record the write changes: it
+// gets its own event, <object>.<new status> when its status moved, else
+// <object>.updated.
+func (q *Request) touch(tx *ent.Tx, r *resource.Resource, id string) error {
+	st := ""
+	if r.HasStatus() {
+		var err error
+		if st, err = q.statusOf(tx, r, id); err != nil {
+			return err
+		}
+	}
+	q.touched = append(q.touched, touched{r: r, id: id, status: st})
+	return nil
+}
+
+// made notes another record the write created: it gets <object>.created.
+func (q *Request) made(r *resource.Resource, id string) {
+	q.touched = append(q.touched, touched{r: r, id: id, made: true})
+}
+
+// others are the events of the records a write touched.
+func (q *Request) others(tx *ent.Tx) ([]Change, error) {
+	var out []Change
+	for _, t := range q.touched {
+		rec, err := q.Records.Render(q.Ctx, tx, t.r, q.Workspace(), t.id, "")
+		if err != nil {
+			return nil, err
+		}
+		typ := t.r.Object() + ".updated"
+		switch {
+		case t.made:
+			typ = t.r.Object() + ".created"
+		case t.r.HasStatus():
+			st, err := q.statusOf(tx, t.r, t.id)
+			if err != nil {
+				return nil, err
+			}
+			if st != t.status {
+				typ = t.r.StateEvent(st)
+			}
+		}
+		out = append(out, Change{Type: typ, Resource: t.r, ID: t.id, Object: rec})
+	}
+	return out, nil
+}
+
 // changes are the events of a write that answered a with res.
 func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change, error) {
+	others, err := q.others(tx)
+	if err != nil {
+		return nil, err
+	}
 	if a.Changes != nil {
-		return a.Changes, nil
+		return append(a.Changes, others...), nil
 	}
 	var out []Change
 	if !a.Unchanged {
@@ -108,7 +168,7 @@ func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change,
 			out = append(out, Change{Type: p.Resource.StateEvent(st), Resource: p.Resource, ID: q.ID, Object: rec})
 		}
 	}
-	return out, nil
+	return append(out, others...), nil
 }
 
 // previousAttributes are the top-level fields of before whose values

@@ -170,3 +170,32 @@ func sameJSON(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// A write that changes other records tells of them too: a quote turned
+// into an invoice, a credit note applied to an invoice.
+func TestWritesTellOfTheOtherRecordsTheyChange(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	qu := env.Do(t, "POST", "/v1/quotes", ws.Key, obj{"client_name": "Q", "lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/quotes/"+qu+"/send", ws.Key, nil).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/quotes/"+qu+"/accept", ws.Key, nil).WantStatus(t, 200)
+	inv := env.Do(t, "POST", "/v1/quotes/"+qu+"/invoice", ws.Key, nil).WantStatus(t, 200).JSON(t)["invoice_id"].(string)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
+	cn := env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"invoice_id": inv, "lines": []obj{line("y", 1000, 100, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/credit-notes/"+cn+"/issue", ws.Key, nil).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/credit-notes/"+cn+"/apply", ws.Key, nil).WantStatus(t, 200)
+	p := events(t, env, ws.Key, "?limit=100")
+	var got []string
+	for i := len(p.Data) - 1; i >= 0; i-- {
+		got = append(got, p.Data[i].Type)
+	}
+	want := []string{"quote.created", "quote.sent", "quote.accepted", "quote.invoiced", "invoice.created", "invoice.sent",
+		"credit_note.created", "credit_note.issued", "credit_note.applied", "invoice.partially_paid"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %v\nwant %v", got, want)
+	}
+	if !sameJSON(p.Data[0].Data.Object, env.Get(t, "/v1/invoices/"+inv, ws.Key).WantStatus(t, 200).Body) {
+		t.Fatal("invoice.partially_paid does not show the invoice as GET does")
+	}
+}

@@ -75,6 +75,7 @@ func invoiceQuote(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
+		q.made(resource.Invoices, invID)
 		return tx.Quote.Update().Where(quote.ID(q.ID)).SetInvoiceID(invID).Exec(q.Ctx)
 	})
 }

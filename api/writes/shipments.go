@@ -78,6 +78,9 @@ func createShipment(q *Request) (Result, error) {
 		if complete {
 			status, shipping = salesorder.StatusShipped, salesorder.ShippingStatusShipped
 		}
+		if err := q.touch(tx, resource.SalesOrders, order.ID); err != nil {
+			return err
+		}
 		u := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(status)
 		if order.Online {
 			u.SetShippingStatus(shipping)
@@ -248,6 +251,9 @@ func updateShipment(q *Request) (Result, error) {
 		}
 		pending, err := tx.Shipment.Query().Where(shipment.SalesOrderID(order.ID), shipment.StatusNEQ(shipment.StatusDelivered)).Exist(q.Ctx)
 		if err != nil || pending {
+			return err
+		}
+		if err := q.touch(tx, resource.SalesOrders, order.ID); err != nil {
 			return err
 		}
 		ou := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(salesorder.StatusDelivered)

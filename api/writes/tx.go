@@ -90,6 +90,7 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 			return Result{}, err
 		}
 	}
+	q.touched = q.touched[:0] // a rerun of the transaction starts over
 	b, err := q.watch(tx)
 	if err != nil {
 		return Result{}, err

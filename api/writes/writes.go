@@ -34,6 +34,8 @@ type Request struct {
 	// Idem, when the POST carries an Idempotency-Key, keeps the answer in
 	// the write's transaction.
 	Idem *idempotency.Pending
+	// touched are the other records the running transaction changed (see touch).
+	touched []touched
 }
 
 // Values is a validated body.
