@@ -781,4 +781,22 @@ func findsPaidUnshippedOnlineOrdersAndShips(t *testing.T, f *fixture) {
 	if e := s.toolError(t, "create_shipment", map[string]any{"sales_order_id": ids["SO-1"]}, "over_shipment"); e["status"] != float64(409) {
 		t.Fatalf("shipping twice: %v", e)
 	}
+
+	// An online order pushed through the bridge itself, with its capture,
+	// is then the answer to the question, and ships.
+	store := s.ok(t, "create_store", map[string]any{"name": "Web", "free_address": "web.example.shop"})
+	pushed := s.ok(t, "create_sales_order", map[string]any{"client_name": "Ana", "store_id": store["id"],
+		"lines":    []any{map[string]any{"description": "Mug", "qty_milli": 2000, "unit_price_cents": 1500, "vat_rate_bp": 2000}},
+		"payments": []any{map[string]any{"kind": "capture", "amount_cents": 3600, "external_id": "ch_1"}}})
+	if pushed["payment_status"] != "paid" || pushed["shipping_status"] != "not_shipped" || pushed["status"] != "confirmed" {
+		t.Fatalf("pushed order %v", pushed)
+	}
+	page = s.ok(t, "list_sales_orders", ask)
+	if first := page["data"].([]any)[0].(map[string]any); first["id"] != pushed["id"] {
+		t.Fatalf("the pushed order is not the newest paid, unshipped one: %v", first["id"])
+	}
+	s.ok(t, "create_shipment", map[string]any{"sales_order_id": pushed["id"], "carrier": "UPS"})
+	if page = s.ok(t, "list_sales_orders", ask); page["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("after shipping the pushed order the question answers %v", page["data"])
+	}
 }
