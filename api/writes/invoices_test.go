@@ -94,8 +94,8 @@ func wantTotals(t *testing.T, inv invoiceRead) {
 	if inv.Excl != e || inv.VAT != v || inv.Incl != i || inv.Incl != inv.Excl+inv.VAT {
 		t.Fatalf("totals %d + %d = %d, lines sum to %d + %d = %d", inv.Excl, inv.VAT, inv.Incl, e, v, i)
 	}
-	if inv.Status != "void" && inv.Remaining != inv.Incl-inv.Paid {
-		t.Fatalf("remaining %d, want incl %d - paid %d", inv.Remaining, inv.Incl, inv.Paid)
+	if inv.Status != "void" && inv.Remaining != inv.Incl-inv.Paid-inv.Credited {
+		t.Fatalf("remaining %d, want incl %d - paid %d - credited %d", inv.Remaining, inv.Incl, inv.Paid, inv.Credited)
 	}
 }
 
