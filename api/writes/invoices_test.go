@@ -39,6 +39,7 @@ type invoiceRead struct {
 	VAT                int64     `json:"vat_amount_cents"`
 	Incl               int64     `json:"amount_incl_vat_cents"`
 	Paid               int64     `json:"paid_cents"`
+	Credited           int64     `json:"credited_cents"`
 	Remaining          int64     `json:"remaining_cents"`
 }
 
