@@ -47,6 +47,14 @@ type Invoice struct {
 	ClientID *string `json:"client_id,omitempty"`
 	// ClientName holds the value of the "client_name" field.
 	ClientName string `json:"client_name,omitempty"`
+	// ExtSystem holds the value of the "ext_system" field.
+	ExtSystem *string `json:"ext_system,omitempty"`
+	// ExtConnectionID holds the value of the "ext_connection_id" field.
+	ExtConnectionID *string `json:"ext_connection_id,omitempty"`
+	// ExtExternalID holds the value of the "ext_external_id" field.
+	ExtExternalID *string `json:"ext_external_id,omitempty"`
+	// ExtKey holds the value of the "ext_key" field.
+	ExtKey *string `json:"ext_key,omitempty"`
 	// Status holds the value of the "status" field.
 	Status invoice.Status `json:"status,omitempty"`
 	// PaidCents holds the value of the "paid_cents" field.
@@ -90,7 +98,7 @@ func (*Invoice) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case invoice.FieldAmountExclVatCents, invoice.FieldVatAmountCents, invoice.FieldAmountInclVatCents, invoice.FieldPaidCents, invoice.FieldRemainingCents, invoice.FieldCreditedCents:
 			values[i] = new(sql.NullInt64)
-		case invoice.FieldID, invoice.FieldWorkspaceID, invoice.FieldNumber, invoice.FieldDate, invoice.FieldDueDate, invoice.FieldCurrencyCode, invoice.FieldNotes, invoice.FieldClientID, invoice.FieldClientName, invoice.FieldStatus, invoice.FieldQuoteID:
+		case invoice.FieldID, invoice.FieldWorkspaceID, invoice.FieldNumber, invoice.FieldDate, invoice.FieldDueDate, invoice.FieldCurrencyCode, invoice.FieldNotes, invoice.FieldClientID, invoice.FieldClientName, invoice.FieldExtSystem, invoice.FieldExtConnectionID, invoice.FieldExtExternalID, invoice.FieldExtKey, invoice.FieldStatus, invoice.FieldQuoteID:
 			values[i] = new(sql.NullString)
 		case invoice.FieldCreatedAt, invoice.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -202,6 +210,34 @@ func (_m *Invoice) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field client_name", values[i])
 			} else if value.Valid {
 				_m.ClientName = value.String
+			}
+		case invoice.FieldExtSystem:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field ext_system", values[i])
+			} else if value.Valid {
+				_m.ExtSystem = new(string)
+				*_m.ExtSystem = value.String
+			}
+		case invoice.FieldExtConnectionID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field ext_connection_id", values[i])
+			} else if value.Valid {
+				_m.ExtConnectionID = new(string)
+				*_m.ExtConnectionID = value.String
+			}
+		case invoice.FieldExtExternalID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field ext_external_id", values[i])
+			} else if value.Valid {
+				_m.ExtExternalID = new(string)
+				*_m.ExtExternalID = value.String
+			}
+		case invoice.FieldExtKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field ext_key", values[i])
+			} else if value.Valid {
+				_m.ExtKey = new(string)
+				*_m.ExtKey = value.String
 			}
 		case invoice.FieldStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -320,6 +356,26 @@ func (_m *Invoice) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("client_name=")
 	builder.WriteString(_m.ClientName)
+	builder.WriteString(", ")
+	if v := _m.ExtSystem; v != nil {
+		builder.WriteString("ext_system=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ExtConnectionID; v != nil {
+		builder.WriteString("ext_connection_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ExtExternalID; v != nil {
+		builder.WriteString("ext_external_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ExtKey; v != nil {
+		builder.WriteString("ext_key=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))

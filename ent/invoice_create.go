@@ -189,6 +189,62 @@ func (_c *InvoiceCreate) SetNillableClientName(v *string) *InvoiceCreate {
 	return _c
 }
 
+// SetExtSystem sets the "ext_system" field.
+func (_c *InvoiceCreate) SetExtSystem(v string) *InvoiceCreate {
+	_c.mutation.SetExtSystem(v)
+	return _c
+}
+
+// SetNillableExtSystem sets the "ext_system" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableExtSystem(v *string) *InvoiceCreate {
+	if v != nil {
+		_c.SetExtSystem(*v)
+	}
+	return _c
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (_c *InvoiceCreate) SetExtConnectionID(v string) *InvoiceCreate {
+	_c.mutation.SetExtConnectionID(v)
+	return _c
+}
+
+// SetNillableExtConnectionID sets the "ext_connection_id" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableExtConnectionID(v *string) *InvoiceCreate {
+	if v != nil {
+		_c.SetExtConnectionID(*v)
+	}
+	return _c
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (_c *InvoiceCreate) SetExtExternalID(v string) *InvoiceCreate {
+	_c.mutation.SetExtExternalID(v)
+	return _c
+}
+
+// SetNillableExtExternalID sets the "ext_external_id" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableExtExternalID(v *string) *InvoiceCreate {
+	if v != nil {
+		_c.SetExtExternalID(*v)
+	}
+	return _c
+}
+
+// SetExtKey sets the "ext_key" field.
+func (_c *InvoiceCreate) SetExtKey(v string) *InvoiceCreate {
+	_c.mutation.SetExtKey(v)
+	return _c
+}
+
+// SetNillableExtKey sets the "ext_key" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableExtKey(v *string) *InvoiceCreate {
+	if v != nil {
+		_c.SetExtKey(*v)
+	}
+	return _c
+}
+
 // SetStatus sets the "status" field.
 func (_c *InvoiceCreate) SetStatus(v invoice.Status) *InvoiceCreate {
 	_c.mutation.SetStatus(v)
@@ -548,6 +604,22 @@ func (_c *InvoiceCreate) createSpec() (*Invoice, *sqlgraph.CreateSpec) {
 		_spec.SetField(invoice.FieldClientName, field.TypeString, value)
 		_node.ClientName = value
 	}
+	if value, ok := _c.mutation.ExtSystem(); ok {
+		_spec.SetField(invoice.FieldExtSystem, field.TypeString, value)
+		_node.ExtSystem = &value
+	}
+	if value, ok := _c.mutation.ExtConnectionID(); ok {
+		_spec.SetField(invoice.FieldExtConnectionID, field.TypeString, value)
+		_node.ExtConnectionID = &value
+	}
+	if value, ok := _c.mutation.ExtExternalID(); ok {
+		_spec.SetField(invoice.FieldExtExternalID, field.TypeString, value)
+		_node.ExtExternalID = &value
+	}
+	if value, ok := _c.mutation.ExtKey(); ok {
+		_spec.SetField(invoice.FieldExtKey, field.TypeString, value)
+		_node.ExtKey = &value
+	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(invoice.FieldStatus, field.TypeEnum, value)
 		_node.Status = value
@@ -807,6 +879,78 @@ func (u *InvoiceUpsert) SetClientName(v string) *InvoiceUpsert {
 // UpdateClientName sets the "client_name" field to the value that was provided on create.
 func (u *InvoiceUpsert) UpdateClientName() *InvoiceUpsert {
 	u.SetExcluded(invoice.FieldClientName)
+	return u
+}
+
+// SetExtSystem sets the "ext_system" field.
+func (u *InvoiceUpsert) SetExtSystem(v string) *InvoiceUpsert {
+	u.Set(invoice.FieldExtSystem, v)
+	return u
+}
+
+// UpdateExtSystem sets the "ext_system" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateExtSystem() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldExtSystem)
+	return u
+}
+
+// ClearExtSystem clears the value of the "ext_system" field.
+func (u *InvoiceUpsert) ClearExtSystem() *InvoiceUpsert {
+	u.SetNull(invoice.FieldExtSystem)
+	return u
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (u *InvoiceUpsert) SetExtConnectionID(v string) *InvoiceUpsert {
+	u.Set(invoice.FieldExtConnectionID, v)
+	return u
+}
+
+// UpdateExtConnectionID sets the "ext_connection_id" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateExtConnectionID() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldExtConnectionID)
+	return u
+}
+
+// ClearExtConnectionID clears the value of the "ext_connection_id" field.
+func (u *InvoiceUpsert) ClearExtConnectionID() *InvoiceUpsert {
+	u.SetNull(invoice.FieldExtConnectionID)
+	return u
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (u *InvoiceUpsert) SetExtExternalID(v string) *InvoiceUpsert {
+	u.Set(invoice.FieldExtExternalID, v)
+	return u
+}
+
+// UpdateExtExternalID sets the "ext_external_id" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateExtExternalID() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldExtExternalID)
+	return u
+}
+
+// ClearExtExternalID clears the value of the "ext_external_id" field.
+func (u *InvoiceUpsert) ClearExtExternalID() *InvoiceUpsert {
+	u.SetNull(invoice.FieldExtExternalID)
+	return u
+}
+
+// SetExtKey sets the "ext_key" field.
+func (u *InvoiceUpsert) SetExtKey(v string) *InvoiceUpsert {
+	u.Set(invoice.FieldExtKey, v)
+	return u
+}
+
+// UpdateExtKey sets the "ext_key" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateExtKey() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldExtKey)
+	return u
+}
+
+// ClearExtKey clears the value of the "ext_key" field.
+func (u *InvoiceUpsert) ClearExtKey() *InvoiceUpsert {
+	u.SetNull(invoice.FieldExtKey)
 	return u
 }
 
@@ -1148,6 +1292,90 @@ func (u *InvoiceUpsertOne) SetClientName(v string) *InvoiceUpsertOne {
 func (u *InvoiceUpsertOne) UpdateClientName() *InvoiceUpsertOne {
 	return u.Update(func(s *InvoiceUpsert) {
 		s.UpdateClientName()
+	})
+}
+
+// SetExtSystem sets the "ext_system" field.
+func (u *InvoiceUpsertOne) SetExtSystem(v string) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtSystem(v)
+	})
+}
+
+// UpdateExtSystem sets the "ext_system" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateExtSystem() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtSystem()
+	})
+}
+
+// ClearExtSystem clears the value of the "ext_system" field.
+func (u *InvoiceUpsertOne) ClearExtSystem() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtSystem()
+	})
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (u *InvoiceUpsertOne) SetExtConnectionID(v string) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtConnectionID(v)
+	})
+}
+
+// UpdateExtConnectionID sets the "ext_connection_id" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateExtConnectionID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtConnectionID()
+	})
+}
+
+// ClearExtConnectionID clears the value of the "ext_connection_id" field.
+func (u *InvoiceUpsertOne) ClearExtConnectionID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtConnectionID()
+	})
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (u *InvoiceUpsertOne) SetExtExternalID(v string) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtExternalID(v)
+	})
+}
+
+// UpdateExtExternalID sets the "ext_external_id" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateExtExternalID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtExternalID()
+	})
+}
+
+// ClearExtExternalID clears the value of the "ext_external_id" field.
+func (u *InvoiceUpsertOne) ClearExtExternalID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtExternalID()
+	})
+}
+
+// SetExtKey sets the "ext_key" field.
+func (u *InvoiceUpsertOne) SetExtKey(v string) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtKey(v)
+	})
+}
+
+// UpdateExtKey sets the "ext_key" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateExtKey() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtKey()
+	})
+}
+
+// ClearExtKey clears the value of the "ext_key" field.
+func (u *InvoiceUpsertOne) ClearExtKey() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtKey()
 	})
 }
 
@@ -1670,6 +1898,90 @@ func (u *InvoiceUpsertBulk) SetClientName(v string) *InvoiceUpsertBulk {
 func (u *InvoiceUpsertBulk) UpdateClientName() *InvoiceUpsertBulk {
 	return u.Update(func(s *InvoiceUpsert) {
 		s.UpdateClientName()
+	})
+}
+
+// SetExtSystem sets the "ext_system" field.
+func (u *InvoiceUpsertBulk) SetExtSystem(v string) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtSystem(v)
+	})
+}
+
+// UpdateExtSystem sets the "ext_system" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateExtSystem() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtSystem()
+	})
+}
+
+// ClearExtSystem clears the value of the "ext_system" field.
+func (u *InvoiceUpsertBulk) ClearExtSystem() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtSystem()
+	})
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (u *InvoiceUpsertBulk) SetExtConnectionID(v string) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtConnectionID(v)
+	})
+}
+
+// UpdateExtConnectionID sets the "ext_connection_id" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateExtConnectionID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtConnectionID()
+	})
+}
+
+// ClearExtConnectionID clears the value of the "ext_connection_id" field.
+func (u *InvoiceUpsertBulk) ClearExtConnectionID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtConnectionID()
+	})
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (u *InvoiceUpsertBulk) SetExtExternalID(v string) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtExternalID(v)
+	})
+}
+
+// UpdateExtExternalID sets the "ext_external_id" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateExtExternalID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtExternalID()
+	})
+}
+
+// ClearExtExternalID clears the value of the "ext_external_id" field.
+func (u *InvoiceUpsertBulk) ClearExtExternalID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtExternalID()
+	})
+}
+
+// SetExtKey sets the "ext_key" field.
+func (u *InvoiceUpsertBulk) SetExtKey(v string) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetExtKey(v)
+	})
+}
+
+// UpdateExtKey sets the "ext_key" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateExtKey() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateExtKey()
+	})
+}
+
+// ClearExtKey clears the value of the "ext_key" field.
+func (u *InvoiceUpsertBulk) ClearExtKey() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearExtKey()
 	})
 }
 

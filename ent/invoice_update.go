@@ -223,6 +223,86 @@ func (_u *InvoiceUpdate) SetNillableClientName(v *string) *InvoiceUpdate {
 	return _u
 }
 
+// SetExtSystem sets the "ext_system" field.
+func (_u *InvoiceUpdate) SetExtSystem(v string) *InvoiceUpdate {
+	_u.mutation.SetExtSystem(v)
+	return _u
+}
+
+// SetNillableExtSystem sets the "ext_system" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableExtSystem(v *string) *InvoiceUpdate {
+	if v != nil {
+		_u.SetExtSystem(*v)
+	}
+	return _u
+}
+
+// ClearExtSystem clears the value of the "ext_system" field.
+func (_u *InvoiceUpdate) ClearExtSystem() *InvoiceUpdate {
+	_u.mutation.ClearExtSystem()
+	return _u
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (_u *InvoiceUpdate) SetExtConnectionID(v string) *InvoiceUpdate {
+	_u.mutation.SetExtConnectionID(v)
+	return _u
+}
+
+// SetNillableExtConnectionID sets the "ext_connection_id" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableExtConnectionID(v *string) *InvoiceUpdate {
+	if v != nil {
+		_u.SetExtConnectionID(*v)
+	}
+	return _u
+}
+
+// ClearExtConnectionID clears the value of the "ext_connection_id" field.
+func (_u *InvoiceUpdate) ClearExtConnectionID() *InvoiceUpdate {
+	_u.mutation.ClearExtConnectionID()
+	return _u
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (_u *InvoiceUpdate) SetExtExternalID(v string) *InvoiceUpdate {
+	_u.mutation.SetExtExternalID(v)
+	return _u
+}
+
+// SetNillableExtExternalID sets the "ext_external_id" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableExtExternalID(v *string) *InvoiceUpdate {
+	if v != nil {
+		_u.SetExtExternalID(*v)
+	}
+	return _u
+}
+
+// ClearExtExternalID clears the value of the "ext_external_id" field.
+func (_u *InvoiceUpdate) ClearExtExternalID() *InvoiceUpdate {
+	_u.mutation.ClearExtExternalID()
+	return _u
+}
+
+// SetExtKey sets the "ext_key" field.
+func (_u *InvoiceUpdate) SetExtKey(v string) *InvoiceUpdate {
+	_u.mutation.SetExtKey(v)
+	return _u
+}
+
+// SetNillableExtKey sets the "ext_key" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableExtKey(v *string) *InvoiceUpdate {
+	if v != nil {
+		_u.SetExtKey(*v)
+	}
+	return _u
+}
+
+// ClearExtKey clears the value of the "ext_key" field.
+func (_u *InvoiceUpdate) ClearExtKey() *InvoiceUpdate {
+	_u.mutation.ClearExtKey()
+	return _u
+}
+
 // SetStatus sets the "status" field.
 func (_u *InvoiceUpdate) SetStatus(v invoice.Status) *InvoiceUpdate {
 	_u.mutation.SetStatus(v)
@@ -490,6 +570,30 @@ func (_u *InvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.ClientName(); ok {
 		_spec.SetField(invoice.FieldClientName, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ExtSystem(); ok {
+		_spec.SetField(invoice.FieldExtSystem, field.TypeString, value)
+	}
+	if _u.mutation.ExtSystemCleared() {
+		_spec.ClearField(invoice.FieldExtSystem, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExtConnectionID(); ok {
+		_spec.SetField(invoice.FieldExtConnectionID, field.TypeString, value)
+	}
+	if _u.mutation.ExtConnectionIDCleared() {
+		_spec.ClearField(invoice.FieldExtConnectionID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExtExternalID(); ok {
+		_spec.SetField(invoice.FieldExtExternalID, field.TypeString, value)
+	}
+	if _u.mutation.ExtExternalIDCleared() {
+		_spec.ClearField(invoice.FieldExtExternalID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExtKey(); ok {
+		_spec.SetField(invoice.FieldExtKey, field.TypeString, value)
+	}
+	if _u.mutation.ExtKeyCleared() {
+		_spec.ClearField(invoice.FieldExtKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(invoice.FieldStatus, field.TypeEnum, value)
@@ -773,6 +877,86 @@ func (_u *InvoiceUpdateOne) SetNillableClientName(v *string) *InvoiceUpdateOne {
 	if v != nil {
 		_u.SetClientName(*v)
 	}
+	return _u
+}
+
+// SetExtSystem sets the "ext_system" field.
+func (_u *InvoiceUpdateOne) SetExtSystem(v string) *InvoiceUpdateOne {
+	_u.mutation.SetExtSystem(v)
+	return _u
+}
+
+// SetNillableExtSystem sets the "ext_system" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableExtSystem(v *string) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetExtSystem(*v)
+	}
+	return _u
+}
+
+// ClearExtSystem clears the value of the "ext_system" field.
+func (_u *InvoiceUpdateOne) ClearExtSystem() *InvoiceUpdateOne {
+	_u.mutation.ClearExtSystem()
+	return _u
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (_u *InvoiceUpdateOne) SetExtConnectionID(v string) *InvoiceUpdateOne {
+	_u.mutation.SetExtConnectionID(v)
+	return _u
+}
+
+// SetNillableExtConnectionID sets the "ext_connection_id" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableExtConnectionID(v *string) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetExtConnectionID(*v)
+	}
+	return _u
+}
+
+// ClearExtConnectionID clears the value of the "ext_connection_id" field.
+func (_u *InvoiceUpdateOne) ClearExtConnectionID() *InvoiceUpdateOne {
+	_u.mutation.ClearExtConnectionID()
+	return _u
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (_u *InvoiceUpdateOne) SetExtExternalID(v string) *InvoiceUpdateOne {
+	_u.mutation.SetExtExternalID(v)
+	return _u
+}
+
+// SetNillableExtExternalID sets the "ext_external_id" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableExtExternalID(v *string) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetExtExternalID(*v)
+	}
+	return _u
+}
+
+// ClearExtExternalID clears the value of the "ext_external_id" field.
+func (_u *InvoiceUpdateOne) ClearExtExternalID() *InvoiceUpdateOne {
+	_u.mutation.ClearExtExternalID()
+	return _u
+}
+
+// SetExtKey sets the "ext_key" field.
+func (_u *InvoiceUpdateOne) SetExtKey(v string) *InvoiceUpdateOne {
+	_u.mutation.SetExtKey(v)
+	return _u
+}
+
+// SetNillableExtKey sets the "ext_key" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableExtKey(v *string) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetExtKey(*v)
+	}
+	return _u
+}
+
+// ClearExtKey clears the value of the "ext_key" field.
+func (_u *InvoiceUpdateOne) ClearExtKey() *InvoiceUpdateOne {
+	_u.mutation.ClearExtKey()
 	return _u
 }
 
@@ -1073,6 +1257,30 @@ func (_u *InvoiceUpdateOne) sqlSave(ctx context.Context) (_node *Invoice, err er
 	}
 	if value, ok := _u.mutation.ClientName(); ok {
 		_spec.SetField(invoice.FieldClientName, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ExtSystem(); ok {
+		_spec.SetField(invoice.FieldExtSystem, field.TypeString, value)
+	}
+	if _u.mutation.ExtSystemCleared() {
+		_spec.ClearField(invoice.FieldExtSystem, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExtConnectionID(); ok {
+		_spec.SetField(invoice.FieldExtConnectionID, field.TypeString, value)
+	}
+	if _u.mutation.ExtConnectionIDCleared() {
+		_spec.ClearField(invoice.FieldExtConnectionID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExtExternalID(); ok {
+		_spec.SetField(invoice.FieldExtExternalID, field.TypeString, value)
+	}
+	if _u.mutation.ExtExternalIDCleared() {
+		_spec.ClearField(invoice.FieldExtExternalID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExtKey(); ok {
+		_spec.SetField(invoice.FieldExtKey, field.TypeString, value)
+	}
+	if _u.mutation.ExtKeyCleared() {
+		_spec.ClearField(invoice.FieldExtKey, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(invoice.FieldStatus, field.TypeEnum, value)

@@ -12685,6 +12685,10 @@ type InvoiceMutation struct {
 	addamount_incl_vat_cents *int64
 	client_id                *string
 	client_name              *string
+	ext_system               *string
+	ext_connection_id        *string
+	ext_external_id          *string
+	ext_key                  *string
 	status                   *invoice.Status
 	paid_cents               *int64
 	addpaid_cents            *int64
@@ -13411,6 +13415,202 @@ func (m *InvoiceMutation) ResetClientName() {
 	m.client_name = nil
 }
 
+// SetExtSystem sets the "ext_system" field.
+func (m *InvoiceMutation) SetExtSystem(s string) {
+	m.ext_system = &s
+}
+
+// ExtSystem returns the value of the "ext_system" field in the mutation.
+func (m *InvoiceMutation) ExtSystem() (r string, exists bool) {
+	v := m.ext_system
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExtSystem returns the old "ext_system" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldExtSystem(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExtSystem is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExtSystem requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExtSystem: %w", err)
+	}
+	return oldValue.ExtSystem, nil
+}
+
+// ClearExtSystem clears the value of the "ext_system" field.
+func (m *InvoiceMutation) ClearExtSystem() {
+	m.ext_system = nil
+	m.clearedFields[invoice.FieldExtSystem] = struct{}{}
+}
+
+// ExtSystemCleared returns if the "ext_system" field was cleared in this mutation.
+func (m *InvoiceMutation) ExtSystemCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldExtSystem]
+	return ok
+}
+
+// ResetExtSystem resets all changes to the "ext_system" field.
+func (m *InvoiceMutation) ResetExtSystem() {
+	m.ext_system = nil
+	delete(m.clearedFields, invoice.FieldExtSystem)
+}
+
+// SetExtConnectionID sets the "ext_connection_id" field.
+func (m *InvoiceMutation) SetExtConnectionID(s string) {
+	m.ext_connection_id = &s
+}
+
+// ExtConnectionID returns the value of the "ext_connection_id" field in the mutation.
+func (m *InvoiceMutation) ExtConnectionID() (r string, exists bool) {
+	v := m.ext_connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExtConnectionID returns the old "ext_connection_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldExtConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExtConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExtConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExtConnectionID: %w", err)
+	}
+	return oldValue.ExtConnectionID, nil
+}
+
+// ClearExtConnectionID clears the value of the "ext_connection_id" field.
+func (m *InvoiceMutation) ClearExtConnectionID() {
+	m.ext_connection_id = nil
+	m.clearedFields[invoice.FieldExtConnectionID] = struct{}{}
+}
+
+// ExtConnectionIDCleared returns if the "ext_connection_id" field was cleared in this mutation.
+func (m *InvoiceMutation) ExtConnectionIDCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldExtConnectionID]
+	return ok
+}
+
+// ResetExtConnectionID resets all changes to the "ext_connection_id" field.
+func (m *InvoiceMutation) ResetExtConnectionID() {
+	m.ext_connection_id = nil
+	delete(m.clearedFields, invoice.FieldExtConnectionID)
+}
+
+// SetExtExternalID sets the "ext_external_id" field.
+func (m *InvoiceMutation) SetExtExternalID(s string) {
+	m.ext_external_id = &s
+}
+
+// ExtExternalID returns the value of the "ext_external_id" field in the mutation.
+func (m *InvoiceMutation) ExtExternalID() (r string, exists bool) {
+	v := m.ext_external_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExtExternalID returns the old "ext_external_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldExtExternalID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExtExternalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExtExternalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExtExternalID: %w", err)
+	}
+	return oldValue.ExtExternalID, nil
+}
+
+// ClearExtExternalID clears the value of the "ext_external_id" field.
+func (m *InvoiceMutation) ClearExtExternalID() {
+	m.ext_external_id = nil
+	m.clearedFields[invoice.FieldExtExternalID] = struct{}{}
+}
+
+// ExtExternalIDCleared returns if the "ext_external_id" field was cleared in this mutation.
+func (m *InvoiceMutation) ExtExternalIDCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldExtExternalID]
+	return ok
+}
+
+// ResetExtExternalID resets all changes to the "ext_external_id" field.
+func (m *InvoiceMutation) ResetExtExternalID() {
+	m.ext_external_id = nil
+	delete(m.clearedFields, invoice.FieldExtExternalID)
+}
+
+// SetExtKey sets the "ext_key" field.
+func (m *InvoiceMutation) SetExtKey(s string) {
+	m.ext_key = &s
+}
+
+// ExtKey returns the value of the "ext_key" field in the mutation.
+func (m *InvoiceMutation) ExtKey() (r string, exists bool) {
+	v := m.ext_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExtKey returns the old "ext_key" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldExtKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExtKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExtKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExtKey: %w", err)
+	}
+	return oldValue.ExtKey, nil
+}
+
+// ClearExtKey clears the value of the "ext_key" field.
+func (m *InvoiceMutation) ClearExtKey() {
+	m.ext_key = nil
+	m.clearedFields[invoice.FieldExtKey] = struct{}{}
+}
+
+// ExtKeyCleared returns if the "ext_key" field was cleared in this mutation.
+func (m *InvoiceMutation) ExtKeyCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldExtKey]
+	return ok
+}
+
+// ResetExtKey resets all changes to the "ext_key" field.
+func (m *InvoiceMutation) ResetExtKey() {
+	m.ext_key = nil
+	delete(m.clearedFields, invoice.FieldExtKey)
+}
+
 // SetStatus sets the "status" field.
 func (m *InvoiceMutation) SetStatus(i invoice.Status) {
 	m.status = &i
@@ -13752,7 +13952,7 @@ func (m *InvoiceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InvoiceMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 23)
 	if m.workspace_id != nil {
 		fields = append(fields, invoice.FieldWorkspaceID)
 	}
@@ -13794,6 +13994,18 @@ func (m *InvoiceMutation) Fields() []string {
 	}
 	if m.client_name != nil {
 		fields = append(fields, invoice.FieldClientName)
+	}
+	if m.ext_system != nil {
+		fields = append(fields, invoice.FieldExtSystem)
+	}
+	if m.ext_connection_id != nil {
+		fields = append(fields, invoice.FieldExtConnectionID)
+	}
+	if m.ext_external_id != nil {
+		fields = append(fields, invoice.FieldExtExternalID)
+	}
+	if m.ext_key != nil {
+		fields = append(fields, invoice.FieldExtKey)
 	}
 	if m.status != nil {
 		fields = append(fields, invoice.FieldStatus)
@@ -13846,6 +14058,14 @@ func (m *InvoiceMutation) Field(name string) (ent.Value, bool) {
 		return m.ClientID()
 	case invoice.FieldClientName:
 		return m.ClientName()
+	case invoice.FieldExtSystem:
+		return m.ExtSystem()
+	case invoice.FieldExtConnectionID:
+		return m.ExtConnectionID()
+	case invoice.FieldExtExternalID:
+		return m.ExtExternalID()
+	case invoice.FieldExtKey:
+		return m.ExtKey()
 	case invoice.FieldStatus:
 		return m.Status()
 	case invoice.FieldPaidCents:
@@ -13893,6 +14113,14 @@ func (m *InvoiceMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldClientID(ctx)
 	case invoice.FieldClientName:
 		return m.OldClientName(ctx)
+	case invoice.FieldExtSystem:
+		return m.OldExtSystem(ctx)
+	case invoice.FieldExtConnectionID:
+		return m.OldExtConnectionID(ctx)
+	case invoice.FieldExtExternalID:
+		return m.OldExtExternalID(ctx)
+	case invoice.FieldExtKey:
+		return m.OldExtKey(ctx)
 	case invoice.FieldStatus:
 		return m.OldStatus(ctx)
 	case invoice.FieldPaidCents:
@@ -14009,6 +14237,34 @@ func (m *InvoiceMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetClientName(v)
+		return nil
+	case invoice.FieldExtSystem:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExtSystem(v)
+		return nil
+	case invoice.FieldExtConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExtConnectionID(v)
+		return nil
+	case invoice.FieldExtExternalID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExtExternalID(v)
+		return nil
+	case invoice.FieldExtKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExtKey(v)
 		return nil
 	case invoice.FieldStatus:
 		v, ok := value.(invoice.Status)
@@ -14156,6 +14412,18 @@ func (m *InvoiceMutation) ClearedFields() []string {
 	if m.FieldCleared(invoice.FieldClientID) {
 		fields = append(fields, invoice.FieldClientID)
 	}
+	if m.FieldCleared(invoice.FieldExtSystem) {
+		fields = append(fields, invoice.FieldExtSystem)
+	}
+	if m.FieldCleared(invoice.FieldExtConnectionID) {
+		fields = append(fields, invoice.FieldExtConnectionID)
+	}
+	if m.FieldCleared(invoice.FieldExtExternalID) {
+		fields = append(fields, invoice.FieldExtExternalID)
+	}
+	if m.FieldCleared(invoice.FieldExtKey) {
+		fields = append(fields, invoice.FieldExtKey)
+	}
 	if m.FieldCleared(invoice.FieldQuoteID) {
 		fields = append(fields, invoice.FieldQuoteID)
 	}
@@ -14178,6 +14446,18 @@ func (m *InvoiceMutation) ClearField(name string) error {
 		return nil
 	case invoice.FieldClientID:
 		m.ClearClientID()
+		return nil
+	case invoice.FieldExtSystem:
+		m.ClearExtSystem()
+		return nil
+	case invoice.FieldExtConnectionID:
+		m.ClearExtConnectionID()
+		return nil
+	case invoice.FieldExtExternalID:
+		m.ClearExtExternalID()
+		return nil
+	case invoice.FieldExtKey:
+		m.ClearExtKey()
 		return nil
 	case invoice.FieldQuoteID:
 		m.ClearQuoteID()
@@ -14231,6 +14511,18 @@ func (m *InvoiceMutation) ResetField(name string) error {
 		return nil
 	case invoice.FieldClientName:
 		m.ResetClientName()
+		return nil
+	case invoice.FieldExtSystem:
+		m.ResetExtSystem()
+		return nil
+	case invoice.FieldExtConnectionID:
+		m.ResetExtConnectionID()
+		return nil
+	case invoice.FieldExtExternalID:
+		m.ResetExtExternalID()
+		return nil
+	case invoice.FieldExtKey:
+		m.ResetExtKey()
 		return nil
 	case invoice.FieldStatus:
 		m.ResetStatus()

@@ -642,15 +642,15 @@ func init() {
 	// invoice.DefaultClientName holds the default value on creation for the client_name field.
 	invoice.DefaultClientName = invoiceDescClientName.Default.(string)
 	// invoiceDescPaidCents is the schema descriptor for paid_cents field.
-	invoiceDescPaidCents := invoiceFields[12].Descriptor()
+	invoiceDescPaidCents := invoiceFields[16].Descriptor()
 	// invoice.DefaultPaidCents holds the default value on creation for the paid_cents field.
 	invoice.DefaultPaidCents = invoiceDescPaidCents.Default.(int64)
 	// invoiceDescRemainingCents is the schema descriptor for remaining_cents field.
-	invoiceDescRemainingCents := invoiceFields[13].Descriptor()
+	invoiceDescRemainingCents := invoiceFields[17].Descriptor()
 	// invoice.DefaultRemainingCents holds the default value on creation for the remaining_cents field.
 	invoice.DefaultRemainingCents = invoiceDescRemainingCents.Default.(int64)
 	// invoiceDescCreditedCents is the schema descriptor for credited_cents field.
-	invoiceDescCreditedCents := invoiceFields[14].Descriptor()
+	invoiceDescCreditedCents := invoiceFields[18].Descriptor()
 	// invoice.DefaultCreditedCents holds the default value on creation for the credited_cents field.
 	invoice.DefaultCreditedCents = invoiceDescCreditedCents.Default.(int64)
 	// invoiceDescID is the schema descriptor for id field.

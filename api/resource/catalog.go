@@ -157,7 +157,7 @@ var (
 	Clients = &Resource{Name: "clients", Singular: "client", Table: "clients", Prefix: "cli", Plan: Growth, Toolset: "sales",
 		Doc:      "Customers of the workspace.",
 		Search:   []string{"name", "email", "contact", "phones"},
-		Hidden:   []string{"ext_system", "ext_connection_id", "ext_external_id", "ext_key"},
+		Hidden:   externalRefColumns,
 		Computed: []Computed{{Name: "external_ref", Doc: "{system, connection_id, external_id} or null.", Value: externalRef, Shape: externalRefShape}},
 		Ops: append(reads(),
 			Op{Kind: Create, Body: clientBody, Summary: "Create a client, or update the one whose external_ref matches."},
@@ -173,8 +173,10 @@ var (
 	Invoices = &Resource{Name: "invoices", Singular: "invoice", Table: "invoices", Prefix: "inv", Plan: Starter, Toolset: "sales",
 		Doc:    "Invoices sent to clients, with lines, totals and open balance.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
-		Filters: []Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
-		Ops:     invoiceOps(),
+		Filters:  []Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
+		Hidden:   externalRefColumns,
+		Computed: []Computed{{Name: "external_ref", Doc: "{system, connection_id, external_id} or null.", Value: externalRef, Shape: externalRefShape}},
+		Ops:      invoiceOps(),
 	}
 	InvoicePayments = &Resource{Name: "invoice-payments", Singular: "invoice payment", Table: "invoice_payments", Prefix: "ipay", Plan: Starter, Grant: "invoices", Toolset: "sales",
 		Doc:    "Payments recorded on an invoice.",
@@ -342,6 +344,9 @@ var ExternalRefFields = []Field{
 	null(str("connection_id", "The connection (store, account) within that system; null when there is only one.")),
 	req(str("external_id", "The record's id in that system.")),
 }
+
+// externalRefColumns hold a record's external_ref; reads show it as one object.
+var externalRefColumns = []string{"ext_system", "ext_connection_id", "ext_external_id", "ext_key"}
 
 var externalRefShape = Field{Type: Object, Nullable: true, Items: ExternalRefFields}
 

@@ -36,7 +36,8 @@ func documentBody(party, numberDoc string) []Field {
 	}
 }
 
-var invoiceBody = documentBody("client", "Invoice number, unique in the workspace; allocated (INV-000123) when omitted.")
+var invoiceBody = append(documentBody("client", "Invoice number, unique in the workspace; allocated (INV-000123) when omitted."),
+	Field{Name: "external_ref", Type: Ref, Doc: "Upsert key from another system (a billing system's invoice id): \"system:connection:id\" or {system, connection_id, external_id}. A POST whose ref matches an invoice of the workspace edits that invoice (200) by the edit rules."})
 
 func invoiceOps() []Op {
 	return append(reads(),

@@ -58,14 +58,26 @@ func parseRef(v Values) (*extRef, error) {
 
 // setRef stores the normalized ref and its unique key on a client mutation.
 func setRef(m *ent.CustomerMutation, r *extRef) {
-	m.SetExtSystem(r.system)
-	m.SetExtExternalID(r.id)
+	_ = setRefFields(m, r) // the client mutation has every field
+}
+
+// setRefFields stores the normalized ref and its unique key on any mutation
+// of a record that keeps one (clients, invoices).
+func setRefFields(m entgo.Mutation, r *extRef) error {
+	set := map[string]string{"ext_system": r.system, "ext_external_id": r.id, "ext_key": r.key()}
 	if r.connection == "" {
-		m.ClearExtConnectionID()
+		if err := m.ClearField("ext_connection_id"); err != nil {
+			return internalf("clear ext_connection_id: %w", err)
+		}
 	} else {
-		m.SetExtConnectionID(r.connection)
+		set["ext_connection_id"] = r.connection
 	}
-	m.SetExtKey(r.key())
+	for name, v := range set {
+		if err := m.SetField(name, v); err != nil {
+			return internalf("set %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func clientEnum(column, value string) entgo.Value {

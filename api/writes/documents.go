@@ -52,7 +52,7 @@ func registerDocument(k *docKind) {
 
 // docOwnFields are the body fields the operation sets itself; the others
 // are columns of the same name, set as they come.
-var docOwnFields = []string{"lines", "number", "client_id", "client_name", "vendor_id", "vendor_name", "currency_code", "date"}
+var docOwnFields = []string{"lines", "number", "client_id", "client_name", "vendor_id", "vendor_name", "currency_code", "date", "external_ref"}
 
 // pricedLines reads and prices a body's lines.
 func pricedLines(v Values) ([]shape.DocLine, docTotals, error) {
@@ -247,8 +247,25 @@ func createDocument(q *Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	ref, err := parseRef(q.Body)
+	if err != nil {
+		return Result{}, err
+	}
 	var id string
+	isNew := true
 	return q.inTx(func(tx *ent.Tx) error {
+		isNew = true
+		if ref != nil {
+			// An external_ref the workspace knows: the POST edits that record.
+			err := queryRow(q, tx, "SELECT id FROM "+k.r.Table+" WHERE workspace_id = ? AND ext_key = ?", []any{q.Workspace().ID, ref.key()}, &id)
+			if err == nil {
+				q.ID, isNew = id, false
+				return q.editDocument(tx, k, lines, tot)
+			}
+			if !isNoRows(err) {
+				return err
+			}
+		}
 		p, err := q.partyOf(tx, k.party)
 		if err != nil {
 			return err
@@ -267,9 +284,16 @@ func createDocument(q *Request) (Result, error) {
 		}
 		date, _ := q.Body.String("date")
 		id, err = q.insertDocument(tx, k, newDocument{party: p, number: number, date: date, lines: lines, totals: tot,
-			set: func(m entgo.Mutation) error { return applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...) }})
+			set: func(m entgo.Mutation) error {
+				if ref != nil {
+					if err := setRefFields(m, ref); err != nil {
+						return err
+					}
+				}
+				return applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...)
+			}})
 		return err
-	}, func() Answer { return record(http.StatusCreated, q.Resource, id, "") })
+	}, func() Answer { return record(created(isNew), q.Resource, id, "") })
 }
 
 // newDocument is a draft to insert: what a create's body says, or what an
@@ -329,7 +353,7 @@ func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string,
 }
 
 // lateFields are what may still change once a document has left draft.
-var lateFields = []string{"notes", "due_date"}
+var lateFields = []string{"notes", "due_date", "external_ref"}
 
 // updateDocument edits a document: anything while it is a draft (lines
 // are replaced whole), only notes and due_date afterwards, nothing once void.
@@ -343,68 +367,89 @@ func updateDocument(q *Request) (Result, error) {
 			return Result{}, err
 		}
 	}
-	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx)
+	return q.inTx(func(tx *ent.Tx) error { return q.editDocument(tx, k, lines, tot) },
+		func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
+}
+
+// editDocument applies the body to document q.ID by the edit rules; lines
+// and tot are the body's lines, priced.
+func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, tot docTotals) error {
+	st, err := q.state(tx)
+	if err != nil {
+		return err
+	}
+	if st != "draft" {
+		if st == "void" {
+			return stateConflict("a void %s cannot be edited", q.Resource.Singular)
+		}
+		for name := range q.Body.Map() {
+			if !slices.Contains(lateFields, name) {
+				return stateConflict("a %s %s can only change notes and due_date; %s changes only while it is a draft",
+					humanState(st), q.Resource.Singular, name)
+			}
+		}
+	}
+	m, save := k.update(tx, q.ID)
+	if q.Body.Has("external_ref") {
+		ref, err := parseRef(q.Body)
 		if err != nil {
 			return err
 		}
-		if st != "draft" {
-			if st == "void" {
-				return stateConflict("a void %s cannot be edited", q.Resource.Singular)
-			}
-			for name := range q.Body.Map() {
-				if !slices.Contains(lateFields, name) {
-					return stateConflict("a %s %s can only change notes and due_date; %s changes only while it is a draft",
-						humanState(st), q.Resource.Singular, name)
-				}
-			}
-		}
-		m, save := k.update(tx, q.ID)
-		if q.Body.Has(k.party+"_id") || q.Body.Has(k.party+"_name") || q.Body.Has("currency_code") {
-			p, err := q.partyOf(tx, k.party)
-			if err != nil {
-				return err
-			}
-			if err := setParty(m, k, p, q.Body.IsNull(k.party+"_id")); err != nil {
-				return err
-			}
-		}
-		if q.Body.Has("lines") {
-			if err := q.checkItems(tx, lines); err != nil {
-				return err
-			}
-			if err := setTotals(m, k, lines, tot); err != nil {
-				return err
-			}
-		}
-		if num, ok := q.Body.String("number"); ok {
-			taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
-			if err != nil {
-				return err
-			}
-			if taken {
-				return duplicate("number", "the number %s is already used in this workspace", num)
-			}
-			if err := m.SetField("number", num); err != nil {
-				return internalf("set number: %w", err)
-			}
-		}
-		if date, ok := q.Body.String("date"); ok {
-			if err := m.SetField("date", date); err != nil {
-				return internalf("set date: %w", err)
-			}
-		}
-		if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
+		var other string
+		err = queryRow(q, tx, "SELECT id FROM "+k.r.Table+" WHERE workspace_id = ? AND ext_key = ? AND id <> ?", []any{q.Workspace().ID, ref.key(), q.ID}, &other)
+		if err == nil {
+			return duplicate("external_ref", "another %s already has this external_ref", q.Resource.Singular)
+		} else if !isNoRows(err) {
 			return err
 		}
-		if err := save(q.Ctx); err != nil {
+		if err := setRefFields(m, ref); err != nil {
 			return err
 		}
-		if k.check != nil {
-			return k.check(q, tx, q.ID)
+	}
+	if q.Body.Has(k.party+"_id") || q.Body.Has(k.party+"_name") || q.Body.Has("currency_code") {
+		p, err := q.partyOf(tx, k.party)
+		if err != nil {
+			return err
 		}
-		return nil
-	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
+		if err := setParty(m, k, p, q.Body.IsNull(k.party+"_id")); err != nil {
+			return err
+		}
+	}
+	if q.Body.Has("lines") {
+		if err := q.checkItems(tx, lines); err != nil {
+			return err
+		}
+		if err := setTotals(m, k, lines, tot); err != nil {
+			return err
+		}
+	}
+	if num, ok := q.Body.String("number"); ok {
+		taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
+		if err != nil {
+			return err
+		}
+		if taken {
+			return duplicate("number", "the number %s is already used in this workspace", num)
+		}
+		if err := m.SetField("number", num); err != nil {
+			return internalf("set number: %w", err)
+		}
+	}
+	if date, ok := q.Body.String("date"); ok {
+		if err := m.SetField("date", date); err != nil {
+			return internalf("set date: %w", err)
+		}
+	}
+	if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
+		return err
+	}
+	if err := save(q.Ctx); err != nil {
+		return err
+	}
+	if k.check != nil {
+		return k.check(q, tx, q.ID)
+	}
+	return nil
 }
 
 // article is "an invoice", "a quote".

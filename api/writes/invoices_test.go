@@ -416,3 +416,53 @@ func TestInvoicesBecomeOverdueByThemselves(t *testing.T) {
 		t.Fatalf("second sweep moved %d (%v)", n, err)
 	}
 }
+
+// external_ref makes POST /v1/invoices an upsert, as it does for clients:
+// a billing system pushes its invoices again and again, and each stays one.
+func TestInvoiceExternalRefUpserts(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	body := obj{"client_name": "Shop", "external_ref": "stripe:acct_1:in_42", "lines": []obj{line("x", 1000, 1000, 0)}}
+	first := env.Do(t, "POST", "/v1/invoices", ws.Key, body).WantStatus(t, http.StatusCreated).JSON(t)
+	ref, _ := first["external_ref"].(map[string]any)
+	if ref["system"] != "stripe" || ref["connection_id"] != "acct_1" || ref["external_id"] != "in_42" {
+		t.Fatalf("external_ref read back as %v", first["external_ref"])
+	}
+	body["notes"] = "pushed again"
+	body["external_ref"] = obj{"system": "stripe", "connection_id": "acct_1", "external_id": "in_42"} // the same key, object form
+	again := env.Do(t, "POST", "/v1/invoices", ws.Key, body).WantStatus(t, http.StatusOK).JSON(t)
+	if again["id"] != first["id"] || again["notes"] != "pushed again" {
+		t.Fatalf("upsert answered %v", again)
+	}
+	id := first["id"].(string)
+	env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, nil).WantStatus(t, 200)
+	// A sent invoice keeps its lines; its notes still change.
+	env.Do(t, "POST", "/v1/invoices", ws.Key, body).WantError(t, http.StatusConflict, "invalid_state_transition")
+	env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"external_ref": "stripe:acct_1:in_42", "notes": "paid soon"}).WantStatus(t, http.StatusOK)
+	// Another invoice cannot take the ref.
+	other := readInvoice(t, env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "B", "lines": []obj{line("y", 1000, 1, 0)}}).WantStatus(t, 201)).ID
+	e := env.Do(t, "PATCH", "/v1/invoices/"+other, ws.Key, obj{"external_ref": "stripe:acct_1:in_42"}).WantError(t, http.StatusConflict, "duplicate")
+	if e["param"] != "external_ref" {
+		t.Fatalf("param %v", e["param"])
+	}
+	if n := total(t, env, "/v1/invoices", ws.Key); n != 2 {
+		t.Fatalf("%d invoices, want 2", n)
+	}
+	// Concurrent pushes of one new ref make one invoice.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "C", "external_ref": "shop::order-7", "lines": []obj{line("z", 1000, 5, 0)}})
+			if r.Status != 201 && r.Status != 200 {
+				t.Errorf("concurrent push: %d %s", r.Status, r.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := total(t, env, "/v1/invoices", ws.Key); n != 3 {
+		t.Fatalf("%d invoices after 8 concurrent pushes of one ref, want 3", n)
+	}
+}

@@ -44,6 +44,14 @@ const (
 	FieldClientID = "client_id"
 	// FieldClientName holds the string denoting the client_name field in the database.
 	FieldClientName = "client_name"
+	// FieldExtSystem holds the string denoting the ext_system field in the database.
+	FieldExtSystem = "ext_system"
+	// FieldExtConnectionID holds the string denoting the ext_connection_id field in the database.
+	FieldExtConnectionID = "ext_connection_id"
+	// FieldExtExternalID holds the string denoting the ext_external_id field in the database.
+	FieldExtExternalID = "ext_external_id"
+	// FieldExtKey holds the string denoting the ext_key field in the database.
+	FieldExtKey = "ext_key"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
 	// FieldPaidCents holds the string denoting the paid_cents field in the database.
@@ -84,6 +92,10 @@ var Columns = []string{
 	FieldAmountInclVatCents,
 	FieldClientID,
 	FieldClientName,
+	FieldExtSystem,
+	FieldExtConnectionID,
+	FieldExtExternalID,
+	FieldExtKey,
 	FieldStatus,
 	FieldPaidCents,
 	FieldRemainingCents,
@@ -241,6 +253,26 @@ func ByClientID(opts ...sql.OrderTermOption) OrderOption {
 // ByClientName orders the results by the client_name field.
 func ByClientName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldClientName, opts...).ToFunc()
+}
+
+// ByExtSystem orders the results by the ext_system field.
+func ByExtSystem(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExtSystem, opts...).ToFunc()
+}
+
+// ByExtConnectionID orders the results by the ext_connection_id field.
+func ByExtConnectionID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExtConnectionID, opts...).ToFunc()
+}
+
+// ByExtExternalID orders the results by the ext_external_id field.
+func ByExtExternalID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExtExternalID, opts...).ToFunc()
+}
+
+// ByExtKey orders the results by the ext_key field.
+func ByExtKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExtKey, opts...).ToFunc()
 }
 
 // ByStatus orders the results by the status field.

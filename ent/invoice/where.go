@@ -130,6 +130,26 @@ func ClientName(v string) predicate.Invoice {
 	return predicate.Invoice(sql.FieldEQ(FieldClientName, v))
 }
 
+// ExtSystem applies equality check predicate on the "ext_system" field. It's identical to ExtSystemEQ.
+func ExtSystem(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtSystem, v))
+}
+
+// ExtConnectionID applies equality check predicate on the "ext_connection_id" field. It's identical to ExtConnectionIDEQ.
+func ExtConnectionID(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtConnectionID, v))
+}
+
+// ExtExternalID applies equality check predicate on the "ext_external_id" field. It's identical to ExtExternalIDEQ.
+func ExtExternalID(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtExternalID, v))
+}
+
+// ExtKey applies equality check predicate on the "ext_key" field. It's identical to ExtKeyEQ.
+func ExtKey(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtKey, v))
+}
+
 // PaidCents applies equality check predicate on the "paid_cents" field. It's identical to PaidCentsEQ.
 func PaidCents(v int64) predicate.Invoice {
 	return predicate.Invoice(sql.FieldEQ(FieldPaidCents, v))
@@ -888,6 +908,306 @@ func ClientNameEqualFold(v string) predicate.Invoice {
 // ClientNameContainsFold applies the ContainsFold predicate on the "client_name" field.
 func ClientNameContainsFold(v string) predicate.Invoice {
 	return predicate.Invoice(sql.FieldContainsFold(FieldClientName, v))
+}
+
+// ExtSystemEQ applies the EQ predicate on the "ext_system" field.
+func ExtSystemEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtSystem, v))
+}
+
+// ExtSystemNEQ applies the NEQ predicate on the "ext_system" field.
+func ExtSystemNEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldExtSystem, v))
+}
+
+// ExtSystemIn applies the In predicate on the "ext_system" field.
+func ExtSystemIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldExtSystem, vs...))
+}
+
+// ExtSystemNotIn applies the NotIn predicate on the "ext_system" field.
+func ExtSystemNotIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldExtSystem, vs...))
+}
+
+// ExtSystemGT applies the GT predicate on the "ext_system" field.
+func ExtSystemGT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldExtSystem, v))
+}
+
+// ExtSystemGTE applies the GTE predicate on the "ext_system" field.
+func ExtSystemGTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldExtSystem, v))
+}
+
+// ExtSystemLT applies the LT predicate on the "ext_system" field.
+func ExtSystemLT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldExtSystem, v))
+}
+
+// ExtSystemLTE applies the LTE predicate on the "ext_system" field.
+func ExtSystemLTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldExtSystem, v))
+}
+
+// ExtSystemContains applies the Contains predicate on the "ext_system" field.
+func ExtSystemContains(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContains(FieldExtSystem, v))
+}
+
+// ExtSystemHasPrefix applies the HasPrefix predicate on the "ext_system" field.
+func ExtSystemHasPrefix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasPrefix(FieldExtSystem, v))
+}
+
+// ExtSystemHasSuffix applies the HasSuffix predicate on the "ext_system" field.
+func ExtSystemHasSuffix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasSuffix(FieldExtSystem, v))
+}
+
+// ExtSystemIsNil applies the IsNil predicate on the "ext_system" field.
+func ExtSystemIsNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldIsNull(FieldExtSystem))
+}
+
+// ExtSystemNotNil applies the NotNil predicate on the "ext_system" field.
+func ExtSystemNotNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotNull(FieldExtSystem))
+}
+
+// ExtSystemEqualFold applies the EqualFold predicate on the "ext_system" field.
+func ExtSystemEqualFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEqualFold(FieldExtSystem, v))
+}
+
+// ExtSystemContainsFold applies the ContainsFold predicate on the "ext_system" field.
+func ExtSystemContainsFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContainsFold(FieldExtSystem, v))
+}
+
+// ExtConnectionIDEQ applies the EQ predicate on the "ext_connection_id" field.
+func ExtConnectionIDEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDNEQ applies the NEQ predicate on the "ext_connection_id" field.
+func ExtConnectionIDNEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDIn applies the In predicate on the "ext_connection_id" field.
+func ExtConnectionIDIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldExtConnectionID, vs...))
+}
+
+// ExtConnectionIDNotIn applies the NotIn predicate on the "ext_connection_id" field.
+func ExtConnectionIDNotIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldExtConnectionID, vs...))
+}
+
+// ExtConnectionIDGT applies the GT predicate on the "ext_connection_id" field.
+func ExtConnectionIDGT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDGTE applies the GTE predicate on the "ext_connection_id" field.
+func ExtConnectionIDGTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDLT applies the LT predicate on the "ext_connection_id" field.
+func ExtConnectionIDLT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDLTE applies the LTE predicate on the "ext_connection_id" field.
+func ExtConnectionIDLTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDContains applies the Contains predicate on the "ext_connection_id" field.
+func ExtConnectionIDContains(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContains(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDHasPrefix applies the HasPrefix predicate on the "ext_connection_id" field.
+func ExtConnectionIDHasPrefix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasPrefix(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDHasSuffix applies the HasSuffix predicate on the "ext_connection_id" field.
+func ExtConnectionIDHasSuffix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasSuffix(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDIsNil applies the IsNil predicate on the "ext_connection_id" field.
+func ExtConnectionIDIsNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldIsNull(FieldExtConnectionID))
+}
+
+// ExtConnectionIDNotNil applies the NotNil predicate on the "ext_connection_id" field.
+func ExtConnectionIDNotNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotNull(FieldExtConnectionID))
+}
+
+// ExtConnectionIDEqualFold applies the EqualFold predicate on the "ext_connection_id" field.
+func ExtConnectionIDEqualFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEqualFold(FieldExtConnectionID, v))
+}
+
+// ExtConnectionIDContainsFold applies the ContainsFold predicate on the "ext_connection_id" field.
+func ExtConnectionIDContainsFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContainsFold(FieldExtConnectionID, v))
+}
+
+// ExtExternalIDEQ applies the EQ predicate on the "ext_external_id" field.
+func ExtExternalIDEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtExternalID, v))
+}
+
+// ExtExternalIDNEQ applies the NEQ predicate on the "ext_external_id" field.
+func ExtExternalIDNEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldExtExternalID, v))
+}
+
+// ExtExternalIDIn applies the In predicate on the "ext_external_id" field.
+func ExtExternalIDIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldExtExternalID, vs...))
+}
+
+// ExtExternalIDNotIn applies the NotIn predicate on the "ext_external_id" field.
+func ExtExternalIDNotIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldExtExternalID, vs...))
+}
+
+// ExtExternalIDGT applies the GT predicate on the "ext_external_id" field.
+func ExtExternalIDGT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldExtExternalID, v))
+}
+
+// ExtExternalIDGTE applies the GTE predicate on the "ext_external_id" field.
+func ExtExternalIDGTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldExtExternalID, v))
+}
+
+// ExtExternalIDLT applies the LT predicate on the "ext_external_id" field.
+func ExtExternalIDLT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldExtExternalID, v))
+}
+
+// ExtExternalIDLTE applies the LTE predicate on the "ext_external_id" field.
+func ExtExternalIDLTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldExtExternalID, v))
+}
+
+// ExtExternalIDContains applies the Contains predicate on the "ext_external_id" field.
+func ExtExternalIDContains(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContains(FieldExtExternalID, v))
+}
+
+// ExtExternalIDHasPrefix applies the HasPrefix predicate on the "ext_external_id" field.
+func ExtExternalIDHasPrefix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasPrefix(FieldExtExternalID, v))
+}
+
+// ExtExternalIDHasSuffix applies the HasSuffix predicate on the "ext_external_id" field.
+func ExtExternalIDHasSuffix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasSuffix(FieldExtExternalID, v))
+}
+
+// ExtExternalIDIsNil applies the IsNil predicate on the "ext_external_id" field.
+func ExtExternalIDIsNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldIsNull(FieldExtExternalID))
+}
+
+// ExtExternalIDNotNil applies the NotNil predicate on the "ext_external_id" field.
+func ExtExternalIDNotNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotNull(FieldExtExternalID))
+}
+
+// ExtExternalIDEqualFold applies the EqualFold predicate on the "ext_external_id" field.
+func ExtExternalIDEqualFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEqualFold(FieldExtExternalID, v))
+}
+
+// ExtExternalIDContainsFold applies the ContainsFold predicate on the "ext_external_id" field.
+func ExtExternalIDContainsFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContainsFold(FieldExtExternalID, v))
+}
+
+// ExtKeyEQ applies the EQ predicate on the "ext_key" field.
+func ExtKeyEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldExtKey, v))
+}
+
+// ExtKeyNEQ applies the NEQ predicate on the "ext_key" field.
+func ExtKeyNEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldExtKey, v))
+}
+
+// ExtKeyIn applies the In predicate on the "ext_key" field.
+func ExtKeyIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldExtKey, vs...))
+}
+
+// ExtKeyNotIn applies the NotIn predicate on the "ext_key" field.
+func ExtKeyNotIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldExtKey, vs...))
+}
+
+// ExtKeyGT applies the GT predicate on the "ext_key" field.
+func ExtKeyGT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldExtKey, v))
+}
+
+// ExtKeyGTE applies the GTE predicate on the "ext_key" field.
+func ExtKeyGTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldExtKey, v))
+}
+
+// ExtKeyLT applies the LT predicate on the "ext_key" field.
+func ExtKeyLT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldExtKey, v))
+}
+
+// ExtKeyLTE applies the LTE predicate on the "ext_key" field.
+func ExtKeyLTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldExtKey, v))
+}
+
+// ExtKeyContains applies the Contains predicate on the "ext_key" field.
+func ExtKeyContains(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContains(FieldExtKey, v))
+}
+
+// ExtKeyHasPrefix applies the HasPrefix predicate on the "ext_key" field.
+func ExtKeyHasPrefix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasPrefix(FieldExtKey, v))
+}
+
+// ExtKeyHasSuffix applies the HasSuffix predicate on the "ext_key" field.
+func ExtKeyHasSuffix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasSuffix(FieldExtKey, v))
+}
+
+// ExtKeyIsNil applies the IsNil predicate on the "ext_key" field.
+func ExtKeyIsNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldIsNull(FieldExtKey))
+}
+
+// ExtKeyNotNil applies the NotNil predicate on the "ext_key" field.
+func ExtKeyNotNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotNull(FieldExtKey))
+}
+
+// ExtKeyEqualFold applies the EqualFold predicate on the "ext_key" field.
+func ExtKeyEqualFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEqualFold(FieldExtKey, v))
+}
+
+// ExtKeyContainsFold applies the ContainsFold predicate on the "ext_key" field.
+func ExtKeyContainsFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContainsFold(FieldExtKey, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.

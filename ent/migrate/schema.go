@@ -425,6 +425,10 @@ var (
 		{Name: "amount_incl_vat_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "client_id", Type: field.TypeString, Nullable: true},
 		{Name: "client_name", Type: field.TypeString, Default: ""},
+		{Name: "ext_system", Type: field.TypeString, Nullable: true},
+		{Name: "ext_connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "ext_external_id", Type: field.TypeString, Nullable: true},
+		{Name: "ext_key", Type: field.TypeString, Nullable: true},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"draft", "sent", "partially_paid", "paid", "overdue", "void"}, Default: "draft"},
 		{Name: "paid_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "remaining_cents", Type: field.TypeInt64, Default: 0},
@@ -455,7 +459,15 @@ var (
 			{
 				Name:    "invoice_status_due_date",
 				Unique:  false,
-				Columns: []*schema.Column{InvoicesColumns[15], InvoicesColumns[6]},
+				Columns: []*schema.Column{InvoicesColumns[19], InvoicesColumns[6]},
+			},
+			{
+				Name:    "invoice_workspace_id_ext_key",
+				Unique:  true,
+				Columns: []*schema.Column{InvoicesColumns[1], InvoicesColumns[18]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "ext_key IS NOT NULL",
+				},
 			},
 		},
 	}

@@ -20,23 +20,31 @@ func (Customer) Annotations() []schema.Annotation {
 }
 func (Customer) Mixin() []ent.Mixin { return []ent.Mixin{scoped("cli")} }
 func (Customer) Fields() []ent.Field {
-	return append(contactFields(),
+	return append(contactFields(), externalRef()...)
+}
+
+// externalRef is the upsert key of a record from another system.
+func externalRef() []ent.Field {
+	return []ent.Field{
 		field.String("ext_system").Optional().Nillable(),
 		field.String("ext_connection_id").Optional().Nillable(),
 		field.String("ext_external_id").Optional().Nillable(),
 		// system \x1f connection \x1f id: one unique key even when connection is null.
 		field.String("ext_key").Optional().Nillable(),
-	)
+	}
+}
+
+// externalRefIndex finds a record by its ref. Partial: most records have
+// no external_ref, and an index entry per record would cost every create a
+// page write for nothing. A lookup by ext_key = ? implies it is not null,
+// so both databases still use it.
+func externalRefIndex() ent.Index {
+	return index.Fields("workspace_id", "ext_key").Unique().Annotations(entsql.IndexWhere("ext_key IS NOT NULL"))
 }
 func (Customer) Edges() []ent.Edge {
 	return []ent.Edge{edge.To("addresses", Address.Type)}
 }
-func (Customer) Indexes() []ent.Index {
-	// Partial: most clients have no external_ref, and an index entry per
-	// client would cost every create a page write for nothing. A lookup by
-	// ext_key = ? implies it is not null, so both databases still use it.
-	return []ent.Index{index.Fields("workspace_id", "ext_key").Unique().Annotations(entsql.IndexWhere("ext_key IS NOT NULL"))}
-}
+func (Customer) Indexes() []ent.Index { return []ent.Index{externalRefIndex()} }
 
 // contactFields are the client body's fields, shared by clients and addresses.
 func contactFields() []ent.Field {
@@ -97,7 +105,7 @@ type Invoice struct{ ent.Schema }
 
 func (Invoice) Mixin() []ent.Mixin { return []ent.Mixin{scoped("inv")} }
 func (Invoice) Fields() []ent.Field {
-	f := append(document(), party("client")...)
+	f := append(append(document(), party("client")...), externalRef()...)
 	return append(f,
 		field.Enum("status").Values("draft", "sent", "partially_paid", "paid", "overdue", "void").Default("draft"),
 		cents("paid_cents"), cents("remaining_cents"),
@@ -111,7 +119,7 @@ func (Invoice) Fields() []ent.Field {
 func (Invoice) Edges() []ent.Edge { return []ent.Edge{edge.To("payments", InvoicePayment.Type)} }
 func (Invoice) Indexes() []ent.Index {
 	// status, due_date: the overdue sweep finds what became due without a scan.
-	return []ent.Index{index.Fields("workspace_id", "number"), index.Fields("workspace_id", "client_id"), index.Fields("status", "due_date")}
+	return []ent.Index{index.Fields("workspace_id", "number"), index.Fields("workspace_id", "client_id"), index.Fields("status", "due_date"), externalRefIndex()}
 }
 
 // InvoicePayment is money received against an invoice. external_id is the
