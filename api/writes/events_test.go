@@ -7,9 +7,11 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
 type eventRead struct {
@@ -197,5 +199,29 @@ func TestWritesTellOfTheOtherRecordsTheyChange(t *testing.T) {
 	}
 	if !sameJSON(p.Data[0].Data.Object, env.Get(t, "/v1/invoices/"+inv, ws.Key).WantStatus(t, 200).Body) {
 		t.Fatal("invoice.partially_paid does not show the invoice as GET does")
+	}
+}
+
+// Events older than the retention are deleted; newer ones stay.
+func TestOldEventsArePruned(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	for _, n := range []string{"old", "new"} {
+		env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": n}).WantStatus(t, 201)
+	}
+	p := events(t, env, ws.Key, "")
+	oldID := p.Data[1].ID
+	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE events SET created_at = ? WHERE id = ?"),
+		time.Now().UTC().Add(-31*24*time.Hour), oldID); err != nil {
+		t.Fatal(err)
+	}
+	n, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour))
+	if err != nil || n < 1 {
+		t.Fatalf("pruned %d (%v)", n, err)
+	}
+	env.Get(t, "/v1/events/"+oldID, ws.Key).WantError(t, 404, "not_found")
+	if got := events(t, env, ws.Key, ""); len(got.Data) != 1 || got.Data[0].ID != p.Data[0].ID {
+		t.Fatalf("after pruning: %+v", got.Data)
 	}
 }

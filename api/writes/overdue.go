@@ -26,8 +26,27 @@ func MarkOverdue(ctx context.Context, db *database.DB, now time.Time) (int64, er
 	return res.RowsAffected()
 }
 
-// RunOverdue marks overdue invoices now and then every period until ctx ends.
-func RunOverdue(ctx context.Context, db *database.DB, period time.Duration, log *slog.Logger) {
+// PruneEvents deletes the events created before cutoff, a batch at a
+// time so no transaction holds the writer long, and says how many went.
+func PruneEvents(ctx context.Context, db *database.DB, cutoff time.Time) (int64, error) {
+	var total int64
+	for {
+		res, err := db.Write.ExecContext(ctx, db.Rebind(
+			"DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? LIMIT 1000)"), cutoff.UTC())
+		if err != nil {
+			return total, err
+		}
+		n, err := res.RowsAffected()
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
+// RunHousekeeping marks overdue invoices and prunes events older than
+// retention (0 keeps them), now and then every period until ctx ends.
+func RunHousekeeping(ctx context.Context, db *database.DB, period, retention time.Duration, log *slog.Logger) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
@@ -35,6 +54,13 @@ func RunOverdue(ctx context.Context, db *database.DB, period time.Duration, log 
 			log.Warn("marking overdue invoices", "err", err)
 		} else if n > 0 {
 			log.Info("invoices became overdue", "count", n)
+		}
+		if retention > 0 {
+			if n, err := PruneEvents(ctx, db, time.Now().Add(-retention)); err != nil && ctx.Err() == nil {
+				log.Warn("pruning events", "err", err)
+			} else if n > 0 {
+				log.Info("old events deleted", "count", n, "retention", retention)
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -65,6 +65,9 @@ type Config struct {
 		Enabled bool   `koanf:"enabled" help:"serve Prometheus metrics at /metrics"`
 		Addr    string `koanf:"addr" help:"serve /metrics on this separate address (host:port) instead of the main listener"`
 	} `koanf:"metrics"`
+	Events struct {
+		Retention time.Duration `koanf:"retention" help:"how long GET /v1/events keeps an event; older ones are deleted in the background"`
+	} `koanf:"events"`
 }
 
 func defaultConfig() Config {
@@ -77,6 +80,7 @@ func defaultConfig() Config {
 	c.IdleTimeout = 120 * time.Second
 	c.ShutdownGrace = 20 * time.Second
 	c.KeyCacheTTL = 5 * time.Second
+	c.Events.Retention = 30 * 24 * time.Hour
 	c.RecordCacheMB = records.DefaultCacheBytes >> 20
 	d := api.DefaultRateLimits()
 	c.RateLimit.Starter, c.RateLimit.Growth, c.RateLimit.Business = d[resource.Starter], d[resource.Growth], d[resource.Business]

@@ -196,7 +196,7 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	overdueDone := make(chan struct{})
-	go func() { writes.RunOverdue(uctx, db, time.Minute, log); close(overdueDone) }()
+	go func() { writes.RunHousekeeping(uctx, db, time.Minute, cfg.Events.Retention, log); close(overdueDone) }()
 	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; close(a.usageDone) }()
 	return a, nil
 }

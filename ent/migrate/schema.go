@@ -343,6 +343,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{EventsColumns[1], EventsColumns[4]},
 			},
+			{
+				Name:    "event_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[2]},
+			},
 		},
 	}
 	// GiftCardsColumns holds the columns for the "gift_cards" table.

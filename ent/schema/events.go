@@ -27,5 +27,6 @@ func (Event) Fields() []ent.Field {
 	}
 }
 func (Event) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "seq").Unique()}
+	// created_at: retention deletes the oldest events of every workspace.
+	return []ent.Index{index.Fields("workspace_id", "seq").Unique(), index.Fields("created_at")}
 }
