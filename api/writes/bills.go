@@ -15,19 +15,11 @@ import (
 func init() {
 	registerDocument(&docKind{
 		r: resource.Bills, party: "vendor", numbers: series{"bills", "BILL"}, balance: true,
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error)) {
-			c := tx.Bill.Create()
-			return c.Mutation(), func(ctx context.Context) (string, error) {
-				row, err := c.Save(ctx)
-				if err != nil {
-					return "", err
-				}
-				return row.ID, nil
-			}
+		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+			return build[*ent.BillMutation](tx.Bill.Create())
 		},
 		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			u := tx.Bill.UpdateOneID(id)
-			return u.Mutation(), u.Exec
+			return build[*ent.BillMutation](tx.Bill.UpdateOneID(id))
 		},
 	})
 	registerAction(resource.Bills, "void", voidUnpaid(resource.BillPayments, "", nil))

@@ -15,19 +15,11 @@ import (
 func init() {
 	registerDocument(&docKind{
 		r: resource.CreditNotes, party: "client", numbers: series{"credit_notes", "CRN"},
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error)) {
-			c := tx.CreditNote.Create()
-			return c.Mutation(), func(ctx context.Context) (string, error) {
-				row, err := c.Save(ctx)
-				if err != nil {
-					return "", err
-				}
-				return row.ID, nil
-			}
+		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+			return build[*ent.CreditNoteMutation](tx.CreditNote.Create())
 		},
 		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			u := tx.CreditNote.UpdateOneID(id)
-			return u.Mutation(), u.Exec
+			return build[*ent.CreditNoteMutation](tx.CreditNote.UpdateOneID(id))
 		},
 		fill:  fillFromInvoice,
 		check: checkCreditedInvoice,

@@ -31,7 +31,7 @@ type docKind struct {
 	balance bool
 	// create and update are the kind's ent builders, as a mutation to set
 	// fields on and the call that saves it.
-	create func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error))
+	create func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error)
 	update func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error)
 	// fill, when set, completes a create's party from the records the body
 	// names (a credit note takes its invoice's client and currency).
@@ -42,6 +42,18 @@ type docKind struct {
 }
 
 var docKinds = map[*resource.Resource]*docKind{}
+
+// builder is an ent create or update builder: the mutation to set fields
+// on, and the call that saves it.
+type builder[M entgo.Mutation] interface {
+	Mutation() M
+	Exec(context.Context) error
+}
+
+// build gives a docKind what it needs of a builder.
+func build[M entgo.Mutation](b builder[M]) (entgo.Mutation, func(context.Context) error) {
+	return b.Mutation(), b.Exec
+}
 
 // registerDocument binds a kind's create and edit.
 func registerDocument(k *docKind) {
@@ -340,10 +352,11 @@ func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string,
 			return "", err
 		}
 	}
-	id, err := save(q.Ctx)
-	if err != nil {
+	if err := save(q.Ctx); err != nil {
 		return "", err
 	}
+	// ent sets a new record's id on its mutation before saving it.
+	id, _ := m.(interface{ ID() (string, bool) }).ID()
 	if k.check != nil {
 		if err := k.check(q, tx, id); err != nil {
 			return "", err

@@ -15,19 +15,11 @@ import (
 func init() {
 	registerDocument(&docKind{
 		r: resource.Invoices, party: "client", numbers: series{"invoices", "INV"}, balance: true,
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error)) {
-			c := tx.Invoice.Create()
-			return c.Mutation(), func(ctx context.Context) (string, error) {
-				row, err := c.Save(ctx)
-				if err != nil {
-					return "", err
-				}
-				return row.ID, nil
-			}
+		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+			return build[*ent.InvoiceMutation](tx.Invoice.Create())
 		},
 		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			u := tx.Invoice.UpdateOneID(id)
-			return u.Mutation(), u.Exec
+			return build[*ent.InvoiceMutation](tx.Invoice.UpdateOneID(id))
 		},
 	})
 	registerAction(resource.Invoices, "void", voidUnpaid(resource.InvoicePayments, "; credit it instead", uncredited))

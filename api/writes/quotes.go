@@ -15,19 +15,11 @@ import (
 func init() {
 	registerDocument(&docKind{
 		r: resource.Quotes, party: "client", numbers: series{"quotes", "QUO"},
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) (string, error)) {
-			c := tx.Quote.Create()
-			return c.Mutation(), func(ctx context.Context) (string, error) {
-				row, err := c.Save(ctx)
-				if err != nil {
-					return "", err
-				}
-				return row.ID, nil
-			}
+		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+			return build[*ent.QuoteMutation](tx.Quote.Create())
 		},
 		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			u := tx.Quote.UpdateOneID(id)
-			return u.Mutation(), u.Exec
+			return build[*ent.QuoteMutation](tx.Quote.UpdateOneID(id))
 		},
 	})
 	registerAction(resource.Quotes, "invoice", invoiceQuote)
