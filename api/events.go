@@ -102,19 +102,11 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 			return
 		}
 		key, val := string(k), string(v)
+		if ok, e := pageParam(key, val, &limit, &offset); ok {
+			err = e
+			return
+		}
 		switch key {
-		case "limit":
-			n, e := strconv.Atoi(val)
-			if e != nil || n < 1 || n > MaxLimit {
-				err = apierr.Invalid("limit", "limit must be an integer from 1 to %d", MaxLimit)
-			}
-			limit = n
-		case "offset":
-			n, e := strconv.Atoi(val)
-			if e != nil || n < 0 {
-				err = apierr.Invalid("offset", "offset must be an integer of 0 or more")
-			}
-			offset = n
 		case "type":
 			var or []string
 			for _, t := range strings.Split(val, ",") {

@@ -18,6 +18,28 @@ const (
 	MaxQLen      = resource.MaxQLen
 )
 
+// pageParam reads limit or offset into its place; ok is false for any
+// other parameter.
+func pageParam(key, val string, limit, offset *int) (ok bool, err error) {
+	switch key {
+	case "limit":
+		n, e := strconv.Atoi(val)
+		if e != nil || n < 1 || n > MaxLimit {
+			return true, apierr.Invalid("limit", "limit must be an integer from 1 to %d", MaxLimit)
+		}
+		*limit = n
+	case "offset":
+		n, e := strconv.Atoi(val)
+		if e != nil || n < 0 {
+			return true, apierr.Invalid("offset", "offset must be an integer of 0 or more")
+		}
+		*offset = n
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 // parsePage reads limit, offset, q and the resource's named filters; any
 // other query parameter is refused so a typo never silently lists everything.
 func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
@@ -28,19 +50,11 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 			return
 		}
 		key, val := string(k), string(v)
+		if ok, e := pageParam(key, val, &pg.Limit, &pg.Offset); ok {
+			err = e
+			return
+		}
 		switch key {
-		case "limit":
-			n, e := strconv.Atoi(val)
-			if e != nil || n < 1 || n > MaxLimit {
-				err = apierr.Invalid("limit", "limit must be an integer from 1 to %d", MaxLimit)
-			}
-			pg.Limit = n
-		case "offset":
-			n, e := strconv.Atoi(val)
-			if e != nil || n < 0 {
-				err = apierr.Invalid("offset", "offset must be an integer of 0 or more")
-			}
-			pg.Offset = n
 		case "q":
 			if len(val) > MaxQLen {
 				err = apierr.Invalid("q", "q is at most %d characters", MaxQLen)
