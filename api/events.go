@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 )
 
 // GET /v1/events and /v1/events/{id}: the workspace's change log, newest
@@ -21,39 +22,12 @@ import (
 // ending_before (newer than one), by the events' commit order, so a
 // consumer catching up neither misses nor repeats one while more arrive.
 
-// eventJSON is an event as the API shows it.
-type eventJSON struct {
-	ID        string    `json:"id"`
-	Object    string    `json:"object"`
-	Type      string    `json:"type"`
-	CreatedAt time.Time `json:"created_at"`
-	Data      struct {
-		Object             json.RawMessage `json:"object"`
-		PreviousAttributes json.RawMessage `json:"previous_attributes,omitempty"`
-	} `json:"data"`
-	RequestID string `json:"request_id"`
-	Actor     struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	} `json:"actor"`
-}
+// eventJSON is an event as the API shows it; a webhook sends the same.
+type eventJSON = webhooks.Event
 
-const eventColumns = "id, seq, type, created_at, data, previous, request_id, actor_type, actor_id"
+const eventColumns = webhooks.EventColumns
 
-func scanEvent(rs interface{ Scan(...any) error }) (eventJSON, int64, error) {
-	var e eventJSON
-	var seq int64
-	var data string
-	var prev sql.NullString
-	err := rs.Scan(&e.ID, &seq, &e.Type, &e.CreatedAt, &data, &prev, &e.RequestID, &e.Actor.Type, &e.Actor.ID)
-	e.Object = "event"
-	e.CreatedAt = e.CreatedAt.UTC()
-	e.Data.Object = json.RawMessage(data)
-	if prev.Valid {
-		e.Data.PreviousAttributes = json.RawMessage(prev.String)
-	}
-	return e, seq, err
-}
+var scanEvent = webhooks.ScanEvent
 
 // readable is the SQL condition on object_type the caller's key may see.
 func readable(c *fiber.Ctx) (string, []any) {

@@ -104,6 +104,7 @@ func (s *Server) mountV1() {
 	v1.Get("/events/:id", s.getEvent)
 	s.routes.routes = append(s.routes.routes, Route{Method: "GET", Path: "/v1/me", Resource: resource.Me},
 		Route{Method: "GET", Path: "/v1/events", Resource: resource.Me}, Route{Method: "GET", Path: "/v1/events/:id", Resource: resource.Me})
+	s.mountWebhooks(v1)
 	for _, rt := range Routes() {
 		if rt.Resource == resource.Me {
 			continue

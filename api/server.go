@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/usage"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
@@ -37,6 +38,9 @@ type Config struct {
 	RecordCacheBytes int
 	// ReadTimeout, WriteTimeout and IdleTimeout protect against slow clients.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// Webhooks are the endpoint URL rules (allow_http, allow_private_networks)
+	// checked when an endpoint is saved.
+	Webhooks webhooks.Settings
 	// Observe, when set, runs first on every request (metrics, access log).
 	// Errors of the handlers after it reach it unrendered: it must render
 	// them with c.App().ErrorHandler to see the final status.

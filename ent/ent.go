@@ -44,6 +44,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/store"
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
+	"github.com/ledgerbase/ledgerbase/ent/webhookattempt"
+	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
+	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
 )
 
@@ -105,39 +108,42 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:         apikey.ValidColumn,
-			address.Table:        address.ValidColumn,
-			adminsession.Table:   adminsession.ValidColumn,
-			adminuser.Table:      adminuser.ValidColumn,
-			bill.Table:           bill.ValidColumn,
-			billpayment.Table:    billpayment.ValidColumn,
-			category.Table:       category.ValidColumn,
-			creditnote.Table:     creditnote.ValidColumn,
-			customer.Table:       customer.ValidColumn,
-			event.Table:          event.ValidColumn,
-			giftcard.Table:       giftcard.ValidColumn,
-			idempotencykey.Table: idempotencykey.ValidColumn,
-			invoice.Table:        invoice.ValidColumn,
-			invoicepayment.Table: invoicepayment.ValidColumn,
-			item.Table:           item.ValidColumn,
-			keyusage.Table:       keyusage.ValidColumn,
-			orderline.Table:      orderline.ValidColumn,
-			payment.Table:        payment.ValidColumn,
-			promotion.Table:      promotion.ValidColumn,
-			promotioncode.Table:  promotioncode.ValidColumn,
-			quote.Table:          quote.ValidColumn,
-			ratebucket.Table:     ratebucket.ValidColumn,
-			returnrequest.Table:  returnrequest.ValidColumn,
-			role.Table:           role.ValidColumn,
-			salesorder.Table:     salesorder.ValidColumn,
-			sequence.Table:       sequence.ValidColumn,
-			shipment.Table:       shipment.ValidColumn,
-			shipmentevent.Table:  shipmentevent.ValidColumn,
-			signinfailure.Table:  signinfailure.ValidColumn,
-			store.Table:          store.ValidColumn,
-			variant.Table:        variant.ValidColumn,
-			vendor.Table:         vendor.ValidColumn,
-			workspace.Table:      workspace.ValidColumn,
+			apikey.Table:          apikey.ValidColumn,
+			address.Table:         address.ValidColumn,
+			adminsession.Table:    adminsession.ValidColumn,
+			adminuser.Table:       adminuser.ValidColumn,
+			bill.Table:            bill.ValidColumn,
+			billpayment.Table:     billpayment.ValidColumn,
+			category.Table:        category.ValidColumn,
+			creditnote.Table:      creditnote.ValidColumn,
+			customer.Table:        customer.ValidColumn,
+			event.Table:           event.ValidColumn,
+			giftcard.Table:        giftcard.ValidColumn,
+			idempotencykey.Table:  idempotencykey.ValidColumn,
+			invoice.Table:         invoice.ValidColumn,
+			invoicepayment.Table:  invoicepayment.ValidColumn,
+			item.Table:            item.ValidColumn,
+			keyusage.Table:        keyusage.ValidColumn,
+			orderline.Table:       orderline.ValidColumn,
+			payment.Table:         payment.ValidColumn,
+			promotion.Table:       promotion.ValidColumn,
+			promotioncode.Table:   promotioncode.ValidColumn,
+			quote.Table:           quote.ValidColumn,
+			ratebucket.Table:      ratebucket.ValidColumn,
+			returnrequest.Table:   returnrequest.ValidColumn,
+			role.Table:            role.ValidColumn,
+			salesorder.Table:      salesorder.ValidColumn,
+			sequence.Table:        sequence.ValidColumn,
+			shipment.Table:        shipment.ValidColumn,
+			shipmentevent.Table:   shipmentevent.ValidColumn,
+			signinfailure.Table:   signinfailure.ValidColumn,
+			store.Table:           store.ValidColumn,
+			variant.Table:         variant.ValidColumn,
+			vendor.Table:          vendor.ValidColumn,
+			webhookattempt.Table:  webhookattempt.ValidColumn,
+			webhookdelivery.Table: webhookdelivery.ValidColumn,
+			webhookendpoint.Table: webhookendpoint.ValidColumn,
+			workspace.Table:       workspace.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

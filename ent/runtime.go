@@ -37,6 +37,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/store"
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
+	"github.com/ledgerbase/ledgerbase/ent/webhookattempt"
+	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
+	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
 )
 
@@ -1488,6 +1491,119 @@ func init() {
 	vendor.DefaultID = vendorDescID.Default.(func() string)
 	// vendor.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	vendor.IDValidator = vendorDescID.Validators[0].(func(string) error)
+	webhookattemptMixin := schema.WebhookAttempt{}.Mixin()
+	webhookattemptMixinFields0 := webhookattemptMixin[0].Fields()
+	_ = webhookattemptMixinFields0
+	webhookattemptFields := schema.WebhookAttempt{}.Fields()
+	_ = webhookattemptFields
+	// webhookattemptDescWorkspaceID is the schema descriptor for workspace_id field.
+	webhookattemptDescWorkspaceID := webhookattemptMixinFields0[1].Descriptor()
+	// webhookattempt.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
+	webhookattempt.WorkspaceIDValidator = webhookattemptDescWorkspaceID.Validators[0].(func(string) error)
+	// webhookattemptDescCreatedAt is the schema descriptor for created_at field.
+	webhookattemptDescCreatedAt := webhookattemptMixinFields0[2].Descriptor()
+	// webhookattempt.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookattempt.DefaultCreatedAt = webhookattemptDescCreatedAt.Default.(func() time.Time)
+	// webhookattemptDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookattemptDescUpdatedAt := webhookattemptMixinFields0[3].Descriptor()
+	// webhookattempt.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookattempt.DefaultUpdatedAt = webhookattemptDescUpdatedAt.Default.(func() time.Time)
+	// webhookattempt.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookattempt.UpdateDefaultUpdatedAt = webhookattemptDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookattemptDescStatusCode is the schema descriptor for status_code field.
+	webhookattemptDescStatusCode := webhookattemptFields[1].Descriptor()
+	// webhookattempt.DefaultStatusCode holds the default value on creation for the status_code field.
+	webhookattempt.DefaultStatusCode = webhookattemptDescStatusCode.Default.(int)
+	// webhookattemptDescError is the schema descriptor for error field.
+	webhookattemptDescError := webhookattemptFields[3].Descriptor()
+	// webhookattempt.DefaultError holds the default value on creation for the error field.
+	webhookattempt.DefaultError = webhookattemptDescError.Default.(string)
+	// webhookattemptDescResponse is the schema descriptor for response field.
+	webhookattemptDescResponse := webhookattemptFields[4].Descriptor()
+	// webhookattempt.DefaultResponse holds the default value on creation for the response field.
+	webhookattempt.DefaultResponse = webhookattemptDescResponse.Default.(string)
+	// webhookattemptDescID is the schema descriptor for id field.
+	webhookattemptDescID := webhookattemptMixinFields0[0].Descriptor()
+	// webhookattempt.DefaultID holds the default value on creation for the id field.
+	webhookattempt.DefaultID = webhookattemptDescID.Default.(func() string)
+	// webhookattempt.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookattempt.IDValidator = webhookattemptDescID.Validators[0].(func(string) error)
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
+	_ = webhookdeliveryMixinFields0
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescWorkspaceID is the schema descriptor for workspace_id field.
+	webhookdeliveryDescWorkspaceID := webhookdeliveryMixinFields0[1].Descriptor()
+	// webhookdelivery.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
+	webhookdelivery.WorkspaceIDValidator = webhookdeliveryDescWorkspaceID.Validators[0].(func(string) error)
+	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
+	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields0[2].Descriptor()
+	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
+	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields0[3].Descriptor()
+	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
+	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
+	webhookdeliveryDescAttempts := webhookdeliveryFields[5].Descriptor()
+	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
+	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int)
+	// webhookdeliveryDescID is the schema descriptor for id field.
+	webhookdeliveryDescID := webhookdeliveryMixinFields0[0].Descriptor()
+	// webhookdelivery.DefaultID holds the default value on creation for the id field.
+	webhookdelivery.DefaultID = webhookdeliveryDescID.Default.(func() string)
+	// webhookdelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookdelivery.IDValidator = webhookdeliveryDescID.Validators[0].(func(string) error)
+	webhookendpointMixin := schema.WebhookEndpoint{}.Mixin()
+	webhookendpointMixinFields0 := webhookendpointMixin[0].Fields()
+	_ = webhookendpointMixinFields0
+	webhookendpointFields := schema.WebhookEndpoint{}.Fields()
+	_ = webhookendpointFields
+	// webhookendpointDescWorkspaceID is the schema descriptor for workspace_id field.
+	webhookendpointDescWorkspaceID := webhookendpointMixinFields0[1].Descriptor()
+	// webhookendpoint.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
+	webhookendpoint.WorkspaceIDValidator = webhookendpointDescWorkspaceID.Validators[0].(func(string) error)
+	// webhookendpointDescCreatedAt is the schema descriptor for created_at field.
+	webhookendpointDescCreatedAt := webhookendpointMixinFields0[2].Descriptor()
+	// webhookendpoint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookendpoint.DefaultCreatedAt = webhookendpointDescCreatedAt.Default.(func() time.Time)
+	// webhookendpointDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookendpointDescUpdatedAt := webhookendpointMixinFields0[3].Descriptor()
+	// webhookendpoint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookendpoint.DefaultUpdatedAt = webhookendpointDescUpdatedAt.Default.(func() time.Time)
+	// webhookendpoint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookendpoint.UpdateDefaultUpdatedAt = webhookendpointDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookendpointDescURL is the schema descriptor for url field.
+	webhookendpointDescURL := webhookendpointFields[0].Descriptor()
+	// webhookendpoint.URLValidator is a validator for the "url" field. It is called by the builders before save.
+	webhookendpoint.URLValidator = webhookendpointDescURL.Validators[0].(func(string) error)
+	// webhookendpointDescDescription is the schema descriptor for description field.
+	webhookendpointDescDescription := webhookendpointFields[2].Descriptor()
+	// webhookendpoint.DefaultDescription holds the default value on creation for the description field.
+	webhookendpoint.DefaultDescription = webhookendpointDescDescription.Default.(string)
+	// webhookendpoint.DescriptionValidator is a validator for the "description" field. It is called by the builders before save.
+	webhookendpoint.DescriptionValidator = webhookendpointDescDescription.Validators[0].(func(string) error)
+	// webhookendpointDescDisabled is the schema descriptor for disabled field.
+	webhookendpointDescDisabled := webhookendpointFields[3].Descriptor()
+	// webhookendpoint.DefaultDisabled holds the default value on creation for the disabled field.
+	webhookendpoint.DefaultDisabled = webhookendpointDescDisabled.Default.(bool)
+	// webhookendpointDescDisabledReason is the schema descriptor for disabled_reason field.
+	webhookendpointDescDisabledReason := webhookendpointFields[4].Descriptor()
+	// webhookendpoint.DefaultDisabledReason holds the default value on creation for the disabled_reason field.
+	webhookendpoint.DefaultDisabledReason = webhookendpointDescDisabledReason.Default.(string)
+	// webhookendpointDescPreviousSecret is the schema descriptor for previous_secret field.
+	webhookendpointDescPreviousSecret := webhookendpointFields[6].Descriptor()
+	// webhookendpoint.DefaultPreviousSecret holds the default value on creation for the previous_secret field.
+	webhookendpoint.DefaultPreviousSecret = webhookendpointDescPreviousSecret.Default.(string)
+	// webhookendpointDescID is the schema descriptor for id field.
+	webhookendpointDescID := webhookendpointMixinFields0[0].Descriptor()
+	// webhookendpoint.DefaultID holds the default value on creation for the id field.
+	webhookendpoint.DefaultID = webhookendpointDescID.Default.(func() string)
+	// webhookendpoint.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookendpoint.IDValidator = webhookendpointDescID.Validators[0].(func(string) error)
 	workspaceMixin := schema.Workspace{}.Mixin()
 	workspaceMixinFields0 := workspaceMixin[0].Fields()
 	_ = workspaceMixinFields0

@@ -78,6 +78,12 @@ type Tx struct {
 	Variant *VariantClient
 	// Vendor is the client for interacting with the Vendor builders.
 	Vendor *VendorClient
+	// WebhookAttempt is the client for interacting with the WebhookAttempt builders.
+	WebhookAttempt *WebhookAttemptClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
+	// WebhookEndpoint is the client for interacting with the WebhookEndpoint builders.
+	WebhookEndpoint *WebhookEndpointClient
 	// Workspace is the client for interacting with the Workspace builders.
 	Workspace *WorkspaceClient
 
@@ -243,6 +249,9 @@ func (tx *Tx) init() {
 	tx.Store = NewStoreClient(tx.config)
 	tx.Variant = NewVariantClient(tx.config)
 	tx.Vendor = NewVendorClient(tx.config)
+	tx.WebhookAttempt = NewWebhookAttemptClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)
 	tx.Workspace = NewWorkspaceClient(tx.config)
 }
 

@@ -111,6 +111,7 @@ func Build() (*openapi3.T, error) {
 		doc.AddOperation(pathOf(rt.Path), rt.Method, op)
 	}
 	b.events(doc)
+	b.webhooks(doc)
 	self := openapi3.NewOperation()
 	self.OperationID, self.Summary, self.Tags = "getOpenAPI", "This document (no key needed).", []string{"meta"}
 	self.Security = openapi3.NewSecurityRequirements()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
@@ -219,5 +220,12 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 		}
 		builders[i] = e
 	}
-	return tx.Event.CreateBulk(builders...).Exec(q.Ctx)
+	events, err := tx.Event.CreateBulk(builders...).Save(q.Ctx)
+	if err != nil {
+		return err
+	}
+	// The endpoints' delivery jobs commit with the events (webhooks.Enqueue).
+	n, err := webhooks.Enqueue(q.Ctx, tx, ws, events)
+	q.deliveries += n
+	return err
 }

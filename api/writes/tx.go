@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
@@ -79,7 +80,13 @@ func (q *Request) tryTx(do func(tx *ent.Tx) error, then func() Answer) (res Resu
 		}
 		return Result{}, err
 	}
-	return res, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return Result{}, err
+	}
+	if q.deliveries > 0 {
+		webhooks.Wake() // the first attempt need not wait for the next poll
+	}
+	return res, nil
 }
 
 // run is the transaction's work: the key's check, the operation, its
@@ -91,6 +98,7 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 		}
 	}
 	q.touched = q.touched[:0] // a rerun of the transaction starts over
+	q.deliveries = 0
 	b, err := q.watch(tx)
 	if err != nil {
 		return Result{}, err

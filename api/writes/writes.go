@@ -36,6 +36,8 @@ type Request struct {
 	Idem *idempotency.Pending
 	// touched are the other records the running transaction changed (see touch).
 	touched []touched
+	// deliveries counts the webhook deliveries the transaction stored.
+	deliveries int
 }
 
 // Values is a validated body.

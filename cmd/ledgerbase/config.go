@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -61,6 +62,12 @@ type Config struct {
 		Level  string `koanf:"level" help:"debug, info, warn or error"`
 		Access bool   `koanf:"access" help:"log one line per request"`
 	} `koanf:"log"`
+	Webhooks struct {
+		AllowHTTP            bool          `koanf:"allow_http" help:"accept http:// webhook URLs (else https only)"`
+		AllowPrivateNetworks bool          `koanf:"allow_private_networks" help:"accept webhook URLs resolving to loopback, private, link-local or metadata addresses"`
+		RetrySchedule        string        `koanf:"retry_schedule" help:"delays before each webhook retry, a comma list (empty = 5s,5m,30m,2h,5h then 10h, about three days)"`
+		Poll                 time.Duration `koanf:"poll" help:"how often the delivery worker looks for due webhooks when no write woke it"`
+	} `koanf:"webhooks"`
 	Metrics struct {
 		Enabled bool   `koanf:"enabled" help:"serve Prometheus metrics at /metrics"`
 		Addr    string `koanf:"addr" help:"serve /metrics on this separate address (host:port) instead of the main listener"`
@@ -86,6 +93,7 @@ func defaultConfig() Config {
 	c.RateLimit.Starter, c.RateLimit.Growth, c.RateLimit.Business = d[resource.Starter], d[resource.Growth], d[resource.Business]
 	c.Log.Format, c.Log.Level, c.Log.Access = "text", "info", true
 	c.Metrics.Enabled = true
+	c.Webhooks.Poll = time.Second
 	return c
 }
 
@@ -276,4 +284,11 @@ func (c *Config) rateLimits() map[resource.Plan]int {
 // databaseOptions are the pool settings.
 func (c *Config) databaseOptions() database.Options {
 	return database.Options{MaxOpenConns: c.Database.MaxOpenConns, MaxIdleConns: c.Database.MaxIdleConns}
+}
+
+// webhooks are the webhook settings for the API and the delivery worker.
+func (c *Config) webhooks(log *slog.Logger) (webhooks.Settings, error) {
+	sched, err := webhooks.ParseSchedule(c.Webhooks.RetrySchedule)
+	return webhooks.Settings{AllowHTTP: c.Webhooks.AllowHTTP, AllowPrivateNetworks: c.Webhooks.AllowPrivateNetworks,
+		Schedule: sched, Poll: c.Webhooks.Poll, Logger: log}, err
 }

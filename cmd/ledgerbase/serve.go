@@ -24,6 +24,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/health"
 	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -125,7 +126,8 @@ type appliance struct {
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
 	keyPair   *keyPair     // the certificate of tls
-	// usage flushes keys' traffic counts (and overdue invoices are marked)
+	// usage flushes keys' traffic counts (and overdue invoices are marked,
+	// and webhooks delivered)
 	// until stopUsage; usageDone closes
 	// after the last flush, which must happen before the database closes.
 	stopUsage context.CancelFunc
@@ -144,7 +146,12 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	if err := a.telemetry.WatchDB(db); err != nil {
 		return nil, err
 	}
+	hooks, err := cfg.webhooks(log)
+	if err != nil {
+		return nil, err
+	}
 	srv, err := api.New(db, api.Config{
+		Webhooks:         hooks,
 		Logger:           log,
 		RateLimits:       cfg.rateLimits(),
 		SharedRateLimits: cfg.RateLimit.Shared,
@@ -197,7 +204,9 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	overdueDone := make(chan struct{})
 	go func() { writes.RunHousekeeping(uctx, db, time.Minute, cfg.Events.Retention, log); close(overdueDone) }()
-	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; close(a.usageDone) }()
+	webhooksDone := make(chan struct{})
+	go func() { webhooks.NewWorker(db, hooks).Run(uctx); close(webhooksDone) }()
+	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; <-webhooksDone; close(a.usageDone) }()
 	return a, nil
 }
 

@@ -1175,6 +1175,102 @@ var (
 			},
 		},
 	}
+	// WebhookAttemptsColumns holds the columns for the "webhook_attempts" table.
+	WebhookAttemptsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "workspace_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "delivery_id", Type: field.TypeString},
+		{Name: "status_code", Type: field.TypeInt, Default: 0},
+		{Name: "latency_ms", Type: field.TypeInt64},
+		{Name: "error", Type: field.TypeString, Default: ""},
+		{Name: "response", Type: field.TypeString, Size: 2147483647, Default: ""},
+	}
+	// WebhookAttemptsTable holds the schema information for the "webhook_attempts" table.
+	WebhookAttemptsTable = &schema.Table{
+		Name:       "webhook_attempts",
+		Columns:    WebhookAttemptsColumns,
+		PrimaryKey: []*schema.Column{WebhookAttemptsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookattempt_workspace_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookAttemptsColumns[1], WebhookAttemptsColumns[2], WebhookAttemptsColumns[0]},
+			},
+			{
+				Name:    "webhookattempt_delivery_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookAttemptsColumns[4], WebhookAttemptsColumns[2]},
+			},
+		},
+	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "workspace_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "endpoint_id", Type: field.TypeString},
+		{Name: "event_id", Type: field.TypeString},
+		{Name: "event_type", Type: field.TypeString},
+		{Name: "event_seq", Type: field.TypeInt64},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "succeeded", "failed"}, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_workspace_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[2], WebhookDeliveriesColumns[0]},
+			},
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[10]},
+			},
+			{
+				Name:    "webhookdelivery_endpoint_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[2]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "workspace_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "url", Type: field.TypeString, Size: 2048},
+		{Name: "enabled_events", Type: field.TypeString, Size: 2147483647},
+		{Name: "description", Type: field.TypeString, Size: 1000, Default: ""},
+		{Name: "disabled", Type: field.TypeBool, Default: false},
+		{Name: "disabled_reason", Type: field.TypeString, Default: ""},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "previous_secret", Type: field.TypeString, Default: ""},
+		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_workspace_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[1], WebhookEndpointsColumns[2], WebhookEndpointsColumns[0]},
+			},
+		},
+	}
 	// WorkspacesColumns holds the columns for the "workspaces" table.
 	WorkspacesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1250,6 +1346,9 @@ var (
 		StoresTable,
 		VariantsTable,
 		VendorsTable,
+		WebhookAttemptsTable,
+		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
 		WorkspacesTable,
 		ItemCategoriesTable,
 	}

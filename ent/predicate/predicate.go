@@ -102,5 +102,14 @@ type Variant func(*sql.Selector)
 // Vendor is the predicate function for vendor builders.
 type Vendor func(*sql.Selector)
 
+// WebhookAttempt is the predicate function for webhookattempt builders.
+type WebhookAttempt func(*sql.Selector)
+
+// WebhookDelivery is the predicate function for webhookdelivery builders.
+type WebhookDelivery func(*sql.Selector)
+
+// WebhookEndpoint is the predicate function for webhookendpoint builders.
+type WebhookEndpoint func(*sql.Selector)
+
 // Workspace is the predicate function for workspace builders.
 type Workspace func(*sql.Selector)

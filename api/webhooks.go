@@ -1,0 +1,427 @@
+package api
+
+import (
+	"encoding/json"
+	"mime"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/webhookattempt"
+	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
+	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
+)
+
+// /v1/webhook-endpoints: where a workspace's events are pushed. Endpoints
+// are configuration rather than business records, so they are managed by
+// admin keys only (a viewer or custom role gets 403) and are not records
+// of the declarations' engine; the delivery log hangs under each endpoint.
+
+func (s *Server) mountWebhooks(v1 fiber.Router) {
+	g := v1.Group("/webhook-endpoints", adminOnly)
+	g.Post("/", s.createEndpoint)
+	g.Get("/", s.listEndpoints)
+	g.Get("/:id", s.getEndpoint)
+	g.Patch("/:id", s.updateEndpoint)
+	g.Delete("/:id", s.deleteEndpoint)
+	g.Post("/:id/rotate-secret", s.rotateSecret)
+	g.Get("/:id/deliveries", s.listDeliveries)
+	g.Post("/:id/deliveries/:delivery_id/retry", s.retryDelivery)
+	for _, r := range [][2]string{
+		{"POST", ""}, {"GET", ""}, {"GET", "/:id"}, {"PATCH", "/:id"}, {"DELETE", "/:id"},
+		{"POST", "/:id/rotate-secret"}, {"GET", "/:id/deliveries"}, {"POST", "/:id/deliveries/:delivery_id/retry"},
+	} {
+		s.routes.routes = append(s.routes.routes, Route{Method: r[0], Path: "/v1/webhook-endpoints" + r[1], Resource: resource.Me})
+	}
+}
+
+func adminOnly(c *fiber.Ctx) error {
+	if p := principal(c); p.Key.Role != access.RoleAdmin {
+		return apierr.Forbidden("permission_denied", "the key's role %q may not manage webhook endpoints (admin only)", p.Key.Role)
+	}
+	return c.Next()
+}
+
+// endpointJSON is an endpoint as the API shows it; Secret only on create
+// and rotation.
+type endpointJSON struct {
+	ID             string    `json:"id"`
+	Object         string    `json:"object"`
+	URL            string    `json:"url"`
+	EnabledEvents  []string  `json:"enabled_events"`
+	Description    string    `json:"description"`
+	Disabled       bool      `json:"disabled"`
+	DisabledReason *string   `json:"disabled_reason"`
+	Secret         string    `json:"secret,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+func showEndpoint(e *ent.WebhookEndpoint, secret bool) endpointJSON {
+	out := endpointJSON{ID: e.ID, Object: "webhook_endpoint", URL: e.URL, EnabledEvents: webhooks.DecodeTypes(e.EnabledEvents),
+		Description: e.Description, Disabled: e.Disabled, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+	if e.DisabledReason != "" {
+		out.DisabledReason = &e.DisabledReason
+	}
+	if secret {
+		out.Secret = e.Secret
+	}
+	return out
+}
+
+func sendValue(c *fiber.Ctx, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, status, b)
+}
+
+// endpointInput is a create's or update's checked body.
+type endpointInput struct {
+	url, description *string
+	events           []string
+	disabled         *bool
+}
+
+func (s *Server) endpointBody(c *fiber.Ctx, create bool) (endpointInput, error) {
+	var in endpointInput
+	if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
+		return in, apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
+	}
+	m, err := body.Decode(c.Body())
+	if err != nil {
+		return in, err
+	}
+	for k, v := range m {
+		switch k {
+		case "url", "description":
+			str, ok := v.(string)
+			if !ok {
+				return in, apierr.Invalid(k, "%s must be a string", k)
+			}
+			if k == "url" {
+				if err := s.cfg.Webhooks.CheckURL(c.UserContext(), str); err != nil {
+					return in, err
+				}
+				in.url = &str
+			} else {
+				if len(str) > 1000 {
+					return in, apierr.Invalid(k, "description is at most 1000 characters")
+				}
+				in.description = &str
+			}
+		case "enabled_events":
+			list, ok := v.([]any)
+			if !ok || len(list) == 0 {
+				return in, apierr.Invalid(k, "enabled_events must be a non-empty array of event types, or [\"*\"]")
+			}
+			known := resource.EventTypes()
+			for _, x := range list {
+				t, ok := x.(string)
+				if !ok || (t != "*" && !slices.Contains(known, t)) {
+					return in, apierr.Invalid(k, "unknown event type %v; the OpenAPI document lists them (or use \"*\")", x)
+				}
+				if !slices.Contains(in.events, t) {
+					in.events = append(in.events, t)
+				}
+			}
+		case "disabled":
+			b, ok := v.(bool)
+			if !ok {
+				return in, apierr.Invalid(k, "disabled must be true or false")
+			}
+			in.disabled = &b
+		default:
+			return in, apierr.Invalid(k, "unknown field %q", k)
+		}
+	}
+	if create && in.url == nil {
+		return in, apierr.Invalid("url", "url is required")
+	}
+	if create && in.events == nil {
+		return in, apierr.Invalid("enabled_events", "enabled_events is required: event types, or [\"*\"]")
+	}
+	return in, nil
+}
+
+func encodeTypes(t []string) string { b, _ := json.Marshal(t); return string(b) }
+
+func (s *Server) createEndpoint(c *fiber.Ctx) error {
+	in, err := s.endpointBody(c, true)
+	if err != nil {
+		return err
+	}
+	cr := s.DB.Ent.WebhookEndpoint.Create().SetWorkspaceID(principal(c).Workspace.ID).SetURL(*in.url).
+		SetEnabledEvents(encodeTypes(in.events)).SetSecret(webhooks.NewSecret())
+	if in.description != nil {
+		cr.SetDescription(*in.description)
+	}
+	if in.disabled != nil {
+		cr.SetDisabled(*in.disabled)
+	}
+	e, err := cr.Save(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return sendValue(c, fiber.StatusCreated, showEndpoint(e, true))
+}
+
+// endpoint is the caller's workspace's endpoint :id, else 404.
+func (s *Server) endpoint(c *fiber.Ctx, client *ent.Client) (*ent.WebhookEndpoint, error) {
+	e, err := client.WebhookEndpoint.Query().Where(webhookendpoint.ID(c.Params("id")),
+		webhookendpoint.WorkspaceID(principal(c).Workspace.ID)).Only(c.UserContext())
+	if ent.IsNotFound(err) {
+		return nil, apierr.NotFound("webhook endpoint")
+	}
+	return e, err
+}
+
+func (s *Server) getEndpoint(c *fiber.Ctx) error {
+	e, err := s.endpoint(c, s.DB.Reader)
+	if err != nil {
+		return err
+	}
+	return sendValue(c, fiber.StatusOK, showEndpoint(e, false))
+}
+
+// page reads limit and offset (the list convention), refusing other parameters.
+func page(c *fiber.Ctx) (limit, offset int, err error) {
+	limit = DefaultLimit
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if err != nil {
+			return
+		}
+		n, e := strconv.Atoi(string(v))
+		switch string(k) {
+		case "limit":
+			if e != nil || n < 1 || n > MaxLimit {
+				err = apierr.Invalid("limit", "limit must be an integer from 1 to %d", MaxLimit)
+			}
+			limit = n
+		case "offset":
+			if e != nil || n < 0 {
+				err = apierr.Invalid("offset", "offset must be an integer of 0 or more")
+			}
+			offset = n
+		default:
+			err = apierr.Invalid(string(k), "unknown query parameter %q", string(k))
+		}
+	})
+	return limit, offset, err
+}
+
+func (s *Server) listEndpoints(c *fiber.Ctx) error {
+	limit, offset, err := page(c)
+	if err != nil {
+		return err
+	}
+	q := s.DB.Reader.WebhookEndpoint.Query().Where(webhookendpoint.WorkspaceID(principal(c).Workspace.ID))
+	total, err := q.Clone().Count(c.UserContext())
+	if err != nil {
+		return err
+	}
+	es, err := q.Order(ent.Desc(webhookendpoint.FieldCreatedAt), ent.Desc(webhookendpoint.FieldID)).
+		Limit(limit).Offset(offset).All(c.UserContext())
+	if err != nil {
+		return err
+	}
+	data := make([]endpointJSON, len(es))
+	for i, e := range es {
+		data[i] = showEndpoint(e, false)
+	}
+	return sendValue(c, fiber.StatusOK, map[string]any{"data": data, "meta": listMeta{limit, offset, total}})
+}
+
+func (s *Server) updateEndpoint(c *fiber.Ctx) error {
+	in, err := s.endpointBody(c, false)
+	if err != nil {
+		return err
+	}
+	e, err := s.endpoint(c, s.DB.Ent)
+	if err != nil {
+		return err
+	}
+	up := e.Update()
+	if in.url != nil {
+		up.SetURL(*in.url)
+	}
+	if in.events != nil {
+		up.SetEnabledEvents(encodeTypes(in.events))
+	}
+	if in.description != nil {
+		up.SetDescription(*in.description)
+	}
+	if in.disabled != nil {
+		up.SetDisabled(*in.disabled)
+		if !*in.disabled { // enabled again: the failure streak starts over
+			up.SetDisabledReason("").ClearFailingSince()
+		}
+	}
+	if e, err = up.Save(c.UserContext()); err != nil {
+		return err
+	}
+	return sendValue(c, fiber.StatusOK, showEndpoint(e, false))
+}
+
+func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
+	e, err := s.endpoint(c, s.DB.Ent)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	tx, err := s.DB.Ent.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	// Its deliveries and their log go with it.
+	ids, err := tx.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(e.ID)).IDs(ctx)
+	if err == nil {
+		_, err = tx.WebhookAttempt.Delete().Where(webhookattempt.DeliveryIDIn(ids...)).Exec(ctx)
+	}
+	if err == nil {
+		_, err = tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(e.ID)).Exec(ctx)
+	}
+	if err == nil {
+		err = tx.WebhookEndpoint.DeleteOneID(e.ID).Exec(ctx)
+	}
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return sendValue(c, fiber.StatusOK, map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
+}
+
+// rotateSecret issues a new secret; the old one keeps signing for 24 h, so
+// receivers can switch without missing a delivery.
+func (s *Server) rotateSecret(c *fiber.Ctx) error {
+	e, err := s.endpoint(c, s.DB.Ent)
+	if err != nil {
+		return err
+	}
+	e, err = e.Update().SetSecret(webhooks.NewSecret()).SetPreviousSecret(e.Secret).
+		SetPreviousSecretExpiresAt(time.Now().UTC().Add(24 * time.Hour)).Save(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return sendValue(c, fiber.StatusOK, showEndpoint(e, true))
+}
+
+// deliveryJSON is a delivery with its attempts, newest first.
+type deliveryJSON struct {
+	ID            string        `json:"id"`
+	Object        string        `json:"object"`
+	EndpointID    string        `json:"endpoint_id"`
+	EventID       string        `json:"event_id"`
+	EventType     string        `json:"event_type"`
+	Status        string        `json:"status"`
+	AttemptCount  int           `json:"attempt_count"`
+	NextAttemptAt *time.Time    `json:"next_attempt_at"`
+	CreatedAt     time.Time     `json:"created_at"`
+	Attempts      []attemptJSON `json:"attempts"`
+}
+
+type attemptJSON struct {
+	At         time.Time `json:"at"`
+	StatusCode *int      `json:"status_code"`
+	LatencyMS  int64     `json:"latency_ms"`
+	Error      *string   `json:"error"`
+	Response   string    `json:"response"`
+}
+
+func showDelivery(d *ent.WebhookDelivery, as []*ent.WebhookAttempt) deliveryJSON {
+	out := deliveryJSON{ID: d.ID, Object: "webhook_delivery", EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
+		Status: string(d.Status), AttemptCount: d.Attempts, CreatedAt: d.CreatedAt.UTC(), Attempts: []attemptJSON{}}
+	if d.Status == webhookdelivery.StatusPending {
+		t := d.NextAttemptAt.UTC()
+		out.NextAttemptAt = &t
+	}
+	for _, a := range as {
+		x := attemptJSON{At: a.CreatedAt.UTC(), LatencyMS: a.LatencyMs, Response: a.Response}
+		if a.StatusCode != 0 {
+			x.StatusCode = &a.StatusCode
+		}
+		if a.Error != "" {
+			x.Error = &a.Error
+		}
+		out.Attempts = append(out.Attempts, x)
+	}
+	return out
+}
+
+func (s *Server) listDeliveries(c *fiber.Ctx) error {
+	limit, offset, err := page(c)
+	if err != nil {
+		return err
+	}
+	e, err := s.endpoint(c, s.DB.Reader)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	q := s.DB.Reader.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(e.ID))
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return err
+	}
+	ds, err := q.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldEventSeq), ent.Desc(webhookdelivery.FieldID)).
+		Limit(limit).Offset(offset).All(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	as, err := s.DB.Reader.WebhookAttempt.Query().Where(webhookattempt.DeliveryIDIn(ids...)).
+		Order(ent.Desc(webhookattempt.FieldCreatedAt), ent.Desc(webhookattempt.FieldID)).All(ctx)
+	if err != nil {
+		return err
+	}
+	by := map[string][]*ent.WebhookAttempt{}
+	for _, a := range as {
+		by[a.DeliveryID] = append(by[a.DeliveryID], a)
+	}
+	data := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		data[i] = showDelivery(d, by[d.ID])
+	}
+	return sendValue(c, fiber.StatusOK, map[string]any{"data": data, "meta": listMeta{limit, offset, total}})
+}
+
+// retryDelivery ("send again") makes a delivery due now, whatever its state.
+func (s *Server) retryDelivery(c *fiber.Ctx) error {
+	e, err := s.endpoint(c, s.DB.Ent)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	d, err := s.DB.Ent.WebhookDelivery.Query().Where(webhookdelivery.ID(c.Params("delivery_id")), webhookdelivery.EndpointID(e.ID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return apierr.NotFound("webhook delivery")
+	}
+	if err != nil {
+		return err
+	}
+	if d, err = d.Update().SetStatus(webhookdelivery.StatusPending).SetNextAttemptAt(time.Now().UTC()).Save(ctx); err != nil {
+		return err
+	}
+	webhooks.Wake()
+	as, err := s.DB.Ent.WebhookAttempt.Query().Where(webhookattempt.DeliveryID(d.ID)).
+		Order(ent.Desc(webhookattempt.FieldCreatedAt), ent.Desc(webhookattempt.FieldID)).All(ctx)
+	if err != nil {
+		return err
+	}
+	return sendValue(c, fiber.StatusOK, showDelivery(d, as))
+}

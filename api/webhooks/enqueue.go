@@ -1,0 +1,63 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
+)
+
+// Enqueue stores, in the transaction that appends events, one delivery
+// per event and enabled endpoint of the workspace that wants its type: the
+// job commits exactly when its event does, so neither a crash nor a
+// restart loses one. It reports how many it stored.
+func Enqueue(ctx context.Context, tx *ent.Tx, ws string, events []*ent.Event) (int, error) {
+	eps, err := tx.WebhookEndpoint.Query().
+		Where(webhookendpoint.WorkspaceID(ws), webhookendpoint.Disabled(false)).
+		Select(webhookendpoint.FieldID, webhookendpoint.FieldEnabledEvents).All(ctx)
+	if err != nil || len(eps) == 0 {
+		return 0, err
+	}
+	now := time.Now().UTC()
+	var jobs []*ent.WebhookDeliveryCreate
+	for _, ep := range eps {
+		types := DecodeTypes(ep.EnabledEvents)
+		for _, e := range events {
+			if Wants(types, e.Type) {
+				jobs = append(jobs, tx.WebhookDelivery.Create().SetWorkspaceID(ws).SetEndpointID(ep.ID).
+					SetEventID(e.ID).SetEventType(e.Type).SetEventSeq(e.Seq).SetNextAttemptAt(now))
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return 0, nil
+	}
+	return len(jobs), tx.WebhookDelivery.CreateBulk(jobs...).Exec(ctx)
+}
+
+// Wants reports whether an endpoint subscribed to types gets an event of typ.
+func Wants(types []string, typ string) bool {
+	return slices.Contains(types, "*") || slices.Contains(types, typ)
+}
+
+// DecodeTypes reads a stored enabled_events list.
+func DecodeTypes(s string) []string {
+	var out []string
+	_ = json.Unmarshal([]byte(s), &out)
+	return out
+}
+
+// wake tells this process's workers that deliveries were just committed,
+// so the first attempt does not wait for the next poll.
+var wake = make(chan struct{}, 1)
+
+// Wake is called after a transaction that stored deliveries commits.
+func Wake() {
+	select {
+	case wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,44 @@
+package webhooks
+
+import (
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// Event is an event as the API shows it: GET /v1/events/{id} answers it
+// and a webhook's body is it, byte for byte.
+type Event struct {
+	ID        string    `json:"id"`
+	Object    string    `json:"object"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      struct {
+		Object             json.RawMessage `json:"object"`
+		PreviousAttributes json.RawMessage `json:"previous_attributes,omitempty"`
+	} `json:"data"`
+	RequestID string `json:"request_id"`
+	Actor     struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	} `json:"actor"`
+}
+
+// EventColumns are the events columns ScanEvent reads, in its order.
+const EventColumns = "id, seq, type, created_at, data, previous, request_id, actor_type, actor_id"
+
+// ScanEvent reads a row of EventColumns; it returns the event and its seq.
+func ScanEvent(rs interface{ Scan(...any) error }) (Event, int64, error) {
+	var e Event
+	var seq int64
+	var data string
+	var prev sql.NullString
+	err := rs.Scan(&e.ID, &seq, &e.Type, &e.CreatedAt, &data, &prev, &e.RequestID, &e.Actor.Type, &e.Actor.ID)
+	e.Object = "event"
+	e.CreatedAt = e.CreatedAt.UTC()
+	e.Data.Object = json.RawMessage(data)
+	if prev.Valid {
+		e.Data.PreviousAttributes = json.RawMessage(prev.String)
+	}
+	return e, seq, err
+}

@@ -1,0 +1,358 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
+	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
+)
+
+// Worker sends due deliveries. Any number of workers, in any number of
+// processes, share one database: a claim moves a delivery's
+// next_attempt_at past the send's deadline in its own short transaction
+// (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite's one writer serializes
+// claims), so two workers never hold the same delivery, and one that dies
+// mid-send leaves a claim that runs out and is taken again: at least once.
+type Worker struct {
+	db     *database.DB
+	s      Settings
+	client *http.Client
+	// Batch is how many deliveries one claim takes.
+	Batch int
+}
+
+// NewWorker builds a worker on db.
+func NewWorker(db *database.DB, s Settings) *Worker {
+	s = s.withDefaults()
+	tr := &http.Transport{
+		DialContext:           s.dial, // resolves and checks every address it dials
+		Proxy:                 nil,    // a proxy would dial for us, past the guard
+		TLSHandshakeTimeout:   s.Timeout,
+		ResponseHeaderTimeout: s.Timeout,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return &Worker{db: db, s: s, Batch: 100, client: &http.Client{
+		Transport: tr,
+		Timeout:   s.Timeout,
+		// A redirect is an answer, not an instruction: following it would
+		// let a receiver point the server anywhere.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// lease is how long a claim holds a delivery: past the send's deadline.
+func (w *Worker) lease() time.Duration { return w.s.Timeout + 20*time.Second }
+
+// Run sends deliveries until ctx ends; a send in flight then is cut off
+// unrecorded and its claim runs out, so another run sends it again.
+func (w *Worker) Run(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := w.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			w.s.Logger.Warn("webhooks: delivery round failed", "err", err)
+		}
+		if n >= w.Batch && err == nil {
+			continue // more are due
+		}
+		t := time.NewTimer(w.s.Poll)
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// RunOnce claims the due deliveries (up to Batch), sends them and records
+// the attempts; it returns how many it claimed.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	now := time.Now().UTC()
+	// Idle servers look on the read pool first: claiming takes the writer.
+	due, err := w.db.Reader.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now)).Exist(ctx)
+	if err != nil || !due {
+		return 0, err
+	}
+	ds, err := w.claim(ctx, now)
+	if err != nil || len(ds) == 0 {
+		return 0, err
+	}
+	jobs, err := w.load(ctx, ds)
+	if err != nil {
+		return len(ds), err
+	}
+	// An endpoint's deliveries go one after another, in commit order;
+	// endpoints go side by side.
+	byEndpoint := map[string][]*job{}
+	var order []string
+	for _, j := range jobs {
+		if _, ok := byEndpoint[j.d.EndpointID]; !ok {
+			order = append(order, j.d.EndpointID)
+		}
+		byEndpoint[j.d.EndpointID] = append(byEndpoint[j.d.EndpointID], j)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(order))
+	for i, ep := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range byEndpoint[ep] {
+				res := w.send(ctx, j)
+				if ctx.Err() != nil {
+					return // cut off: unrecorded, the claim runs out
+				}
+				if err := w.record(ctx, j, res); err != nil {
+					errs[i] = err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return len(ds), errors.Join(errs...)
+}
+
+// claim takes the due deliveries for one lease.
+func (w *Worker) claim(ctx context.Context, now time.Time) ([]*ent.WebhookDelivery, error) {
+	tx, err := w.db.Ent.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := tx.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now)).
+		Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldEventSeq), ent.Asc(webhookdelivery.FieldID)).
+		Limit(w.Batch)
+	if w.db.Dialect == dialect.Postgres {
+		q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
+	}
+	ds, err := q.All(ctx)
+	if err == nil && len(ds) > 0 {
+		ids := make([]string, len(ds))
+		for i, d := range ds {
+			ids[i] = d.ID
+		}
+		err = tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).
+			SetNextAttemptAt(now.Add(w.lease())).Exec(ctx)
+	}
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return ds, tx.Commit()
+}
+
+// job is a claimed delivery with what sending it needs.
+type job struct {
+	d    *ent.WebhookDelivery
+	ep   *ent.WebhookEndpoint
+	body []byte
+}
+
+// load reads the claimed deliveries' endpoints and events; a delivery
+// whose endpoint is gone or disabled has failed without an attempt.
+func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, error) {
+	epIDs := map[string]bool{}
+	evIDs := map[string]bool{}
+	for _, d := range ds {
+		epIDs[d.EndpointID], evIDs[d.EventID] = true, true
+	}
+	eps, err := w.db.Reader.WebhookEndpoint.Query().Where(webhookendpoint.IDIn(keys(epIDs)...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*ent.WebhookEndpoint{}
+	for _, ep := range eps {
+		byID[ep.ID] = ep
+	}
+	ids := keys(evIDs)
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rs, err := w.db.Read.QueryContext(ctx, w.db.Rebind("SELECT "+EventColumns+" FROM events WHERE id IN ("+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")"), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	bodies := map[string][]byte{}
+	for rs.Next() {
+		e, _, err := ScanEvent(rs)
+		if err != nil {
+			return nil, err
+		}
+		if bodies[e.ID], err = json.Marshal(e); err != nil {
+			return nil, err
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	var out []*job
+	var dropped []string
+	for _, d := range ds {
+		ep, body := byID[d.EndpointID], bodies[d.EventID]
+		if ep == nil || ep.Disabled || body == nil {
+			dropped = append(dropped, d.ID)
+			continue
+		}
+		out = append(out, &job{d: d, ep: ep, body: body})
+	}
+	if len(dropped) > 0 {
+		err = w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(dropped...)).
+			SetStatus(webhookdelivery.StatusFailed).Exec(ctx)
+	}
+	return out, err
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// result is one attempt's outcome.
+type result struct {
+	at       time.Time
+	status   int
+	latency  time.Duration
+	err      string
+	response string
+}
+
+func (r result) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
+
+// send makes one attempt.
+func (w *Worker) send(ctx context.Context, j *job) result {
+	res := result{at: time.Now().UTC()}
+	ctx, cancel := context.WithTimeout(ctx, w.s.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.ep.URL, bytes.NewReader(j.body))
+	if err != nil {
+		res.err = err.Error()
+		return res
+	}
+	ts := res.at.Unix()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Ledgerbase-Webhooks/1")
+	req.Header.Set("webhook-id", j.d.EventID) // the event's: stable across retries, a receiver's dedupe key
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("webhook-signature", Sign(secrets(j.ep, res.at), j.d.EventID, ts, j.body))
+	resp, err := w.client.Do(req)
+	res.latency = time.Since(res.at)
+	if err != nil {
+		res.err = clean(err.Error())
+		return res
+	}
+	defer resp.Body.Close()
+	res.status = resp.StatusCode
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	res.response = clean(string(b))
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		res.err = "redirects are not followed"
+	}
+	return res
+}
+
+// clean makes text storable on both databases (UTF-8, no NUL).
+func clean(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// secrets are the endpoint's signing secrets at t: the current one, and a
+// rotated-out one until it expires.
+func secrets(ep *ent.WebhookEndpoint, t time.Time) []string {
+	out := []string{ep.Secret}
+	if ep.PreviousSecret != "" && ep.PreviousSecretExpiresAt != nil && t.Before(*ep.PreviousSecretExpiresAt) {
+		out = append(out, ep.PreviousSecret)
+	}
+	return out
+}
+
+// record logs the attempt and schedules what follows: done, a retry after
+// the schedule's next delay with jitter, or failed after the last one; an
+// endpoint failing for DisableAfter is disabled, and says why.
+func (w *Worker) record(ctx context.Context, j *job, r result) error {
+	tx, err := w.db.Ent.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	err = w.recordTx(ctx, tx, j, r)
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) error {
+	d, ep := j.d, j.ep
+	if err := tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
+		SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response).
+		Exec(ctx); err != nil {
+		return err
+	}
+	attempts := d.Attempts + 1
+	up := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts)
+	if r.ok() {
+		if err := up.SetStatus(webhookdelivery.StatusSucceeded).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(ep.ID), webhookendpoint.FailingSinceNotNil()).
+			ClearFailingSince().Exec(ctx)
+	}
+	if attempts > len(w.s.Schedule) {
+		up.SetStatus(webhookdelivery.StatusFailed)
+	} else {
+		delay := w.s.Schedule[attempts-1]
+		delay += time.Duration(rand.Int64N(int64(delay)/5 + 1)) // jitter: retries of many deliveries spread out
+		up.SetNextAttemptAt(time.Now().UTC().Add(delay))
+	}
+	if err := up.Exec(ctx); err != nil {
+		return err
+	}
+	cur, err := tx.WebhookEndpoint.Get(ctx, ep.ID)
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	switch {
+	case cur.FailingSince == nil:
+		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetFailingSince(r.at).Exec(ctx)
+	case !cur.Disabled && r.at.Sub(*cur.FailingSince) >= w.s.DisableAfter:
+		why := r.err
+		if why == "" {
+			why = "answered " + strconv.Itoa(r.status)
+		}
+		reason := fmt.Sprintf("every delivery failed since %s (last: %s)", cur.FailingSince.UTC().Format(time.RFC3339), why)
+		w.s.Logger.Warn("webhooks: endpoint disabled", "endpoint", ep.ID, "workspace", d.WorkspaceID, "reason", reason)
+		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
+	}
+	return nil
+}
+
+func ignoreNotFound(err error) error {
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,320 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/ledgerbase/ledgerbase/api"
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
+)
+
+// No test here sends a packet beyond the loopback interface: the resolver
+// is a map, and the dialer fails the test if asked for another address.
+
+type mapResolver map[string][]string
+
+func (m mapResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	ips, ok := m[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host (test resolver)", Name: host, IsNotFound: true}
+	}
+	var out []net.IPAddr
+	for _, s := range ips {
+		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
+	}
+	return out, nil
+}
+
+// loopbackOnly dials loopback addresses and fails the test on any other.
+func loopbackOnly(t *testing.T, calls *int) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	var mu sync.Mutex
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		*calls++
+		mu.Unlock()
+		host, _, err := net.SplitHostPort(addr)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			t.Errorf("the webhook dialer was asked for %s, which is not loopback", addr)
+			return nil, errors.New("test dialer: not loopback")
+		}
+		return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
+	}
+}
+
+var testResolver = mapResolver{
+	"hooks.test":    {"127.0.0.1"},
+	"internal.test": {"10.1.2.3"},
+	"public.test":   {"203.0.113.7"}, // TEST-NET-3: never dialed, saves only
+}
+
+// receiver is a loopback HTTP server that records what it gets and
+// answers with the statuses given, then 200.
+type receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	got      []*http.Request
+	bodies   [][]byte
+	statuses []int
+}
+
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	r := &receiver{statuses: statuses}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, req)
+		r.bodies = append(r.bodies, b)
+		st := http.StatusOK
+		if len(r.statuses) > 0 {
+			st, r.statuses = r.statuses[0], r.statuses[1:]
+		}
+		r.mu.Unlock()
+		w.WriteHeader(st)
+		fmt.Fprintf(w, "answered %d", st)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) wait(t *testing.T, n int) ([]*http.Request, [][]byte) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		if len(r.got) >= n {
+			got, bodies := append([]*http.Request(nil), r.got...), append([][]byte(nil), r.bodies...)
+			r.mu.Unlock()
+			return got, bodies
+		}
+		r.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the receiver got %d requests, want %d", len(r.got), n)
+	return nil, nil
+}
+
+func withWebhooks(s webhooks.Settings) apitest.Option {
+	return func(c *api.Config) { c.Webhooks = s }
+}
+
+// startWorker runs a delivery worker until the test ends; the test's
+// pending deliveries are then settled so the next test's worker does not
+// inherit them (webhook tests run one at a time, not in parallel).
+func startWorker(t *testing.T, env *apitest.Env, s webhooks.Settings) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := webhooks.NewWorker(env.DB, s)
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+func TestWebhookEndpointsAreManagedByAdminsOfTheWorkspace(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	ws := env.Workspace(t, "growth", false, false)
+	other := env.Workspace(t, "growth", false, false)
+	r := env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, map[string]any{
+		"url": "https://public.test/hooks", "enabled_events": []string{"client.created", "invoice.paid"}, "description": "shop"}).WantStatus(t, 201)
+	ep := r.JSON(t)
+	id, _ := ep["id"].(string)
+	secret, _ := ep["secret"].(string)
+	if !strings.HasPrefix(id, "whe_") || !strings.HasPrefix(secret, "whsec_") || len(secret) < 6+32 {
+		t.Fatalf("endpoint %v", ep)
+	}
+	got := env.Get(t, "/v1/webhook-endpoints/"+id, ws.Key).WantStatus(t, 200).JSON(t)
+	if _, shown := got["secret"]; shown || got["url"] != "https://public.test/hooks" || got["description"] != "shop" {
+		t.Fatalf("get shows %v", got)
+	}
+	if l := env.Get(t, "/v1/webhook-endpoints", ws.Key).WantStatus(t, 200).JSON(t); l["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("list %v", l)
+	}
+	up := env.Do(t, "PATCH", "/v1/webhook-endpoints/"+id, ws.Key, map[string]any{"enabled_events": []string{"*"}, "disabled": true}).WantStatus(t, 200).JSON(t)
+	if up["disabled"] != true || fmt.Sprint(up["enabled_events"]) != "[*]" {
+		t.Fatalf("patched %v", up)
+	}
+	// Bad input: 400 naming the field, nothing written.
+	for _, b := range []map[string]any{
+		{"url": "https://public.test/x", "enabled_events": []string{"client.exploded"}},
+		{"url": "https://public.test/x", "enabled_events": []string{}},
+		{"enabled_events": []string{"*"}},
+		{"url": "https://public.test/x", "enabled_events": []string{"*"}, "colour": "red"},
+	} {
+		env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, b).WantError(t, 400, "invalid_request")
+	}
+	env.Do(t, "PATCH", "/v1/webhook-endpoints/"+id, ws.Key, map[string]any{"enabled_events": []string{"nope"}}).WantError(t, 400, "invalid_request")
+	if l := env.Get(t, "/v1/webhook-endpoints", ws.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("a refused create wrote: %v", l)
+	}
+	// Only admins manage endpoints.
+	ws.Role(t, "bookkeeper", "clients:write,invoices:write")
+	for _, key := range []string{ws.NewKey(t, access.KeySpec{Role: access.RoleViewer}), ws.NewKey(t, access.KeySpec{Role: "bookkeeper"})} {
+		env.Get(t, "/v1/webhook-endpoints", key).WantError(t, 403, "permission_denied")
+		env.Get(t, "/v1/webhook-endpoints/"+id, key).WantError(t, 403, "permission_denied")
+		env.Do(t, "POST", "/v1/webhook-endpoints", key, map[string]any{"url": "https://public.test/x", "enabled_events": []string{"*"}}).WantError(t, 403, "permission_denied")
+		env.Do(t, "DELETE", "/v1/webhook-endpoints/"+id, key, nil).WantError(t, 403, "permission_denied")
+	}
+	// Another workspace's endpoint does not exist for this one.
+	env.Get(t, "/v1/webhook-endpoints/"+id, other.Key).WantError(t, 404, "not_found")
+	env.Do(t, "PATCH", "/v1/webhook-endpoints/"+id, other.Key, map[string]any{"disabled": false}).WantError(t, 404, "not_found")
+	env.Do(t, "DELETE", "/v1/webhook-endpoints/"+id, other.Key, nil).WantError(t, 404, "not_found")
+	env.Get(t, "/v1/webhook-endpoints/"+id+"/deliveries", other.Key).WantError(t, 404, "not_found")
+	if l := env.Get(t, "/v1/webhook-endpoints", other.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(0) {
+		t.Fatalf("other workspace lists %v", l)
+	}
+	env.Do(t, "DELETE", "/v1/webhook-endpoints/"+id, ws.Key, nil).WantStatus(t, 200)
+	env.Get(t, "/v1/webhook-endpoints/"+id, ws.Key).WantError(t, 404, "not_found")
+}
+
+func TestWebhookURLsRefusedAtSaveTime(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	ws := env.Workspace(t, "growth", false, false)
+	for _, u := range []string{
+		"https://127.0.0.1/hooks", "https://10.0.0.1/hooks", "https://169.254.169.254/latest/meta-data",
+		"https://[::1]/hooks", "https://[::ffff:10.0.0.1]/hooks", "https://localhost/hooks",
+		"http://public.test/hooks",    // http without webhooks.allow_http
+		"https://internal.test/hooks", // a name the resolver maps to 10.1.2.3
+		"https://unresolvable.test/x", // does not resolve
+		"ftp://public.test/x", "https://user:pw@public.test/x", "not a url",
+	} {
+		e := env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, map[string]any{"url": u, "enabled_events": []string{"*"}}).WantError(t, 400, "invalid_request")
+		if e["param"] != "url" {
+			t.Errorf("%s: param %v, want url", u, e["param"])
+		}
+	}
+	if l := env.Get(t, "/v1/webhook-endpoints", ws.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(0) {
+		t.Fatalf("refused URLs were stored: %v", l)
+	}
+	// The settings open what tests and private deployments need.
+	open := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}))
+	ws2 := open.Workspace(t, "growth", false, false)
+	open.Do(t, "POST", "/v1/webhook-endpoints", ws2.Key, map[string]any{"url": "http://internal.test/hooks", "enabled_events": []string{"*"}}).WantStatus(t, 201)
+}
+
+// A receiver answering 500 then 200 gets the same webhook-id twice, each
+// signed so the Standard Webhooks library verifies it, with the event as
+// GET /v1/events/{id} shows it; the log shows both attempts.
+func TestWebhookDeliveryRetriesUntilSuccess(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	dials := 0
+	ws := open
+	ws.Dial, ws.Schedule, ws.Poll = loopbackOnly(t, &dials), []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, 50*time.Millisecond
+	startWorker(t, env, ws)
+	w := env.Workspace(t, "growth", false, false)
+	rcv := newReceiver(t, 500)
+	url := strings.Replace(rcv.URL, "127.0.0.1", "hooks.test", 1) + "/in"
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": url, "enabled_events": []string{"client.created"}}).WantStatus(t, 201).JSON(t)
+	epID, secret := ep["id"].(string), ep["secret"].(string)
+	env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201)
+
+	got, bodies := rcv.wait(t, 2)
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, req := range got {
+		if err := wh.Verify(bodies[i], req.Header); err != nil {
+			t.Fatalf("attempt %d: signature does not verify: %v (%s)", i+1, err, req.Header.Get("webhook-signature"))
+		}
+	}
+	evID := got[0].Header.Get("webhook-id")
+	if !strings.HasPrefix(evID, "evt_") || got[1].Header.Get("webhook-id") != evID {
+		t.Fatalf("webhook-ids %q and %q: want one event id, twice", evID, got[1].Header.Get("webhook-id"))
+	}
+	if want := env.Get(t, "/v1/events/"+evID, w.Key).WantStatus(t, 200).Body; string(bodies[1]) != string(want) {
+		t.Fatalf("body\n%s\nis not the event as GET shows it\n%s", bodies[1], want)
+	}
+	var log struct {
+		Data []struct {
+			ID, Status, EventID string
+			AttemptCount        int `json:"attempt_count"`
+			Attempts            []struct {
+				StatusCode int `json:"status_code"`
+				Response   string
+			}
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		env.Get(t, "/v1/webhook-endpoints/"+epID+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+		if len(log.Data) == 1 && log.Data[0].Status == "succeeded" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d := log.Data[0]
+	if len(log.Data) != 1 || d.Status != "succeeded" || d.AttemptCount != 2 || len(d.Attempts) != 2 ||
+		d.Attempts[0].StatusCode != 200 || d.Attempts[1].StatusCode != 500 || d.Attempts[1].Response != "answered 500" {
+		t.Fatalf("delivery log %+v", log)
+	}
+	// Send again, after rotating the secret: signed with both secrets.
+	rot := env.Do(t, "POST", "/v1/webhook-endpoints/"+epID+"/rotate-secret", w.Key, nil).WantStatus(t, 200).JSON(t)
+	env.Do(t, "POST", "/v1/webhook-endpoints/"+epID+"/deliveries/"+d.ID+"/retry", w.Key, nil).WantStatus(t, 200)
+	got, bodies = rcv.wait(t, 3)
+	if got[2].Header.Get("webhook-id") != evID {
+		t.Fatalf("sent again with webhook-id %q", got[2].Header.Get("webhook-id"))
+	}
+	for _, sec := range []string{secret, rot["secret"].(string)} {
+		wh, _ := standardwebhooks.NewWebhook(sec)
+		if err := wh.Verify(bodies[2], got[2].Header); err != nil {
+			t.Fatalf("after rotation, a secret does not verify: %v", err)
+		}
+	}
+	if dials == 0 {
+		t.Fatal("the injected dialer was not used")
+	}
+}
+
+// At send time the address is checked again after resolution: an endpoint
+// saved while private networks were allowed is refused by a worker that
+// does not allow them, before any connection.
+func TestWebhookSendRefusesPrivateAddresses(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}))
+	dials := 0
+	startWorker(t, env, webhooks.Settings{Resolver: testResolver, AllowHTTP: true, Dial: loopbackOnly(t, &dials),
+		Schedule: []time.Duration{time.Hour}, Poll: 50 * time.Millisecond})
+	w := env.Workspace(t, "growth", false, false)
+	rcv := newReceiver(t)
+	url := strings.Replace(rcv.URL, "127.0.0.1", "hooks.test", 1)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": url, "enabled_events": []string{"*"}}).WantStatus(t, 201).JSON(t)
+	env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201)
+	var log struct {
+		Data []struct {
+			Status   string
+			Attempts []struct{ Error *string }
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		env.Get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+		if len(log.Data) == 1 && len(log.Data[0].Attempts) == 1 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(log.Data) != 1 || len(log.Data[0].Attempts) != 1 || log.Data[0].Attempts[0].Error == nil ||
+		!strings.Contains(*log.Data[0].Attempts[0].Error, "loopback") || log.Data[0].Status != "pending" {
+		t.Fatalf("delivery log %+v", log)
+	}
+	if dials != 0 || len(rcv.got) != 0 {
+		t.Fatalf("a refused address was dialed (%d) or reached (%d)", dials, len(rcv.got))
+	}
+}
