@@ -40,9 +40,9 @@ type tsCall struct {
 	}
 }
 
-// runTSClient runs client.mjs with node: over stdio when endpoint is empty
-// (it spawns the bridge with key), else over streamable HTTP.
-func (f *fixture) runTSClient(t *testing.T, key, endpoint string, calls []map[string]any) ([]string, []tsCall) {
+// needTSClient returns node's path, once the client's package is installed;
+// without them the test skips, or fails under CI=true.
+func needTSClient(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err == nil {
@@ -55,6 +55,14 @@ func (f *fixture) runTSClient(t *testing.T, key, endpoint string, calls []map[st
 		}
 		t.Skip(msg)
 	}
+	return node
+}
+
+// runTSClient runs client.mjs with node: over stdio when endpoint is empty
+// (it spawns the bridge with key), else over streamable HTTP.
+func (f *fixture) runTSClient(t *testing.T, key, endpoint string, calls []map[string]any) ([]string, []tsCall) {
+	t.Helper()
+	node := needTSClient(t)
 	in, _ := json.Marshal(calls)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -93,6 +101,7 @@ func (f *fixture) runTSClient(t *testing.T, key, endpoint string, calls []map[st
 // against each tool's outputSchema, receives every error as a tool error the
 // model reads (code, message, param, request_id), and every success.
 func typeScriptClientReadsEveryError(t *testing.T, f *fixture) {
+	needTSClient(t)
 	ws := f.business(t)
 	calls := []map[string]any{
 		{"name": "whoami"},
