@@ -40,6 +40,9 @@ type Config struct {
 	MaxRetryWait time.Duration
 	Version      string
 	Logger       *slog.Logger
+	// AllowedOrigins are the browser origins (scheme://host[:port], or "*")
+	// besides this machine's that may call the HTTP transport.
+	AllowedOrigins []string
 }
 
 // Me is the record of /v1/me.
@@ -64,6 +67,8 @@ type Bridge struct {
 	Tools  []Tool // the tools offered, in declaration order
 	client *Client
 	log    *slog.Logger
+
+	allowedOrigins []string
 }
 
 // viewerRole is the built-in read-only role: a bridge holding such a key
@@ -93,6 +98,9 @@ func New(ctx context.Context, cfg Config) (*Bridge, error) {
 		if !slices.Contains(Toolsets(), ts) {
 			return nil, fmt.Errorf("unknown toolset %q; choose among %s", ts, strings.Join(Toolsets(), ", "))
 		}
+	}
+	if err := CheckOrigins(cfg.AllowedOrigins); err != nil {
+		return nil, err
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -125,7 +133,7 @@ func New(ctx context.Context, cfg Config) (*Bridge, error) {
 		return nil, fmt.Errorf("Ledgerbase reported an unknown plan %q", me.Plan)
 	}
 	readOnly := cfg.ReadOnly || me.Key.Role == viewerRole
-	b := &Bridge{Me: me, client: c, log: cfg.Logger}
+	b := &Bridge{Me: me, client: c, log: cfg.Logger, allowedOrigins: cfg.AllowedOrigins}
 	b.MCP = server.NewMCPServer("ledgerbase", cfg.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
@@ -222,7 +230,12 @@ func (b *Bridge) handler(t Tool) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		path, query, body, err := t.request(req.GetArguments())
 		if err != nil {
-			return errorResult(&APIError{Code: "invalid_arguments", Message: err.Error()}), nil
+			ae := &APIError{Code: "invalid_arguments", Message: err.Error()}
+			var arg *argError
+			if errors.As(err, &arg) {
+				ae.Param = arg.param
+			}
+			return errorResult(ae), nil
 		}
 		var payload any
 		if body != nil {
@@ -258,12 +271,24 @@ func structured(raw []byte) *mcp.CallToolResult {
 	}
 }
 
+// errorResult is an API error as a tool error: isError with the error as
+// JSON in a text block ({"error": {status, code, message, param,
+// request_id, retry_after}, "hint": ...}), and no structured content. A
+// tool's outputSchema describes its successes; structured content on an
+// error would have to match it too, and the official TypeScript client
+// rejects a result whose structured content does not (-32602), so the model
+// would never see the error. Every client shows text content.
 func errorResult(e *APIError) *mcp.CallToolResult {
-	body, _ := json.Marshal(map[string]any{"error": e})
+	body, err := json.Marshal(struct {
+		Error *APIError `json:"error"`
+		Hint  string    `json:"hint,omitempty"`
+	}{e, hint(e)})
+	if err != nil {
+		body = []byte(e.Error())
+	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(e.Error() + hint(e))},
-		StructuredContent: json.RawMessage(body),
-		IsError:           true,
+		Content: []mcp.Content{mcp.NewTextContent(string(body))},
+		IsError: true,
 	}
 }
 
@@ -271,13 +296,15 @@ func errorResult(e *APIError) *mcp.CallToolResult {
 func hint(e *APIError) string {
 	switch {
 	case e.Status == http.StatusTooManyRequests:
-		return fmt.Sprintf(". The rate limit held after retries; wait %d seconds before calling again.", max(e.RetryAfter, 1))
+		return fmt.Sprintf("The rate limit held after retries; wait %d seconds before calling again.", max(e.RetryAfter, 1))
 	case e.Code == "permission_denied":
-		return ". The API key's role does not allow this; ask a workspace admin for a key whose role does."
+		return "The API key's role does not allow this; ask a workspace admin for a key whose role does."
 	case e.Status == http.StatusNotFound && e.Code == "not_found":
-		return ". Check the id, e.g. by listing or searching first."
+		return "Check the id, e.g. by listing or searching first."
 	case e.Code == "unreachable":
-		return ". Try again later, or tell the user Ledgerbase is not reachable."
+		return "Try again later, or tell the user Ledgerbase is not reachable."
+	case e.Param != "" && (e.Status == 0 || e.Status == http.StatusBadRequest || e.Status == http.StatusUnprocessableEntity):
+		return "Fix the argument " + e.Param + " and call again."
 	}
 	return ""
 }

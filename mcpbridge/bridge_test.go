@@ -55,6 +55,8 @@ func TestBridge(t *testing.T) {
 		"BulkAnswersPerProduct":                  bulkAnswersPerProduct,
 		"DownServerIsAClearErrorNotAHang":        downServerIsAClearError,
 		"FindsPaidUnshippedOnlineOrdersAndShips": findsPaidUnshippedOnlineOrdersAndShips,
+		"TypeScriptClientReadsEveryError":        typeScriptClientReadsEveryError,
+		"HTTPRefusesForeignOrigins":              httpRefusesForeignOrigins,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -129,14 +131,31 @@ func (f *fixture) stdio(t *testing.T, key string, args ...string) *session {
 // http starts the bridge on a loopback port and connects over streamable HTTP.
 func (f *fixture) http(t *testing.T, key string, args ...string) *session {
 	t.Helper()
-	cmd := f.command(key, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	endpoint, stderr := f.serveHTTP(t, key, "127.0.0.1:0", args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatalf("connect over HTTP: %v\nstderr: %s", err, stderr)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return &session{ClientSession: cs, stderr: stderr, key: key}
+}
+
+// serveHTTP starts the bridge with --http addr and returns the MCP URL it
+// logs once it listens.
+func (f *fixture) serveHTTP(t *testing.T, key, addr string, args ...string) (string, *lockedBuffer) {
+	t.Helper()
+	cmd := f.command(key, append([]string{"--http", addr}, args...)...)
 	pr, pw := io.Pipe()
 	stderr := &lockedBuffer{}
 	cmd.Stderr = io.MultiWriter(stderr, pw)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); pw.Close() })
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); pw.Close(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
 	urlc := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`serving MCP.* url=(http://\S+/mcp)`)
@@ -149,20 +168,16 @@ func (f *fixture) http(t *testing.T, key string, args ...string) *session {
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
-	var endpoint string
 	select {
-	case endpoint = <-urlc:
+	case endpoint := <-urlc:
+		return endpoint, stderr
+	case <-exited:
+		t.Fatalf("the bridge exited:\n%s", stderr)
+		return "", nil
 	case <-time.After(20 * time.Second):
 		t.Fatalf("the bridge did not start serving HTTP:\n%s", stderr)
+		return "", nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
-	if err != nil {
-		t.Fatalf("connect over HTTP: %v\nstderr: %s", err, stderr)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return &session{ClientSession: cs, stderr: stderr, key: key}
 }
 
 func (s *session) tools(t *testing.T) map[string]*sdk.Tool {
@@ -218,19 +233,35 @@ func (s *session) ok(t *testing.T, name string, args map[string]any) map[string]
 // toolError calls a tool that must fail with an API error of code.
 func (s *session) toolError(t *testing.T, name string, args map[string]any, code string) map[string]any {
 	t.Helper()
-	res, sc := s.call(t, name, args)
+	res, _ := s.call(t, name, args)
 	if !res.IsError {
 		t.Fatalf("%s(%v) succeeded, want error %s", name, args, code)
 	}
-	e, _ := sc["error"].(map[string]any)
+	return errorOf(t, name, text(res), res.StructuredContent, code)
+}
+
+// errorOf checks a tool error as every client shows it: no structured
+// content (it would have to match the tool's outputSchema, and the
+// TypeScript client refuses it otherwise), and the error as JSON in the
+// text, {"error": {code, message, param, request_id, ...}, "hint"}.
+func errorOf(t *testing.T, name, text string, structured any, code string) map[string]any {
+	t.Helper()
+	if structured != nil {
+		t.Fatalf("%s: an error result carries structured content %v", name, structured)
+	}
+	var body struct {
+		Error map[string]any
+		Hint  string
+	}
+	if err := json.Unmarshal([]byte(text), &body); err != nil {
+		t.Fatalf("%s: the error text is not the error's JSON: %v\n%s", name, err, text)
+	}
+	e := body.Error
 	if e == nil || e["code"] != code {
-		t.Fatalf("%s: error %v, want code %s", name, sc, code)
+		t.Fatalf("%s: error %s, want code %s", name, text, code)
 	}
 	if m, _ := e["message"].(string); m == "" {
 		t.Fatalf("%s: error without a message: %v", name, e)
-	}
-	if !strings.Contains(text(res), code) {
-		t.Fatalf("%s: the text a model reads does not name %s: %s", name, code, text(res))
 	}
 	return e
 }
@@ -331,7 +362,7 @@ func listsToolsWithTheirSchemas(t *testing.T, f *fixture) {
 	for _, name := range []string{"whoami", "list_sales_orders", "get_sales_order", "create_shipment", "update_shipment",
 		"add_tracking_events", "add_invoice_payment", "add_bill_payment", "add_promotion_code", "list_invoice_payments",
 		"create_client", "update_client", "add_address", "update_address", "create_vendor", "upsert_item",
-		"bulk_upsert_products", "create_category", "get_online_payment", "list_gift_cards"} {
+		"bulk_upsert_products", "create_category", "get_online_payment", "list_online_payments", "list_gift_cards"} {
 		if tools[name] == nil {
 			t.Errorf("no tool %s among %v", name, names(tools))
 		}
@@ -366,6 +397,22 @@ func listsToolsWithTheirSchemas(t *testing.T, f *fixture) {
 	}
 	if q := prop(t, shp, "lines", "items", "qty_milli"); q["type"] != "integer" || q["minimum"] != float64(0) {
 		t.Errorf("shipment line qty_milli %v", q)
+	}
+	// status is for updates only: a new shipment is shipped.
+	if _, ok := shp["properties"].(map[string]any)["status"]; ok {
+		t.Errorf("create_shipment offers status, which only updates take: %v", shp["properties"])
+	}
+	if st := prop(t, schemaOf(t, tools["update_shipment"]), "status"); fmt.Sprint(st["enum"]) != "[shipped in_transit delivered]" {
+		t.Errorf("update_shipment status %v", st)
+	}
+	// add_tracking_events takes its events as a list, and says so.
+	trk := tools["add_tracking_events"]
+	if ts := schemaOf(t, trk); !slices.Equal(required(ts), []string{"shipment_id", "events"}) ||
+		prop(t, ts, "events")["type"] != "array" || prop(t, ts, "events", "items", "occurred_at")["format"] != "date-time" {
+		t.Errorf("add_tracking_events schema %s", mustJSON(ts))
+	}
+	if d := trk.Description; strings.Contains(d, "{events") || !strings.Contains(d, "Give them in events, a list of 1 to 100") {
+		t.Errorf("add_tracking_events description does not match its schema: %s", d)
 	}
 	bulk := schemaOf(t, tools["bulk_upsert_products"])
 	if p := prop(t, bulk, "products"); p["maxItems"] != float64(100) || p["minItems"] != float64(1) {
@@ -519,6 +566,15 @@ func apiErrorsAreToolErrors(t *testing.T, f *fixture) {
 	e = s.toolError(t, "list_invoices", map[string]any{"status": "sent", "client_id": ""}, "invalid_request")
 	if e["param"] != "client_id" {
 		t.Fatalf("invalid_request names param %v", e["param"])
+	}
+	// A missing id is refused before any call, naming what it is.
+	e = s.toolError(t, "get_invoice", map[string]any{}, "invalid_arguments")
+	if e["param"] != "id" || e["message"] != "id is required: the invoice's id (inv_...)" {
+		t.Fatalf("get_invoice {}: %v", e)
+	}
+	e = s.toolError(t, "list_addresses", map[string]any{"client_id": "cli_nope"}, "not_found")
+	if e["status"] != float64(404) || !strings.HasPrefix(fmt.Sprint(e["request_id"]), "req_") {
+		t.Fatalf("list_addresses of an unknown client: %v", e)
 	}
 
 	// A custom role that only reads invoices: the vendors tools are offered

@@ -24,7 +24,14 @@ type Tool struct {
 	params []pathParam
 }
 
-type pathParam struct{ placeholder, arg string }
+// pathParam is a path placeholder, the argument that fills it and what the
+// argument is ("the invoice's id (inv_...)").
+type pathParam struct{ placeholder, arg, doc string }
+
+// argError is an argument the bridge refuses before calling the API.
+type argError struct{ param, msg string }
+
+func (e *argError) Error() string { return e.msg }
 
 // Tools derives a tool for every endpoint of every declared resource.
 func Tools() []Tool {
@@ -37,8 +44,14 @@ func Tools() []Tool {
 
 func snake(s string) string { return strings.NewReplacer("-", "_", " ", "_").Replace(s) }
 
-// words is a resource's plural as a person says it: "sales orders".
-func words(r *resource.Resource) string { return strings.ReplaceAll(r.Name, "-", " ") }
+// words is a resource's plural as a person says it: "sales orders",
+// "online payments" (/v1/payments).
+func words(r *resource.Resource) string {
+	if r.Plural != "" {
+		return r.Plural
+	}
+	return strings.ReplaceAll(r.Name, "-", " ")
+}
 
 func article(s string) string {
 	if strings.IndexByte("aeiou", s[0]) >= 0 {
@@ -59,7 +72,7 @@ func toolName(e resource.Endpoint) string {
 	one := snake(r.Singular)
 	switch e.Op.Kind {
 	case resource.List:
-		return "list_" + snake(r.Name)
+		return "list_" + snake(words(r))
 	case resource.Create:
 		if r.Parent == nil {
 			return "create_" + one
@@ -69,7 +82,7 @@ func toolName(e resource.Endpoint) string {
 		}
 		return "add_" + one
 	case resource.Bulk:
-		return "bulk_upsert_" + snake(r.Name)
+		return "bulk_upsert_" + snake(words(r))
 	case resource.Action:
 		return e.Op.Name + "_" + one
 	}
@@ -93,19 +106,13 @@ func toolFor(e resource.Endpoint) Tool {
 			continue
 		}
 		ph := seg[1:]
-		switch {
-		case ph == "id" && r.Parent != nil:
-			p := r.Parent.Resource
-			arg := parentArg(r)
-			in.Add(arg, idSchema(fmt.Sprintf("The %s's id (%s_...).", p.Singular, p.Prefix)), true)
-			t.params = append(t.params, pathParam{ph, arg})
-		case ph == "id":
-			in.Add("id", idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
-			t.params = append(t.params, pathParam{ph, "id"})
-		default:
-			in.Add(ph, idSchema(fmt.Sprintf("The %s's id (%s_...).", r.Singular, r.Prefix)), true)
-			t.params = append(t.params, pathParam{ph, ph})
+		arg, of := ph, r
+		if ph == "id" && r.Parent != nil {
+			arg, of = parentArg(r), r.Parent.Resource
 		}
+		doc := fmt.Sprintf("the %s's id (%s_...)", of.Singular, of.Prefix)
+		in.Add(arg, idSchema(strings.ToUpper(doc[:1])+doc[1:]+"."), true)
+		t.params = append(t.params, pathParam{ph, arg, doc})
 	}
 	var what, use string
 	switch op.Kind {
@@ -139,14 +146,14 @@ func toolFor(e resource.Endpoint) Tool {
 			what += " and its " + strings.Join(names, " and ")
 		}
 		what += ". " + r.Doc
-		use = fmt.Sprintf("Use it when you have an id (from list_%s or another record) and need the whole record.", snake(r.Name))
+		use = fmt.Sprintf("Use it when you have an id (from list_%s or another record) and need the whole record.", snake(words(r)))
 	case resource.Bulk:
 		t.Destructive = true
 		t.Title = "Bulk upsert " + words(r)
 		in.Add(op.BulkKey, map[string]any{
 			"type": "array", "minItems": 1, "maxItems": op.BulkMax,
 			"description": fmt.Sprintf("The %s, at most %d per call; split larger batches into several calls.", words(r), op.BulkMax),
-			"items":       resource.FieldsSchema("", op.Body, argOptions),
+			"items":       resource.FieldsSchema("", offered(op), argOptions),
 		}, true)
 		what = op.Summary + fmt.Sprintf(" At most %d per call.", op.BulkMax)
 		use = fmt.Sprintf("One bad %s does not fail the others: read the answer for each one's outcome and fix only those that failed.", r.Singular)
@@ -154,26 +161,52 @@ func toolFor(e resource.Endpoint) Tool {
 		t.Destructive = op.Kind != resource.Create
 		t.Idempotent = op.Kind != resource.Create || hasRequiredID(op.Body)
 		t.Title = strings.ToUpper(t.Name[:1]) + strings.ReplaceAll(t.Name[1:], "_", " ")
+		what = op.Summary
 		if op.BulkKey != "" {
+			// The API also takes one element's fields alone; the tool takes
+			// the list only, which keeps its schema one plain object.
 			in.Add(op.BulkKey, map[string]any{
 				"type": "array", "minItems": 1, "maxItems": op.BulkMax,
-				"description": fmt.Sprintf("One or more %ss (at most %d per call).", r.Singular, op.BulkMax),
-				"items":       resource.FieldsSchema("", op.Body, argOptions),
+				"description": fmt.Sprintf("One or more %ss (at most %d per call); one %s is a list of one.", r.Singular, op.BulkMax, r.Singular),
+				"items":       resource.FieldsSchema("", offered(op), argOptions),
 			}, true)
+			what += fmt.Sprintf(" Give them in %s, a list of 1 to %d.", op.BulkKey, op.BulkMax)
 		} else {
-			for _, f := range op.Body {
+			for _, f := range offered(op) {
 				if in.Has(f.Name) {
 					panic(fmt.Sprintf("mcpbridge: %s: body field %q collides with a path argument", t.Name, f.Name))
 				}
 				in.Add(f.Name, resource.FieldSchema(f, argOptions), f.Required)
 			}
 		}
-		what = op.Summary
 		use = writeUse(r, op)
 	}
 	t.Schema = in
-	t.Description = strings.TrimSpace(what + " " + use + conventions(op.Body))
+	t.Description = strings.TrimSpace(what + " " + use + conventions(offered(op)))
 	return t
+}
+
+// offered are the body fields a tool offers: an update's all, others' all
+// but those declared UpdateOnly (a shipment's status), at every depth.
+func offered(op resource.Op) []resource.Field {
+	if op.Kind == resource.Update {
+		return op.Body
+	}
+	var keep func([]resource.Field) []resource.Field
+	keep = func(fs []resource.Field) []resource.Field {
+		out := make([]resource.Field, 0, len(fs))
+		for _, f := range fs {
+			if f.UpdateOnly {
+				continue
+			}
+			if len(f.Items) > 0 {
+				f.Items = keep(f.Items)
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	return keep(op.Body)
 }
 
 func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
@@ -292,9 +325,15 @@ func (t Tool) request(args map[string]any) (path string, query url.Values, body 
 	}
 	path = t.Endpoint.Path
 	for _, p := range t.params {
-		id, ok := rest[p.arg].(string)
-		if !ok || id == "" {
-			return "", nil, nil, fmt.Errorf("%s is required: the %s", p.arg, strings.TrimSuffix(p.arg, "_id")+" id")
+		v, given := rest[p.arg]
+		id, ok := v.(string)
+		switch {
+		case !given || v == nil:
+			return "", nil, nil, &argError{p.arg, fmt.Sprintf("%s is required: %s", p.arg, p.doc)}
+		case !ok:
+			return "", nil, nil, &argError{p.arg, fmt.Sprintf("%s must be a string: %s", p.arg, p.doc)}
+		case strings.TrimSpace(id) == "":
+			return "", nil, nil, &argError{p.arg, fmt.Sprintf("%s must not be empty: %s", p.arg, p.doc)}
 		}
 		delete(rest, p.arg)
 		path = strings.Replace(path, ":"+p.placeholder, url.PathEscape(id), 1)
@@ -315,7 +354,7 @@ func (t Tool) request(args map[string]any) (path string, query url.Values, body 
 			query.Set(k, x.String())
 		case nil:
 		default:
-			return "", nil, nil, fmt.Errorf("%s must be a string, number or boolean", k)
+			return "", nil, nil, &argError{k, fmt.Sprintf("%s must be a string, number or boolean", k)}
 		}
 	}
 	return path, query, nil, nil

@@ -3,7 +3,10 @@ package mcpbridge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -79,7 +82,70 @@ func TestArgumentsBecomeTheRequest(t *testing.T) {
 	if err != nil || path != "/v1/sales-orders" || body != nil || q.Encode() != "limit=5&online=true&payment_status=paid" {
 		t.Fatalf("path %s query %s body %v err %v", path, q.Encode(), body, err)
 	}
-	if _, _, _, err := toolNamed(t, "get_invoice").request(map[string]any{}); err == nil {
-		t.Fatal("a missing id must be refused before any call")
+	for args, want := range map[string]string{
+		`{}`:          "id is required: the invoice's id (inv_...)",
+		`{"id":null}`: "id is required: the invoice's id (inv_...)",
+		`{"id":7}`:    "id must be a string: the invoice's id (inv_...)",
+		`{"id":" "}`:  "id must not be empty: the invoice's id (inv_...)",
+	} {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(args), &m)
+		_, _, _, err := toolNamed(t, "get_invoice").request(m)
+		var ae *argError
+		if !errors.As(err, &ae) || ae.param != "id" || ae.msg != want {
+			t.Errorf("get_invoice %s: %v, want %q about id", args, err, want)
+		}
+	}
+	_, _, _, err = toolNamed(t, "list_addresses").request(map[string]any{})
+	if err == nil || err.Error() != "client_id is required: the client's id (cli_...)" {
+		t.Errorf("list_addresses {}: %v", err)
+	}
+}
+
+// Names pair: the list of a record type and the get of one of them use the
+// same noun (list_online_payments, get_online_payment), so a model that
+// found one guesses the other.
+func TestListAndGetToolsPair(t *testing.T) {
+	t.Parallel()
+	for _, r := range resource.All {
+		if r == resource.Me {
+			continue
+		}
+		_, hasList := r.Op(resource.List)
+		_, hasGet := r.Op(resource.Get)
+		if !hasList || !hasGet {
+			continue
+		}
+		list, get := toolName(resource.Endpoint{Resource: r, Op: resource.Op{Kind: resource.List}}),
+			toolName(resource.Endpoint{Resource: r, Op: resource.Op{Kind: resource.Get}})
+		noun := strings.TrimPrefix(get, "get_")
+		plurals := []string{noun + "s", noun + "es", strings.TrimSuffix(noun, "y") + "ies"}
+		if !slices.Contains(plurals, strings.TrimPrefix(list, "list_")) {
+			t.Errorf("%s does not pair with %s: set the resource's Plural", list, get)
+		}
+	}
+}
+
+// Fields declared UpdateOnly (a shipment's status) are offered by the
+// update tools only.
+func TestUpdateOnlyFieldsOnlyOnUpdates(t *testing.T) {
+	t.Parallel()
+	seen := 0
+	for _, tl := range Tools() {
+		for _, f := range tl.Endpoint.Op.Body {
+			if !f.UpdateOnly {
+				continue
+			}
+			seen++
+			raw, _ := json.Marshal(tl.Schema)
+			var s struct{ Properties map[string]any }
+			_ = json.Unmarshal(raw, &s)
+			if _, offered := s.Properties[f.Name]; offered != (tl.Endpoint.Op.Kind == resource.Update) {
+				t.Errorf("%s (%s) offers the update-only field %s: %v", tl.Name, tl.Endpoint.Op.Kind, f.Name, offered)
+			}
+		}
+	}
+	if seen < 2 {
+		t.Fatalf("no update-only field declared on both a create and an update (shipment status): %d", seen)
 	}
 }

@@ -2,11 +2,18 @@ package mcpbridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -34,9 +41,10 @@ func (w slogWriter) Write(p []byte) (int, error) {
 // MCPPath is where the streamable HTTP transport answers.
 const MCPPath = "/mcp"
 
-// HTTPHandler is the streamable HTTP transport on MCPPath. mcp-go refuses a
-// non-localhost Host header on a loopback connection (DNS rebinding), which
-// is what a bridge on 127.0.0.1 wants; we keep that protection on.
+// HTTPHandler is the streamable HTTP transport on MCPPath, behind the
+// Origin check. mcp-go refuses a non-localhost Host header on a loopback
+// connection (DNS rebinding), which is what a bridge on 127.0.0.1 wants; we
+// keep that protection on.
 func (b *Bridge) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, server.NewStreamableHTTPServer(b.MCP,
@@ -44,7 +52,82 @@ func (b *Bridge) HTTPHandler() http.Handler {
 		server.WithStreamableHTTPLogger(b.log),
 		server.WithHeartbeatInterval(30*time.Second),
 	))
-	return mux
+	return b.checkOrigin(mux)
+}
+
+// checkOrigin refuses a request whose Origin header names a site that is
+// neither this machine nor allowed (403, with a JSON-RPC error as the MCP
+// specification suggests). A page on a foreign site that rebinds its name
+// to the bridge's address still sends its own Origin, so this stops DNS
+// rebinding on any address the bridge listens on. Clients that are not
+// browsers send no Origin and pass.
+func (b *Bridge) checkOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" || OriginAllowed(origin, b.allowedOrigins) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b.log.Warn("refused a request from a foreign origin", "origin", origin, "method", r.Method, "path", r.URL.Path)
+		msg := fmt.Sprintf("Forbidden: Origin %q is not allowed (DNS rebinding protection); ledgerbase-mcp --allowed-origins lists the browser origins it accepts", origin)
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": -32600, "message": msg}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write(body)
+	})
+}
+
+// OriginAllowed reports whether a browser page of origin may call the
+// bridge: pages of this machine (localhost, 127.0.0.0/8, ::1) always, others
+// when allowed lists them exactly (scheme://host[:port]) or holds "*".
+func OriginAllowed(origin string, allowed []string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return slices.Contains(allowed, "*")
+	}
+	h := u.Hostname()
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(h); err == nil && ip.IsLoopback() {
+		return true
+	}
+	norm := strings.ToLower(u.Scheme + "://" + u.Host)
+	for _, a := range allowed {
+		if a == "*" || strings.ToLower(strings.TrimSuffix(a, "/")) == norm {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckOrigins validates an --allowed-origins list: each entry is "*" or
+// scheme://host[:port] with no path.
+func CheckOrigins(origins []string) error {
+	for _, o := range origins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(strings.TrimSuffix(o, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+			return fmt.Errorf("allowed origin %q: want scheme://host[:port], e.g. https://assistant.example.com, or *", o)
+		}
+	}
+	return nil
+}
+
+// ListenAddr is where --http listens: a bare port or ":port" means the
+// loopback interface (127.0.0.1); listening beyond this machine takes an
+// explicit host, e.g. 0.0.0.0:8090.
+func ListenAddr(addr string) string {
+	if _, err := strconv.Atoi(addr); err == nil {
+		return net.JoinHostPort("127.0.0.1", addr)
+	}
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
 }
 
 // ServeHTTP serves the streamable HTTP transport on ln with plain net/http

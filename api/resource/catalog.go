@@ -108,7 +108,7 @@ var (
 		money("cost_cents", "Shipping cost, minor units."),
 		str("notes", "Notes."),
 		objects("packages", "Parcels.", str("tracking_no", "Tracking number."), money("weight_g", "Weight in grams.")),
-		enum("status", "PATCH only: moves forward along shipped, in_transit, delivered.", "shipped", "in_transit", "delivered"),
+		updateOnly(enum("status", "Moves forward along shipped, in_transit, delivered (on update; a new shipment is shipped).", "shipped", "in_transit", "delivered")),
 	}
 	trackingEvent = []Field{
 		str("carrier_event_id", "The carrier's id of the event; an event with an id already stored is not stored again."),
@@ -223,7 +223,7 @@ var (
 		Doc:    "Tracking events of a shipment.",
 		Parent: &Parent{Resource: Shipments, FK: "shipment_id", Segment: "events"},
 		Ops: []Op{{Kind: Create, Body: trackingEvent, BulkKey: "events", BulkMax: 100,
-			Summary: "Add one tracking event, or {events:[...]}; an event whose carrier_event_id is already stored is not stored again."}},
+			Summary: "Add tracking events to a shipment; an event whose carrier_event_id is already stored is not stored again."}},
 	}
 	Returns = &Resource{Name: "returns", Singular: "return", Table: "returns", Prefix: "ret", Plan: Business, Toolset: "commerce",
 		Doc: "Customer return requests (RMA) on online orders, with lines and refund outcome. Read-only.", Search: []string{"number", "reason"},
@@ -244,7 +244,7 @@ var (
 	GiftCards = &Resource{Name: "gift-cards", Singular: "gift card", Table: "gift_cards", Prefix: "gc", Plan: Business, Toolset: "commerce",
 		Doc: "Gift cards with balance and ledger; only the last four characters of a code are shown. Read-only.", Search: []string{"code_last4"},
 		Hidden: []string{"code_hash"}, Ops: reads()}
-	Payments = &Resource{Name: "payments", Singular: "online payment", Table: "payments", Prefix: "pay", Plan: Business, Toolset: "commerce",
+	Payments = &Resource{Name: "payments", Singular: "online payment", Plural: "online payments", Table: "payments", Prefix: "pay", Plan: Business, Toolset: "commerce",
 		Doc:     "Online store payment transactions (authorize, capture, refund, void) with fees and the posted receipt. Read-only.",
 		Search:  []string{"provider_ref"},
 		Filters: []Filter{idFilter("sales_order_id", "Only payments of this order.")},

@@ -34,6 +34,9 @@ type Field struct {
 	Items  []Field // Array of objects: the fields of each element
 	Open   bool    // Object: any keys (translations); else Items are its fields
 	Doc    string
+	// UpdateOnly is a field meant for updates (PATCH) of a body that
+	// creates share: tools that create do not offer it (the MCP bridge).
+	UpdateOnly bool
 }
 
 // Format is a shape a string must have: checked by api/body, stated in the
@@ -75,6 +78,7 @@ func currency(doc string) Field {
 	return Field{Name: "currency_code", Type: String, Format: CurrencyCode, MaxLen: 3, Doc: doc}
 }
 func null(f Field) Field               { f.Nullable = true; return f }
+func updateOnly(f Field) Field         { f.UpdateOnly = true; return f }
 func money(name, doc string) Field     { return Field{Name: name, Type: Integer, Min: min0(), Doc: doc} }
 func integer(name, doc string) Field   { return Field{Name: name, Type: Integer, Doc: doc} }
 func boolean(name, doc string) Field   { return Field{Name: name, Type: Boolean, Doc: doc} }

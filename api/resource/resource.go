@@ -178,6 +178,11 @@ type Resource struct {
 	// Computed fields are derived from the row's columns on every read.
 	Computed []Computed
 	Ops      []Op
+
+	// Plural names the records as a person says them when Name (the URL's)
+	// does not: /v1/payments are "online payments". MCP tools pair by it:
+	// list_online_payments, get_online_payment.
+	Plural string
 }
 
 // Computed is a read-only field derived from a row, e.g. a store's primary_url.

@@ -45,7 +45,8 @@ the key's workspace can reach, and offers only those tools.`,
 	f := c.Flags()
 	f.String("url", "", "Ledgerbase base URL, e.g. http://127.0.0.1:8080 (env LEDGERBASE_URL)")
 	f.String("api-key", "", "API key (env LEDGERBASE_API_KEY; prefer the environment: flags show in process lists)")
-	f.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8090) instead of stdio")
+	f.String("http", "", "serve streamable HTTP on this address instead of stdio; a bare port or :port listens on 127.0.0.1 only (e.g. 8090), 0.0.0.0:8090 on every interface")
+	f.StringSlice("allowed-origins", nil, "browser origins allowed to call the HTTP transport besides this machine's (scheme://host[:port], comma-separated); any other Origin is refused with 403")
 	f.Bool("read-only", false, "offer only reading tools")
 	f.StringSlice("toolsets", nil, "offer only these toolsets: "+strings.Join(mcpbridge.Toolsets(), ","))
 	f.Duration("timeout", 30*time.Second, "time limit of each call to Ledgerbase")
@@ -72,6 +73,7 @@ func run(c *cobra.Command, _ []string) error {
 	retries, _ := f.GetInt("retries")
 	maxWait, _ := f.GetDuration("max-retry-wait")
 	verbose, _ := f.GetBool("verbose")
+	origins, _ := f.GetStringSlice("allowed-origins")
 
 	level := slog.LevelInfo
 	if verbose {
@@ -85,7 +87,7 @@ func run(c *cobra.Command, _ []string) error {
 	b, err := mcpbridge.New(ctx, mcpbridge.Config{
 		URL: url, APIKey: key, ReadOnly: readOnly, Toolsets: toolsets,
 		Timeout: timeout, Retries: retries, MaxRetryWait: maxWait,
-		Version: version, Logger: log,
+		Version: version, Logger: log, AllowedOrigins: origins,
 	})
 	if err != nil {
 		return err
@@ -93,7 +95,7 @@ func run(c *cobra.Command, _ []string) error {
 	if addr == "" {
 		return b.ServeStdio(ctx, os.Stdin, os.Stdout)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", mcpbridge.ListenAddr(addr))
 	if err != nil {
 		return err
 	}
