@@ -26,6 +26,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
@@ -366,9 +367,15 @@ func redactURL(s string) string {
 // pages of every list, small enough to load in a blink.
 const demoInvoices = 500
 
+// demoKeyName names the key `serve --demo` mints: it is how the next start
+// recognises the keys it minted before (docs/decisions.md).
+const demoKeyName = "serve --demo"
+
 // demoWorkspace seeds a business workspace with commerce on when the
-// database has none, and mints a key for it on every start (secrets are
-// never stored, so an old one cannot be shown again).
+// database has none, and mints a key for it on every start: secrets are
+// never stored, so an old one cannot be shown again. The key minted by the
+// previous start is revoked in the same transaction, so exactly one demo
+// key is ever valid, the one just printed.
 func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
 	ws, err := db.Ent.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
@@ -383,7 +390,7 @@ func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
-	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "demo", Role: access.RoleAdmin})
+	secret, err := rotateDemoKey(ctx, db.Ent, ws.ID)
 	if err != nil {
 		return "", err
 	}
@@ -400,6 +407,28 @@ Ledgerbase demo is ready: workspace %q (%s), business plan, commerce on.
 Admin UI: %s/admin/  %s
 
 `, ws.Name, ws.ID, secret, baseURL, baseURL, login), nil
+}
+
+// rotateDemoKey revokes every key a previous `serve --demo` minted and
+// mints a new admin key for workspace ws, in one transaction: a crash
+// between the two leaves the previous key valid, never none or two.
+func rotateDemoKey(ctx context.Context, db *ent.Client, ws string) (string, error) {
+	tx, err := db.Tx(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	now := time.Now().UTC()
+	_, err = tx.APIKey.Update().Where(apikey.Name(demoKeyName), apikey.RevokedAtIsNil()).
+		SetRevokedAt(now).Save(ctx)
+	if err != nil {
+		return "", err
+	}
+	secret, _, err := access.NewKey(ctx, tx.Client(), access.KeySpec{WorkspaceID: ws, Name: demoKeyName, Role: access.RoleAdmin})
+	if err != nil {
+		return "", err
+	}
+	return secret, tx.Commit()
 }
 
 // demoAdmin creates admin@example.com with a random password when no admin
