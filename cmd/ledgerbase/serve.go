@@ -390,9 +390,13 @@ func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
-	secret, err := rotateDemoKey(ctx, db.Ent, ws.ID)
+	secret, revoked, err := rotateDemoKey(ctx, db.Ent, ws.ID)
 	if err != nil {
 		return "", err
+	}
+	replaced := ""
+	if revoked > 0 {
+		replaced = "\n  (a new key at every start: the one printed before is revoked)\n"
 	}
 	login, err := demoAdmin(ctx, db)
 	if err != nil {
@@ -403,32 +407,31 @@ Ledgerbase demo is ready: workspace %q (%s), business plan, commerce on.
 
   export KEY=%s
   curl -H "Authorization: Bearer $KEY" %s/v1/invoices
-
+%s
 Admin UI: %s/admin/  %s
 
-`, ws.Name, ws.ID, secret, baseURL, baseURL, login), nil
+`, ws.Name, ws.ID, secret, baseURL, replaced, baseURL, login), nil
 }
 
 // rotateDemoKey revokes every key a previous `serve --demo` minted and
 // mints a new admin key for workspace ws, in one transaction: a crash
 // between the two leaves the previous key valid, never none or two.
-func rotateDemoKey(ctx context.Context, db *ent.Client, ws string) (string, error) {
+func rotateDemoKey(ctx context.Context, db *ent.Client, ws string) (secret string, revoked int, err error) {
 	tx, err := db.Tx(ctx)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	now := time.Now().UTC()
-	_, err = tx.APIKey.Update().Where(apikey.Name(demoKeyName), apikey.RevokedAtIsNil()).
-		SetRevokedAt(now).Save(ctx)
+	revoked, err = tx.APIKey.Update().Where(apikey.Name(demoKeyName), apikey.RevokedAtIsNil()).
+		SetRevokedAt(time.Now().UTC()).Save(ctx)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	secret, _, err := access.NewKey(ctx, tx.Client(), access.KeySpec{WorkspaceID: ws, Name: demoKeyName, Role: access.RoleAdmin})
+	secret, _, err = access.NewKey(ctx, tx.Client(), access.KeySpec{WorkspaceID: ws, Name: demoKeyName, Role: access.RoleAdmin})
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return secret, tx.Commit()
+	return secret, revoked, tx.Commit()
 }
 
 // demoAdmin creates admin@example.com with a random password when no admin
