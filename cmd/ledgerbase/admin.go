@@ -38,7 +38,7 @@ func workspaceCmd() *cobra.Command {
 	create.Flags().Bool("commerce-mode", false, "switch commerce mode on")
 	create.Flags().Bool("commerce-module", false, "enable the commerce plan module")
 	_ = create.MarkFlagRequired("name")
-	c.AddCommand(create)
+	c.AddCommand(create, workspaceListCmd())
 	return c
 }
 
@@ -100,7 +100,7 @@ func keyCmd() *cobra.Command {
 			return access.RevokeKey(c.Context(), db.Ent, args[0])
 		},
 	}
-	c.AddCommand(create, revoke)
+	c.AddCommand(create, revoke, keyListCmd())
 	return c
 }
 
@@ -136,6 +136,6 @@ func roleCmd() *cobra.Command {
 	create.Flags().String("grant", "", "comma-separated resource:none|read|write")
 	_ = create.MarkFlagRequired("workspace")
 	_ = create.MarkFlagRequired("name")
-	c.AddCommand(create)
+	c.AddCommand(create, roleListCmd())
 	return c
 }

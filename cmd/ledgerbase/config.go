@@ -33,7 +33,7 @@ import (
 // configs/ledgerbase.yaml documents every setting.
 type Config struct {
 	Addr     string `koanf:"addr" help:"address to listen on (host:port)"`
-	Demo     bool   `koanf:"demo" help:"on an empty database, create a demo workspace with data and print a key"`
+	Demo     bool   `koanf:"demo" help:"on an empty database, create a demo workspace with data; on every start, print a fresh admin key and revoke the one printed before"`
 	Database struct {
 		URL          string `koanf:"url" help:"sqlite:PATH or postgres://..."`
 		MaxOpenConns int    `koanf:"max_open_conns" help:"read pool size on SQLite (the writer is one connection), pool size on PostgreSQL; 0 = by CPU count"`

@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
@@ -375,9 +376,15 @@ func redactURL(s string) string {
 // pages of every list, small enough to load in a blink.
 const demoInvoices = 500
 
+// demoKeyName names the key `serve --demo` mints: it is how the next start
+// recognises the keys it minted before (docs/decisions.md).
+const demoKeyName = "serve --demo"
+
 // demoWorkspace seeds a business workspace with commerce on when the
-// database has none, and mints a key for it on every start (secrets are
-// never stored, so an old one cannot be shown again).
+// database has none, and mints a key for it on every start: secrets are
+// never stored, so an old one cannot be shown again. The key minted by the
+// previous start is revoked in the same transaction, so exactly one demo
+// key is ever valid, the one just printed.
 func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
 	ws, err := db.Ent.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
@@ -392,9 +399,13 @@ func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
-	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "demo", Role: access.RoleAdmin})
+	secret, revoked, err := rotateDemoKey(ctx, db.Ent, ws.ID)
 	if err != nil {
 		return "", err
+	}
+	replaced := ""
+	if revoked > 0 {
+		replaced = "\n  (a new key at every start: the one printed before is revoked)\n"
 	}
 	login, err := demoAdmin(ctx, db)
 	if err != nil {
@@ -405,10 +416,31 @@ Ledgerbase demo is ready: workspace %q (%s), business plan, commerce on.
 
   export KEY=%s
   curl -H "Authorization: Bearer $KEY" %s/v1/invoices
-
+%s
 Admin UI: %s/admin/  %s
 
-`, ws.Name, ws.ID, secret, baseURL, baseURL, login), nil
+`, ws.Name, ws.ID, secret, baseURL, replaced, baseURL, login), nil
+}
+
+// rotateDemoKey revokes every key a previous `serve --demo` minted and
+// mints a new admin key for workspace ws, in one transaction: a crash
+// between the two leaves the previous key valid, never none or two.
+func rotateDemoKey(ctx context.Context, db *ent.Client, ws string) (secret string, revoked int, err error) {
+	tx, err := db.Tx(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	revoked, err = tx.APIKey.Update().Where(apikey.Name(demoKeyName), apikey.RevokedAtIsNil()).
+		SetRevokedAt(time.Now().UTC()).Save(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	secret, _, err = access.NewKey(ctx, tx.Client(), access.KeySpec{WorkspaceID: ws, Name: demoKeyName, Role: access.RoleAdmin})
+	if err != nil {
+		return "", 0, err
+	}
+	return secret, revoked, tx.Commit()
 }
 
 // demoAdmin creates admin@example.com with a random password when no admin
