@@ -20,6 +20,7 @@ const docsHTML = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference · Ledgerbase</title>
 <link rel="icon" href="data:,">
+<style>body { margin: 0; }</style>
 </head>
 <body>
 <div id="redoc" data-spec="/v1/openapi.json"><p>Loading the API reference… The OpenAPI document itself is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></div>
