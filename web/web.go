@@ -55,6 +55,7 @@ func New(srv *api.Server) *UI {
 func (u *UI) Mount(app *fiber.App) {
 	// A person who opens the server's address in a browser wants the UI.
 	app.Get("/", func(c *fiber.Ctx) error { return c.Redirect(Base+"/", fiber.StatusFound) })
+	app.Get(DocsPath, docs)
 	a := app.Group(Base, securityHeaders)
 	a.Use("/assets", filesystem.New(filesystem.Config{Root: http.FS(assets.FS), MaxAge: 3600}))
 	a.Get("/setup", u.setupPage)

@@ -117,6 +117,9 @@ func Build() (*openapi3.T, error) {
 	self.Security = openapi3.NewSecurityRequirements()
 	self.AddResponse(200, openapi3.NewResponse().WithDescription("The OpenAPI 3.1 document.").
 		WithJSONSchema(&openapi3.Schema{Type: types(openapi3.TypeObject)}))
+	// A request line or headers longer than the server reads (8 KiB).
+	self.Responses.Set("431", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+	self.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
 	doc.AddOperation(Path, "GET", self)
 	return doc, nil
 }
@@ -360,9 +363,13 @@ func (b *builder) body(rt api.Route) *openapi3.SchemaRef {
 	if op.Kind == resource.Bulk {
 		// A bulk call answers each element on its own: one that does not
 		// match the body is that element's error, not the request's.
+		// So an element is either a body or, said as precisely, not one.
 		many.Items = openapi3.NewSchemaRef("", &openapi3.Schema{
 			Description: "A " + name + "; an element that is not one gets its own error in the answer.",
-			AnyOf:       openapi3.SchemaRefs{ref(name), openapi3.NewSchemaRef("", &openapi3.Schema{})},
+			AnyOf: openapi3.SchemaRefs{ref(name), openapi3.NewSchemaRef("", &openapi3.Schema{
+				Not:         ref(name),
+				Description: "Not a " + name + ": answered with this element's error (status `error`); the other elements are still written.",
+			})},
 		})
 		return openapi3.NewSchemaRef("", wrapper)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
@@ -40,6 +41,9 @@ func StartOn(t testing.TB, db *database.DB, adjust ...func(*web.UI)) *apitest.En
 	t.Helper()
 	srv, err := api.New(db, api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := openapi.Register(srv); err != nil { // as serve does: /docs renders it
 		t.Fatal(err)
 	}
 	ui := web.New(srv)
