@@ -1,17 +1,21 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"mime"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/writes"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // checkWrites refuses to start when a declared write has no implementation:
@@ -126,4 +130,52 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 		}
 		return res, err
 	}
+}
+
+// RunWrite runs the declared write rt for a caller other than /v1 (the
+// admin UI): the same gate, body validation and operation as the /v1
+// handler, on raw, a JSON object ("" or nil for none, as a bodiless
+// DELETE or action). id is the record's id (the parent's for a
+// sub-resource, whose own id is childID). A refusal comes back as the
+// error /v1 would answer, with its status, code, message and param.
+func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id, childID string, raw []byte) (writes.Result, *apierr.Error) {
+	f, ok := writes.Lookup(rt.Resource, rt.Op)
+	if !ok || rt.Op.BulkKey != "" {
+		return writes.Result{}, apierr.New(fiber.StatusNotFound, "route_not_found", "no such operation")
+	}
+	if err := p.Gate(rt.Resource, resource.Write); err != nil {
+		return writes.Result{}, s.toAPIError(err)
+	}
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	v, err := body.Parse(raw, rt.Op.Body)
+	if err != nil {
+		return writes.Result{}, s.toAPIError(err)
+	}
+	req := &writes.Request{
+		Ctx: ctx, DB: s.DB, Records: s.Records, Principal: p,
+		Resource: rt.Resource, Op: rt.Op, RequestID: ids.QuickAt("req", time.Now()),
+		ID: id, ChildID: childID, Body: v,
+	}
+	res, err := f(req)
+	if err != nil {
+		e := s.toAPIError(err)
+		if e.Status >= 500 {
+			s.log.Error("admin write failed", "path", rt.Path, "request_id", req.RequestID, "err", err)
+		}
+		return writes.Result{}, e
+	}
+	return res, nil
+}
+
+// FindRoute is the declared endpoint of r's operation of kind k (an
+// action's name for Action).
+func FindRoute(r *resource.Resource, k resource.OpKind, name string) (Route, bool) {
+	for _, rt := range Routes() {
+		if rt.Resource == r && rt.Op.Kind == k && (k != resource.Action || rt.Op.Name == name) {
+			return rt, true
+		}
+	}
+	return Route{}, false
 }

@@ -224,6 +224,7 @@ type listData struct {
 	NextURL string
 	Base    string // the list's address without a query
 	Problem string // why the query was refused (the API's 400 message)
+	NewURL  string // the New form, when the resource declares a create
 }
 
 func (d listData) cell(rec record, col string) shown {
@@ -245,6 +246,13 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
 		return render(c, http.StatusForbidden, recordListView(d))
+	}
+	if hasOp(r, resource.Create) {
+		d.NewURL = d.Base + "/new"
+	}
+	if c.Query("done") == "deleted" {
+		d.Notice = "The " + r.Singular + " is deleted."
+		c.Context().QueryArgs().Del("done")
 	}
 	// A blank form field means "any", as when an API caller leaves the parameter out.
 	args := c.Context().QueryArgs()
@@ -319,19 +327,28 @@ type detailData struct {
 	Fields []field // scalar and small values, shown as a list
 	Tables []subTable
 	Gate   string
+	// EditURL and Actions are the writes the record's state allows.
+	EditURL string
+	Actions []recordAction
 }
 
 func (u *UI) recordDetail(c *fiber.Ctx) error {
-	ws := workspaceOf(c)
 	r := browsableByName(c.Params("res"))
 	if r == nil {
 		return u.notFound(c)
 	}
+	return u.showRecord(c, r, c.Params("id"), http.StatusOK, "")
+}
+
+// showRecord renders a record's page with a status and, after a refused
+// action, its message.
+func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status int, problem string) error {
+	ws := workspaceOf(c)
 	if _, ok := r.Op(resource.Get); !ok {
 		return u.notFound(c)
 	}
-	id := c.Params("id")
 	d := detailData{page: u.pageOf(c, r.Singular+" "+id), R: r, ID: id}
+	d.Error = problem
 	d.Current = "rec:" + r.Name
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
@@ -348,6 +365,13 @@ func (u *UI) recordDetail(c *fiber.Ctx) error {
 	rec, err := decodeRecord(b)
 	if err != nil {
 		return u.internal(c, err)
+	}
+	if problem == "" {
+		d.Notice = doneNotice(r, c.Query("done"), rec)
+	}
+	d.Actions = actionsOf(ws, r, id, rec)
+	if hasOp(r, resource.Update) && writable(ws, r) {
+		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}
 	for _, f := range rec {
 		if rows, ok := objectRows(f.Value); ok {
@@ -375,7 +399,7 @@ func (u *UI) recordDetail(c *fiber.Ctx) error {
 		}
 		d.Tables = append(d.Tables, t)
 	}
-	return render(c, http.StatusOK, recordDetailView(d))
+	return render(c, status, recordDetailView(d))
 }
 
 // objectRows reads a JSON array of objects (an empty array counts).

@@ -82,7 +82,13 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/roles/:id", u.saveRole)
 	w.Post("/roles/:id/delete", u.deleteRole)
 	w.Get("/records/:res", u.recordList)
+	w.Get("/records/:res/new", u.newForm)
+	w.Post("/records/:res", u.createRecord)
 	w.Get("/records/:res/:id", u.recordDetail)
+	w.Get("/records/:res/:id/edit", u.editForm)
+	w.Post("/records/:res/:id", u.updateRecord)
+	w.Get("/records/:res/:id/do/:name", u.actionPage)
+	w.Post("/records/:res/:id/do/:name", u.runAction)
 	a.Use(u.notFound)
 }
 

@@ -42,6 +42,15 @@ type Principal struct {
 	Key       Key
 	// Grants is the custom role's matrix; nil for built-in roles.
 	Grants map[string]resource.Access
+	// Admin is the admin user's id when the caller is a person in the
+	// admin UI rather than an API key (Key then names the admin role).
+	Admin string
+}
+
+// AdminPrincipal is a signed-in admin acting in a workspace through the
+// admin UI: the admin role, with the events' actor the admin user.
+func AdminPrincipal(ws Workspace, adminID, email string) *Principal {
+	return &Principal{Workspace: ws, Key: Key{Name: "admin " + email, Role: RoleAdmin}, Admin: adminID}
 }
 
 // Allowed returns the access the principal's role gives on a resource name.

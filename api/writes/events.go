@@ -207,7 +207,9 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 		return err
 	}
 	actorType, actorID := "system", ""
-	if q.Principal != nil {
+	if q.Principal != nil && q.Principal.Admin != "" {
+		actorType, actorID = "admin", q.Principal.Admin
+	} else if q.Principal != nil {
 		actorType, actorID = "api_key", q.Principal.Key.ID
 	}
 	builders := make([]*ent.EventCreate, len(changes))

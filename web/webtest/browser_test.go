@@ -308,6 +308,46 @@ func TestAdminUIInABrowser(t *testing.T) {
 		env.Do(t, "POST", "/v1/vendors", reader, map[string]any{"name": "Refused Ltd"}).WantError(t, 403, "permission_denied")
 	})
 
+	step("write an invoice with two lines and send it", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/records/invoices")
+		b.submit(`a[href$="/records/invoices/new"]`)
+		b.fill("#f-client_name", "Acme Outfitters")
+		b.fill("#f-date", "11/02/2026")
+		b.fill("#f-lines-0-description", "Design")
+		b.fill("#f-lines-0-qty_milli", "2000")
+		b.fill("#f-lines-0-unit_price_cents", "5000")
+		b.fill("#f-lines-0-vat_rate_bp", "2000")
+		b.submit(`button[name="_more"]`) // more rows keep what was typed
+		b.fill("#f-lines-1-description", "Hosting")
+		b.fill("#f-lines-1-qty_milli", "1000")
+		b.fill("#f-lines-1-unit_price_cents", "1500")
+		if n := b.text("#f-lines-5-description"); n != "" {
+			t.Fatalf("a blank row holds %q", n)
+		}
+		b.submit(`form.stack button[type=submit]:not([name])`)
+		b.waitText("The invoice is created.")
+		m := regexp.MustCompile(`/records/invoices/(inv_[0-9a-z]+)`).FindStringSubmatch(b.location())
+		if m == nil {
+			t.Fatalf("not on the invoice's page: %s", b.location())
+		}
+		var inv struct {
+			Status             string
+			Date               string
+			AmountInclVatCents int64 `json:"amount_incl_vat_cents"`
+			Lines              []any
+		}
+		env.Get(t, "/v1/invoices/"+m[1], secret).WantStatus(t, 200).Decode(t, &inv)
+		if inv.Status != "draft" || len(inv.Lines) != 2 || inv.AmountInclVatCents != 13500 || inv.Date != "2026-11-02" {
+			t.Fatalf("the invoice through /v1: %+v", inv)
+		}
+		b.submit(`form[action$="/do/send"] button`)
+		b.waitText("The invoice is now sent.")
+		env.Get(t, "/v1/invoices/"+m[1], secret).WantStatus(t, 200).Decode(t, &inv)
+		if inv.Status != "sent" {
+			t.Fatalf("after Send, /v1 says %s", inv.Status)
+		}
+	})
+
 	step("revoke the key", func(t *testing.T) {
 		b.open("/admin/w/" + wsID + "/keys")
 		b.submit(`a[aria-label="Revoke Shop sync"]`)
@@ -328,7 +368,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		}
 		shp := webtest.Records(t, env, wsID)
 		b.open("/admin/w/" + wsID + "/records/invoices")
-		b.waitText("of 40")
+		b.waitText("of 41") // the demo's 40 and the one written through the form
 		// The search box searches as one types (htmx), like ?q= on the API.
 		b.open("/admin/w/" + wsID + "/records/shipments")
 		b.fill("#q", "JD014600003828")
