@@ -127,8 +127,8 @@ func (s *Server) endpointBody(c *fiber.Ctx, create bool) (endpointInput, error) 
 			known := resource.EventTypes()
 			for _, x := range list {
 				t, ok := x.(string)
-				if !ok || (t != "*" && !slices.Contains(known, t)) {
-					return in, apierr.Invalid(k, "unknown event type %v; the OpenAPI document lists them (or use \"*\")", x)
+				if !ok || (t != "*" && !slices.ContainsFunc(known, func(typ string) bool { return webhooks.Wants([]string{t}, typ) })) {
+					return in, apierr.Invalid(k, "unknown event type %v; the OpenAPI document lists them (\"invoice.*\" and \"*\" match several)", x)
 				}
 				if !slices.Contains(in.events, t) {
 					in.events = append(in.events, t)

@@ -3,7 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -38,9 +38,16 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, events []*ent.Event) (i
 	return len(jobs), tx.WebhookDelivery.CreateBulk(jobs...).Exec(ctx)
 }
 
-// Wants reports whether an endpoint subscribed to types gets an event of typ.
+// Wants reports whether an endpoint subscribed to types gets an event of
+// typ: "*" is every event, "invoice.*" every invoice event, as the type
+// filter of GET /v1/events reads them.
 func Wants(types []string, typ string) bool {
-	return slices.Contains(types, "*") || slices.Contains(types, typ)
+	for _, t := range types {
+		if t == "*" || t == typ || strings.HasSuffix(t, ".*") && strings.HasPrefix(typ, strings.TrimSuffix(t, "*")) {
+			return true
+		}
+	}
+	return false
 }
 
 // DecodeTypes reads a stored enabled_events list.
