@@ -193,18 +193,28 @@ func previousAttributes(before, after []byte) []byte {
 	return out
 }
 
-// emit appends changes as events. Their numbers come from the workspace's
-// "events" counter, whose row stays locked until commit on PostgreSQL: a
+// emit appends changes as events. On PostgreSQL their numbers come from the
+// workspace's "events" counter, whose row stays locked until commit: a
 // workspace's events commit in the order of their numbers, so a consumer
-// paging by them never skips one that commits late.
+// paging by them never skips one that commits late. SQLite's single writer
+// gives that order by itself.
 func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
 	}
 	ws := q.Workspace().ID
-	first, err := reserve(q.Ctx, tx, ws, "events", int64(len(changes)))
-	if err != nil {
-		return err
+	var first int64
+	if q.locks() {
+		var err error
+		if first, err = reserve(q.Ctx, tx, ws, "events", int64(len(changes))); err != nil {
+			return err
+		}
+	} else {
+		// SQLite's one writer already runs writes one at a time, in commit
+		// order: the next number is the last one plus one (an index lookup).
+		if err := queryRow(q, tx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE workspace_id = ?", []any{ws}, &first); err != nil {
+			return err
+		}
 	}
 	actorType, actorID := "system", ""
 	if q.Principal != nil && q.Principal.Admin != "" {
