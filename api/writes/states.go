@@ -23,22 +23,12 @@ func (q *Request) state(tx *ent.Tx) (string, error) {
 	if q.locks() {
 		query += " FOR UPDATE"
 	}
-	rows, err := tx.QueryContext(q.Ctx, q.DB.Rebind(query), q.ID, q.Workspace().ID)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
+	var st string
+	err := queryRow(q, tx, query, []any{q.ID, q.Workspace().ID}, &st)
+	if isNoRows(err) {
 		return "", apierr.NotFound(q.Resource.Singular)
 	}
-	var st string
-	if err := rows.Scan(&st); err != nil {
-		return "", err
-	}
-	return st, rows.Close()
+	return st, err
 }
 
 // allowed reads the record's state under lock and refuses q.Op from it.
