@@ -35,12 +35,6 @@ func (s *Server) mountWebhooks(v1 fiber.Router) {
 	g.Post("/:id/rotate-secret", s.rotateSecret)
 	g.Get("/:id/deliveries", s.listDeliveries)
 	g.Post("/:id/deliveries/:delivery_id/retry", s.retryDelivery)
-	for _, r := range [][2]string{
-		{"POST", ""}, {"GET", ""}, {"GET", "/:id"}, {"PATCH", "/:id"}, {"DELETE", "/:id"},
-		{"POST", "/:id/rotate-secret"}, {"GET", "/:id/deliveries"}, {"POST", "/:id/deliveries/:delivery_id/retry"},
-	} {
-		s.routes.routes = append(s.routes.routes, Route{Method: r[0], Path: "/v1/webhook-endpoints" + r[1], Resource: resource.Me})
-	}
 }
 
 func adminOnly(c *fiber.Ctx) error {
