@@ -435,26 +435,6 @@ func columnsOf(rows []record) []string {
 
 func displayName(r *resource.Resource) string { return humanize(r.Name) }
 
-// label names a field for people: the unit suffix is dropped, since the
-// value is shown in its unit ("cost_cents" is "Cost", shown as 14.90 EUR).
-func label(name string) string {
-	for _, suffix := range []string{"_cents", "_milli", "_bp", "_g"} {
-		if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
-			return humanize(strings.TrimSuffix(name, suffix))
-		}
-	}
-	return humanize(name)
-}
-
-// humanize turns "credit-notes" or "amount_incl_vat_cents" into words.
-func humanize(s string) string {
-	s = strings.NewReplacer("-", " ", "_", " ").Replace(s)
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // gateNote says why the sidebar's link leads to a refusal, if it does.
 func gateNote(p page, r *resource.Resource) string {
 	if m := missing(p.WS, r); m != "" {
