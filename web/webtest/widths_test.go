@@ -20,13 +20,21 @@ import (
 
 // layoutCheck lists what is wrong with the page's layout at the current
 // width: the document scrolling sideways, a select too narrow for one of
-// its choices, and (when cells is true) a table cell whose content is cut,
-// either inside the cell or by a scrolling frame around the table.
+// its choices, a panel touching what is above it, no icon, an acronym
+// written as a word ("Vat"), and (when cells is true) a table cell whose
+// content is cut, inside the cell or by a scrolling frame around the table.
 const layoutCheck = `((cells) => {
 	const out = [];
-	const what = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " " + JSON.stringify((e.innerText || "").trim().slice(0, 40));
+	const what = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + String(e.className).trim().split(/\s+/).join(".") : "") +
+		" " + JSON.stringify((e.innerText || "").trim().replace(/\s+/g, " ").slice(0, 40));
 	const d = document.documentElement;
-	if (d.scrollWidth > d.clientWidth) out.push("the page is " + d.scrollWidth + " px wide in a " + d.clientWidth + " px window");
+	if (d.scrollWidth > d.clientWidth) {
+		// Name the elements where the overflow starts: past the edge, inside a parent that is not.
+		const past = (e) => e.getBoundingClientRect().right > d.clientWidth + 1;
+		const framed = (e) => { for (let a = e.parentElement; a && a !== d; a = a.parentElement) if (getComputedStyle(a).overflowX !== "visible") return true; return false; };
+		const starts = [...document.body.querySelectorAll("*")].filter((e) => past(e) && !past(e.parentElement) && !framed(e)).slice(0, 3);
+		out.push("the page is " + d.scrollWidth + " px wide in a " + d.clientWidth + " px window, from " + starts.map(what).join(", "));
+	}
 	const probe = document.createElement("span");
 	probe.style.cssText = "position:absolute;visibility:hidden;white-space:pre;left:0;top:0";
 	document.body.appendChild(probe);
@@ -41,18 +49,29 @@ const layoutCheck = `((cells) => {
 		}
 	}
 	probe.remove();
+	for (const p of document.querySelectorAll(".panel")) {
+		const s = p.previousElementSibling;
+		if (s && s.offsetParent && p.offsetParent && p.getBoundingClientRect().top - s.getBoundingClientRect().bottom < 8) out.push("panel " + what(p) + " touches the " + what(s) + " above it");
+	}
+	if (!document.querySelector('link[rel~="icon"]')) out.push("no icon");
+	const words = (document.querySelector("main") || document.body).innerText.match(/\b(Vat|vat|Id|Sku|Url)\b/g);
+	if (words) out.push("acronyms not in capitals: " + [...new Set(words)].join(", "));
 	if (cells) {
 		for (const c of document.querySelectorAll("td, th")) {
-			if (!c.offsetParent) continue;
-			if (c.scrollWidth > c.clientWidth + 1) out.push("cell " + what(c) + " is cut: " + c.scrollWidth + " px of content in " + c.clientWidth + " px");
-			const r = c.getBoundingClientRect();
-			for (let a = c.parentElement; a && a !== d; a = a.parentElement) {
+			if (c.offsetParent && c.scrollWidth > c.clientWidth + 1) out.push("cell " + what(c) + " is cut: " + c.scrollWidth + " px of content in " + c.clientWidth + " px");
+		}
+		for (const t of document.querySelectorAll("table")) {
+			if (!t.offsetParent) continue;
+			const r = t.getBoundingClientRect();
+			for (let a = t.parentElement; a && a !== d; a = a.parentElement) {
 				if (getComputedStyle(a).overflowX === "visible") continue;
 				const f = a.getBoundingClientRect();
 				if (r.left < f.left - 1 || r.right > f.right + 1) {
-					out.push("cell " + what(c) + " is out of view in its " + a.tagName.toLowerCase() + "." + a.className);
-					break;
+					const hidden = [...t.querySelectorAll("th, td")].filter((c) => { const x = c.getBoundingClientRect(); return x.left < f.left - 1 || x.right > f.right + 1; });
+					const heads = [...new Set(hidden.map((c) => (t.tHead && t.tHead.rows[0] && t.tHead.rows[0].cells[c.cellIndex] || c).innerText.trim()))];
+					out.push("a table is " + Math.round(r.width) + " px wide in a " + Math.round(f.width) + " px frame: columns " + JSON.stringify(heads) + " are out of view");
 				}
+				break;
 			}
 		}
 	}
@@ -123,6 +142,10 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := evaluate[[]string](b, layoutCheck+`(`+fmt.Sprint(width >= 1280)+`)`)
+		// A phone zooms out to show a page wider than the screen.
+		if w := evaluate[int](b, `innerWidth`); w != width {
+			found = append(found, fmt.Sprintf("the window shows %d px: the page is wider than the screen", w))
+		}
 		body := evaluate[string](b, `document.body.innerText`)
 		if strings.Contains(body, "Something went wrong") || strings.Contains(body, "Page not found") {
 			found = append(found, "an error page")
@@ -133,7 +156,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		return at.Path
 	}
 	phone := func() { b.do("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)) }
-	laptop := func() { b.do("laptop viewport", chromedp.ResetViewport()) }
+	laptop := func() { b.do("laptop viewport", chromedp.EmulateViewport(1280, 900)) }
 	links := func() []string {
 		hrefs := evaluate[[]string](b, `[...document.querySelectorAll("a[href]")].map(a => a.getAttribute("href"))`)
 		var out []string
@@ -199,6 +222,15 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		}
 	}
 
+	// Names are shown as typed, and the icon is served.
+	b.open("/admin/w/" + ws.ID + "/roles")
+	if body := evaluate[string](b, `document.querySelector("main").innerText`); !strings.Contains(body, "client reader") {
+		t.Errorf("the roles page does not show the role's name as typed:\n%s", body)
+	}
+	if typ := evaluate[string](b, `fetch(document.querySelector('link[rel~="icon"]').href).then(r => r.ok ? r.headers.get("content-type") : "HTTP " + r.status)`); typ != "image/svg+xml" {
+		t.Errorf("the icon is served as %q", typ)
+	}
+
 	// The same pages on a phone.
 	phone()
 	defer laptop()
@@ -214,12 +246,12 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	}
 }
 
-// evaluate runs a script in the page and returns its value.
+// evaluate runs a script in the page and returns its value (a promise's, once settled).
 func evaluate[T any](b *tab, script string) T {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](script, chromedp.EvalAwaitPromise))
 	if err != nil {
 		b.t.Fatalf("evaluate %.60s…: %v", script, err)
 	}
