@@ -35,6 +35,8 @@ type Worker struct {
 	client *http.Client
 	// Batch is how many deliveries one claim takes.
 	Batch int
+	// Metrics, when set, count the attempts.
+	Metrics *Metrics
 }
 
 // NewWorker builds a worker on db.
@@ -219,6 +221,9 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 	if len(dropped) > 0 {
 		err = w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(dropped...)).
 			SetStatus(webhookdelivery.StatusFailed).Exec(ctx)
+		if err == nil {
+			w.Metrics.dropped(len(dropped))
+		}
 	}
 	return out, err
 }
@@ -238,6 +243,7 @@ type result struct {
 	latency  time.Duration
 	err      string
 	response string
+	refused  bool // the guard refused the address: nothing was dialed
 }
 
 func (r result) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
@@ -262,6 +268,8 @@ func (w *Worker) send(ctx context.Context, j *job) result {
 	res.latency = time.Since(res.at)
 	if err != nil {
 		res.err = clean(err.Error())
+		var refused *RefusedError
+		res.refused = errors.As(err, &refused)
 		return res
 	}
 	defer resp.Body.Close()
@@ -297,31 +305,41 @@ func (w *Worker) record(ctx context.Context, j *job, r result) error {
 	if err != nil {
 		return err
 	}
-	err = w.recordTx(ctx, tx, j, r)
+	outcome, err := w.recordTx(ctx, tx, j, r)
 	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if r.refused {
+		outcome = OutcomeRefused
+	}
+	w.Metrics.attempt(outcome, r.latency)
+	return nil
 }
 
-func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) error {
+// recordTx writes the attempt and what follows; it returns the outcome.
+func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) (string, error) {
 	d, ep := j.d, j.ep
 	if err := tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
 		SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response).
 		Exec(ctx); err != nil {
-		return err
+		return "", err
 	}
 	attempts := d.Attempts + 1
 	up := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts)
 	if r.ok() {
 		if err := up.SetStatus(webhookdelivery.StatusSucceeded).Exec(ctx); err != nil {
-			return err
+			return "", err
 		}
-		return tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(ep.ID), webhookendpoint.FailingSinceNotNil()).
+		return OutcomeSuccess, tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(ep.ID), webhookendpoint.FailingSinceNotNil()).
 			ClearFailingSince().Exec(ctx)
 	}
+	outcome := OutcomeRetry
 	if attempts > len(w.s.Schedule) {
+		outcome = OutcomeFailed
 		up.SetStatus(webhookdelivery.StatusFailed)
 	} else {
 		delay := w.s.Schedule[attempts-1]
@@ -329,15 +347,15 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) err
 		up.SetNextAttemptAt(time.Now().UTC().Add(delay))
 	}
 	if err := up.Exec(ctx); err != nil {
-		return err
+		return "", err
 	}
 	cur, err := tx.WebhookEndpoint.Get(ctx, ep.ID)
 	if err != nil {
-		return ignoreNotFound(err)
+		return outcome, ignoreNotFound(err)
 	}
 	switch {
 	case cur.FailingSince == nil:
-		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetFailingSince(r.at).Exec(ctx)
+		return outcome, tx.WebhookEndpoint.UpdateOneID(ep.ID).SetFailingSince(r.at).Exec(ctx)
 	case !cur.Disabled && r.at.Sub(*cur.FailingSince) >= w.s.DisableAfter:
 		why := r.err
 		if why == "" {
@@ -345,9 +363,9 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) err
 		}
 		reason := fmt.Sprintf("every delivery failed since %s (last: %s)", cur.FailingSince.UTC().Format(time.RFC3339), why)
 		w.s.Logger.Warn("webhooks: endpoint disabled", "endpoint", ep.ID, "workspace", d.WorkspaceID, "reason", reason)
-		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
+		return outcome, tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
 	}
-	return nil
+	return outcome, nil
 }
 
 func ignoreNotFound(err error) error {
