@@ -59,8 +59,12 @@ func NewWorker(db *database.DB, s Settings) *Worker {
 	}}
 }
 
+// leaseMargin is what a claim holds beyond a send's deadline: room for
+// recording the attempt and for clocks of several servers that disagree.
+const leaseMargin = 20 * time.Second
+
 // lease is how long a claim holds a delivery: past the send's deadline.
-func (w *Worker) lease() time.Duration { return w.s.Timeout + 20*time.Second }
+func (w *Worker) lease() time.Duration { return w.s.Timeout + leaseMargin }
 
 // Run sends deliveries until ctx ends; a send in flight then is cut off
 // unrecorded and its claim runs out, so another run sends it again.
@@ -117,7 +121,15 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, j := range byEndpoint[ep] {
+			for k, j := range byEndpoint[ep] {
+				// An endpoint's deliveries go one at a time: behind a slow
+				// receiver the claim would run out before the last were sent,
+				// and another worker would send them too. Those the lease
+				// cannot cover go back to the queue instead.
+				if time.Until(now.Add(w.lease())) < w.s.Timeout+leaseMargin/2 {
+					errs[i] = w.release(ctx, byEndpoint[ep][k:])
+					return
+				}
 				res := w.send(ctx, j)
 				if ctx.Err() != nil {
 					return // cut off: unrecorded, the claim runs out
@@ -159,6 +171,16 @@ func (w *Worker) claim(ctx context.Context, now time.Time) ([]*ent.WebhookDelive
 		return nil, err
 	}
 	return ds, tx.Commit()
+}
+
+// release hands claimed deliveries back, due now.
+func (w *Worker) release(ctx context.Context, js []*job) error {
+	ids := make([]string, len(js))
+	for i, j := range js {
+		ids[i] = j.d.ID
+	}
+	return w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+		SetNextAttemptAt(time.Now().UTC()).Exec(ctx)
 }
 
 // job is a claimed delivery with what sending it needs.

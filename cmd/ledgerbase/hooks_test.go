@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -238,4 +239,67 @@ func (l deliveryLog) settled() bool {
 		}
 	}
 	return true
+}
+
+// apiEvent is an event as GET /v1/events shows it.
+type apiEvent struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      struct {
+		Object json.RawMessage `json:"object"`
+	} `json:"data"`
+}
+
+// allEvents walks GET /v1/events from the newest to the oldest with
+// starting_after, as a consumer catching up does.
+func allEvents(t *testing.T, env *apitest.Env, key string) []apiEvent {
+	t.Helper()
+	var out []apiEvent
+	path := "/v1/events?limit=100"
+	for {
+		var page struct {
+			Data []apiEvent
+			Meta struct {
+				HasMore bool `json:"has_more"`
+			}
+		}
+		env.Get(t, path, key).WantStatus(t, 200).Decode(t, &page)
+		out = append(out, page.Data...)
+		if !page.Meta.HasMore || len(page.Data) == 0 {
+			return out
+		}
+		path = "/v1/events?limit=100&starting_after=" + page.Data[len(page.Data)-1].ID
+	}
+}
+
+// retries is a retry schedule of n equal delays.
+func retries(n int, d time.Duration) string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// postJSON posts body to url with key; safe from any goroutine.
+func postJSON(url, key, body string) (int, error) {
+	status, _, err := postJSONWith(http.DefaultClient, url, key, body)
+	return status, err
+}
+
+func postJSONWith(hc *http.Client, url, key, body string) (int, []byte, error) {
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res.StatusCode, b, err
 }
