@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
 // No test here sends a packet beyond the loopback interface: the resolver
@@ -316,5 +317,73 @@ func TestWebhookSendRefusesPrivateAddresses(t *testing.T) {
 	}
 	if dials != 0 || len(rcv.got) != 0 {
 		t.Fatalf("a refused address was dialed (%d) or reached (%d)", dials, len(rcv.got))
+	}
+}
+
+// Deliveries and their attempts go with the events' retention: the
+// housekeeping's pruning deletes an old event's delivery and its log, and
+// keeps the newer ones.
+func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	dials := 0
+	ws := open
+	ws.Dial, ws.Poll = loopbackOnly(t, &dials), 50*time.Millisecond
+	startWorker(t, env, ws)
+	w := env.Workspace(t, "growth", false, false)
+	rcv := newReceiver(t)
+	url := strings.Replace(rcv.URL, "127.0.0.1", "hooks.test", 1)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": url, "enabled_events": []string{"*"}}).WantStatus(t, 201).JSON(t)
+	for _, n := range []string{"old", "new"} {
+		env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": n}).WantStatus(t, 201)
+	}
+	got, _ := rcv.wait(t, 2)
+	oldEvent, newEvent := got[0].Header.Get("webhook-id"), got[1].Header.Get("webhook-id")
+	var log struct {
+		Data []struct {
+			ID, Status string
+			EventID    string `json:"event_id"`
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		env.Get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+		if len(log.Data) == 2 && log.Data[0].Status == "succeeded" && log.Data[1].Status == "succeeded" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var oldDelivery string
+	for _, d := range log.Data {
+		if d.EventID == oldEvent {
+			oldDelivery = d.ID
+		}
+	}
+	if len(log.Data) != 2 || oldDelivery == "" {
+		t.Fatalf("delivery log %+v", log)
+	}
+	longAgo := time.Now().UTC().Add(-31 * 24 * time.Hour)
+	for _, q := range []string{"UPDATE events SET created_at = ? WHERE id = ?", "UPDATE webhook_deliveries SET created_at = ? WHERE event_id = ?"} {
+		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind(q), longAgo, oldEvent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	env.Get(t, "/v1/events/"+oldEvent, w.Key).WantError(t, 404, "not_found")
+	env.Get(t, "/v1/events/"+newEvent, w.Key).WantStatus(t, 200)
+	env.Get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+	if len(log.Data) != 1 || log.Data[0].EventID != newEvent {
+		t.Fatalf("after pruning, the delivery log is %+v; want only the new event's", log)
+	}
+	for id, want := range map[string]int{oldDelivery: 0, log.Data[0].ID: 1} {
+		var n int
+		if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind("SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?"), id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("delivery %s has %d attempts after pruning, want %d", id, n, want)
+		}
 	}
 }
