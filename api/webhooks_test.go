@@ -387,3 +387,50 @@ func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
 		}
 	}
 }
+
+// A retried create under the same Idempotency-Key makes one endpoint and
+// answers the first response again, secret included (the client that lost
+// it has no other way to learn it); a retried rotation replays the first
+// rotation instead of ending the old secret's overlap.
+func TestWebhookEndpointWritesHonourIdempotencyKeys(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	w := env.Workspace(t, "growth", false, false)
+	body := map[string]any{"url": "https://public.test/hooks", "enabled_events": []string{"*"}}
+	first := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body, "Idempotency-Key", "ep-1").WantStatus(t, 201)
+	again := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body, "Idempotency-Key", "ep-1").WantStatus(t, 201)
+	if string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry answered %s (replayed %q), want the first answer %s", again.Body, again.Header.Get("Idempotent-Replayed"), first.Body)
+	}
+	ep := first.JSON(t)
+	if s, _ := ep["secret"].(string); !strings.HasPrefix(s, "whsec_") {
+		t.Fatalf("the first answer carries no secret: %s", first.Body)
+	}
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": "https://public.test/other", "enabled_events": []string{"*"}},
+		"Idempotency-Key", "ep-1").WantError(t, 409, "idempotency_key_reused")
+	if l := env.Get(t, "/v1/webhook-endpoints", w.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("a retried create made another endpoint: %v", l)
+	}
+	// Without a key, a second create is a second endpoint.
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body).WantStatus(t, 201)
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body).WantStatus(t, 201)
+	if l := env.Get(t, "/v1/webhook-endpoints", w.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(3) {
+		t.Fatalf("two creates without a key: %v", l)
+	}
+
+	path := "/v1/webhook-endpoints/" + ep["id"].(string) + "/rotate-secret"
+	rot := env.Do(t, "POST", path, w.Key, nil, "Idempotency-Key", "rot-1").WantStatus(t, 200)
+	rot2 := env.Do(t, "POST", path, w.Key, nil, "Idempotency-Key", "rot-1").WantStatus(t, 200)
+	if string(rot2.Body) != string(rot.Body) || rot.JSON(t)["secret"] == ep["secret"] {
+		t.Fatalf("rotations %s and %s: want one new secret, replayed", rot.Body, rot2.Body)
+	}
+	var prev string
+	if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind("SELECT previous_secret FROM webhook_endpoints WHERE id = ?"), ep["id"]).Scan(&prev); err != nil {
+		t.Fatal(err)
+	}
+	if prev != ep["secret"] {
+		t.Fatal("after a retried rotation, the first secret no longer signs")
+	}
+	// Another workspace's endpoint is 404 under a key too.
+	other := env.Workspace(t, "growth", false, false)
+	env.Do(t, "POST", path, other.Key, nil, "Idempotency-Key", "rot-x").WantError(t, 404, "not_found")
+}
