@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"mime"
 	"slices"
@@ -12,8 +13,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/webhookattempt"
 	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
@@ -149,24 +152,68 @@ func (s *Server) endpointBody(c *fiber.Ctx, create bool) (endpointInput, error) 
 
 func encodeTypes(t []string) string { b, _ := json.Marshal(t); return string(b) }
 
+// keyedWrite runs an endpoint write in one transaction under the POST's
+// Idempotency-Key, like every POST write: a retry replays the first
+// answer, secret included, since a client that lost that answer has no
+// other way to learn the secret. do answers a status and the value shown.
+func (s *Server) keyedWrite(c *fiber.Ctx, do func(ctx context.Context, tx *ent.Tx) (int, any, error)) error {
+	res, err := s.underKey(c, principal(c).Workspace.ID, func(p *idempotency.Pending) (res writes.Result, err error) {
+		ctx := c.UserContext()
+		tx, err := s.DB.Ent.Tx(ctx)
+		if err != nil {
+			return res, err
+		}
+		defer func() {
+			if err != nil {
+				_ = tx.Rollback()
+			}
+		}()
+		if p != nil {
+			if err = p.Begin(ctx, tx); err != nil {
+				return res, err
+			}
+		}
+		status, v, err := do(ctx, tx)
+		if err != nil {
+			return res, err
+		}
+		res.Status = status
+		if res.Body, err = json.Marshal(v); err != nil {
+			return res, err
+		}
+		if p != nil {
+			if err = p.Keep(ctx, tx, res.Status, res.Body); err != nil {
+				return res, err
+			}
+		}
+		return res, tx.Commit()
+	})
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, res.Status, res.Body)
+}
+
 func (s *Server) createEndpoint(c *fiber.Ctx) error {
 	in, err := s.endpointBody(c, true)
 	if err != nil {
 		return err
 	}
-	cr := s.DB.Ent.WebhookEndpoint.Create().SetWorkspaceID(principal(c).Workspace.ID).SetURL(*in.url).
-		SetEnabledEvents(encodeTypes(in.events)).SetSecret(webhooks.NewSecret())
-	if in.description != nil {
-		cr.SetDescription(*in.description)
-	}
-	if in.disabled != nil {
-		cr.SetDisabled(*in.disabled)
-	}
-	e, err := cr.Save(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return sendValue(c, fiber.StatusCreated, showEndpoint(e, true))
+	return s.keyedWrite(c, func(ctx context.Context, tx *ent.Tx) (int, any, error) {
+		cr := tx.WebhookEndpoint.Create().SetWorkspaceID(principal(c).Workspace.ID).SetURL(*in.url).
+			SetEnabledEvents(encodeTypes(in.events)).SetSecret(webhooks.NewSecret())
+		if in.description != nil {
+			cr.SetDescription(*in.description)
+		}
+		if in.disabled != nil {
+			cr.SetDisabled(*in.disabled)
+		}
+		e, err := cr.Save(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		return fiber.StatusCreated, showEndpoint(e, true), nil
+	})
 }
 
 // endpoint is the caller's workspace's endpoint :id, else 404.
@@ -298,18 +345,22 @@ func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
 }
 
 // rotateSecret issues a new secret; the old one keeps signing for 24 h, so
-// receivers can switch without missing a delivery.
+// receivers can switch without missing a delivery. Under an
+// Idempotency-Key a retry replays the first rotation: a second one would
+// end the first secret's overlap before anyone learned the new one.
 func (s *Server) rotateSecret(c *fiber.Ctx) error {
-	e, err := s.endpoint(c, s.DB.Ent)
-	if err != nil {
-		return err
-	}
-	e, err = e.Update().SetSecret(webhooks.NewSecret()).SetPreviousSecret(e.Secret).
-		SetPreviousSecretExpiresAt(time.Now().UTC().Add(24 * time.Hour)).Save(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return sendValue(c, fiber.StatusOK, showEndpoint(e, true))
+	return s.keyedWrite(c, func(ctx context.Context, tx *ent.Tx) (int, any, error) {
+		e, err := s.endpoint(c, tx.Client())
+		if err != nil {
+			return 0, nil, err
+		}
+		e, err = e.Update().SetSecret(webhooks.NewSecret()).SetPreviousSecret(e.Secret).
+			SetPreviousSecretExpiresAt(time.Now().UTC().Add(24 * time.Hour)).Save(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		return fiber.StatusOK, showEndpoint(e, true), nil
+	})
 }
 
 // deliveryJSON is a delivery with its attempts, newest first.

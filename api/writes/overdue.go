@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -26,9 +27,13 @@ func MarkOverdue(ctx context.Context, db *database.DB, now time.Time) (int64, er
 	return res.RowsAffected()
 }
 
-// PruneEvents deletes the events created before cutoff, a batch at a
-// time so no transaction holds the writer long, and says how many went.
+// PruneEvents deletes the events created before cutoff, and their webhook
+// deliveries, a batch at a time so no transaction holds the writer long,
+// and says how many events went.
 func PruneEvents(ctx context.Context, db *database.DB, cutoff time.Time) (int64, error) {
+	if _, err := webhooks.Prune(ctx, db, cutoff); err != nil {
+		return 0, err
+	}
 	var total int64
 	for {
 		res, err := db.Write.ExecContext(ctx, db.Rebind(
