@@ -11,7 +11,8 @@ import (
 // (invoice.sent, quote.accepted). A sub-resource that answers its parent
 // (tracking events) names both: shipment.tracking_event.created. A write
 // that moves its parent's status (a payment paying an invoice) also tells
-// of the parent in its new state: invoice.paid.
+// of the parent in its new state: invoice.paid. A state the clock moves a
+// record to (Resource.Clock) is told the same way: invoice.overdue.
 
 // Object is the resource's name in event types and `object` fields.
 func (r *Resource) Object() string { return text.NewReplacer("-", "_", " ", "_").Replace(r.Singular) }
@@ -93,6 +94,9 @@ func EventTypes() []string {
 			default:
 				seen[r.EventType(o, false)] = true
 			}
+		}
+		for _, st := range r.Clock {
+			seen[r.StateEvent(st)] = true
 		}
 		if r.Parent != nil && r.Parent.Resource.HasStatus() {
 			for _, f := range r.Parent.Resource.Filters {

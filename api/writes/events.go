@@ -216,11 +216,12 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 			return err
 		}
 	}
-	actorType, actorID := "system", ""
-	if q.Principal != nil && q.Principal.Admin != "" {
+	actorType, actorID := "api_key", q.Principal.Key.ID
+	switch {
+	case q.System != "":
+		actorType, actorID = "system", q.System
+	case q.Principal.Admin != "":
 		actorType, actorID = "admin", q.Principal.Admin
-	} else if q.Principal != nil {
-		actorType, actorID = "api_key", q.Principal.Key.ID
 	}
 	builders := make([]*ent.EventCreate, len(changes))
 	for i, c := range changes {

@@ -204,7 +204,10 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	overdueDone := make(chan struct{})
-	go func() { writes.RunHousekeeping(uctx, db, time.Minute, cfg.Events.Retention, log); close(overdueDone) }()
+	go func() {
+		writes.RunHousekeeping(uctx, db, srv.Records, time.Minute, cfg.Events.Retention, log)
+		close(overdueDone)
+	}()
 	webhooksDone := make(chan struct{})
 	go func() { webhooks.NewWorker(db, hooks).Run(uctx); close(webhooksDone) }()
 	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; <-webhooksDone; close(a.usageDone) }()
