@@ -60,16 +60,13 @@ func (b *builder) events(doc *openapi3.T) {
 	l.Description = "Every committed change, on every plan, limited to the resources the key's role may read; kept 30 days. " +
 		"Page with limit/offset, or catch up with starting_after (older than an event) and ending_before (the events right after one), " +
 		"which follow commit order: a consumer neither misses nor repeats one while more arrive."
-	for _, p := range []struct{ name, doc string }{
-		{"limit", "Page size, 1 to 100 (default 25)."},
-		{"offset", "Events to skip (not with a cursor)."},
-		{"type", "One event type or a comma list; invoice.* matches every invoice event."},
-		{"created[gte]", "Only events at or after this RFC 3339 time."},
-		{"created[lt]", "Only events before this RFC 3339 time."},
-		{"starting_after", "An event id: the page of events older than it."},
-		{"ending_before", "An event id: the page of events right after it (newer), newest first."},
-	} {
-		l.AddParameter(openapi3.NewQueryParameter(p.name).WithDescription(p.doc).WithSchema(openapi3.NewStringSchema()))
+	params := []resource.EventParam{{Name: "limit", Doc: "Page size, 1 to 100 (default 25)."}, {Name: "offset", Doc: "Events to skip (not with a cursor)."}}
+	for _, p := range append(params, resource.EventParams...) {
+		s := openapi3.NewStringSchema()
+		if p.Time {
+			s = openapi3.NewDateTimeSchema()
+		}
+		l.AddParameter(openapi3.NewQueryParameter(p.Name).WithDescription(p.Doc).WithSchema(s))
 	}
 	l.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("A page of events.").WithJSONSchemaRef(ref("EventList")))
 	errs(l, http.StatusBadRequest)

@@ -115,3 +115,35 @@ func EventTypes() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Events is the workspace's change log, GET /v1/events and
+// /v1/events/{id}. It is served by hand (api/events.go), not by the
+// records engine, so it is not among All; the OpenAPI document and the MCP
+// tools (list_events, get_event) derive from it and from EventParams.
+var Events = &Resource{Name: "events", Singular: "event", Prefix: "evt", Plan: Starter, Toolset: "events",
+	Doc: "Every committed change of the workspace (type resource.verb, e.g. invoice.paid; data.object is the record as GET showed it " +
+		"right after the change, data.previous_attributes the fields an update changed), on every plan, limited to the resources " +
+		"the key's role may read.",
+	Ops: []Op{{Kind: List}, {Kind: Get}}}
+
+// EventEndpoints are the endpoints of Events.
+func EventEndpoints() []Endpoint {
+	return []Endpoint{{"GET", "/v1/events", Events, Op{Kind: List}}, {"GET", "/v1/events/:id", Events, Op{Kind: Get}}}
+}
+
+// EventParam is a query parameter of GET /v1/events besides limit and offset.
+type EventParam struct {
+	Name string
+	Time bool // an RFC 3339 time
+	Doc  string
+}
+
+// EventParams are GET /v1/events's own query parameters: the API reads
+// them, the OpenAPI document and the MCP list_events tool describe them.
+var EventParams = []EventParam{
+	{Name: "type", Doc: "One event type or a comma list; invoice.* matches every invoice event."},
+	{Name: "created[gte]", Time: true, Doc: "Only events at or after this RFC 3339 time."},
+	{Name: "created[lt]", Time: true, Doc: "Only events before this RFC 3339 time."},
+	{Name: "starting_after", Doc: "An event id: the page of events older than it (newest first); not with offset."},
+	{Name: "ending_before", Doc: "An event id: the page of events right after it (newer), newest first; not with offset."},
+}

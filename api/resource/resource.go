@@ -155,7 +155,7 @@ type Resource struct {
 	// Grant is the resource whose permission governs this one (sub-resources
 	// follow their parent: addresses are governed by "clients").
 	Grant string
-	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog.
+	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog (events: the event log).
 	Toolset string
 	Doc     string
 	Parent  *Parent
