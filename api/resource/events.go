@@ -49,13 +49,16 @@ func (r *Resource) EventType(o Op, created bool) string {
 func (r *Resource) StateEvent(state string) string { return r.Object() + "." + state }
 
 // HasStatus reports whether r's records have a status (a declared status filter).
-func (r *Resource) HasStatus() bool {
+func (r *Resource) HasStatus() bool { return r.states() != nil }
+
+// states are the values of r's status filter.
+func (r *Resource) states() []string {
 	for _, f := range r.Filters {
 		if f.Param == "status" {
-			return true
+			return f.Values
 		}
 	}
-	return false
+	return nil
 }
 
 // PastTense is an action's verb in events and messages: send → sent.
@@ -95,16 +98,20 @@ func EventTypes() []string {
 				seen[r.EventType(o, false)] = true
 			}
 		}
+		for _, o := range r.Ops {
+			for _, m := range o.Moves {
+				seen[m.Object()+".created"], seen[m.Object()+".updated"] = true, true
+				for _, st := range m.states() {
+					seen[m.StateEvent(st)] = true
+				}
+			}
+		}
 		for _, st := range r.Clock {
 			seen[r.StateEvent(st)] = true
 		}
-		if r.Parent != nil && r.Parent.Resource.HasStatus() {
-			for _, f := range r.Parent.Resource.Filters {
-				if f.Param == "status" {
-					for _, v := range f.Values {
-						seen[r.Parent.Resource.StateEvent(v)] = true
-					}
-				}
+		if r.Parent != nil {
+			for _, v := range r.Parent.Resource.states() {
+				seen[r.Parent.Resource.StateEvent(v)] = true
 			}
 		}
 	}

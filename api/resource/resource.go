@@ -94,6 +94,10 @@ type Op struct {
 	From []string
 	// To is the state an Action moves the record to.
 	To string
+	// Moves lists the other resources whose records the operation changes
+	// or creates besides its own (a shipment moves its order): their
+	// events, <object>.<state>, .updated or .created, are the operation's too.
+	Moves []*Resource
 }
 
 // Allowed reports whether the operation may run on a record in state.
