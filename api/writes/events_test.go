@@ -370,3 +370,62 @@ func TestPromotionClockMovesAppendEvents(t *testing.T) {
 		t.Fatalf("reading again: %d system events", got)
 	}
 }
+
+// Walking back with starting_after while writers keep appending sees every
+// older event once, newest first: new events land ahead of the walk.
+func TestEventStartingAfterWhileWriting(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	const before = 30
+	for i := range before {
+		env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": fmt.Sprintf("old-%d", i)}).WantStatus(t, 201)
+	}
+	newest := events(t, env, ws.Key, "?limit=1").Data[0].ID
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": fmt.Sprintf("new-%d-%d", w, i)}).WantStatus(t, 201)
+				if i == 200 {
+					return
+				}
+			}
+		}()
+	}
+	seen := map[string]bool{newest: true}
+	walked := []string{newest}
+	for cursor := newest; ; {
+		p := events(t, env, ws.Key, "?limit=7&starting_after="+cursor)
+		for _, e := range p.Data {
+			if seen[e.ID] {
+				t.Fatalf("event %s seen twice", e.ID)
+			}
+			seen[e.ID] = true
+			walked = append(walked, e.ID)
+			cursor = e.ID
+		}
+		if !p.Meta.HasMore {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if len(walked) != before {
+		t.Fatalf("walked back over %d events, want %d", len(walked), before)
+	}
+	all := events(t, env, ws.Key, "?limit=100&starting_after="+walked[0])
+	for i, e := range all.Data[:min(len(all.Data), before-1)] {
+		if e.ID != walked[i+1] {
+			t.Fatalf("event %d of the walk is %s, a page from the start says %s", i+1, walked[i+1], e.ID)
+		}
+	}
+}
