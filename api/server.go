@@ -90,7 +90,7 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	if cfg.RecordCacheBytes != 0 {
 		eng.SetCache(cfg.RecordCacheBytes)
 	}
-	eng.Refresh = writes.Refresher(db)
+	eng.Refresh = writes.Refresher(db, eng)
 	s := &Server{
 		DB:      db,
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
