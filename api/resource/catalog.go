@@ -228,7 +228,7 @@ var (
 	Returns = &Resource{Name: "returns", Singular: "return", Table: "returns", Prefix: "ret", Plan: Business, Toolset: "commerce",
 		Doc: "Customer return requests (RMA) on online orders, with lines and refund outcome. Read-only.", Search: []string{"number", "reason"},
 		Filters: []Filter{enumFilter("status", "requested", "approved", "received", "refunded", "rejected"), idFilter("sales_order_id", "Only returns of this order.")},
-		Ops:     reads()}
+		Ops:     returnOps()}
 	Promotions = &Resource{Name: "promotions", Singular: "promotion", Table: "promotions", Prefix: "pro", Plan: Business, Toolset: "commerce",
 		Doc: "Promotions with usage totals; archived promotions are not listed.", Search: []string{"name"},
 		Filters: []Filter{enumFilter("status", "active", "scheduled", "expired")},
@@ -243,7 +243,7 @@ var (
 	}
 	GiftCards = &Resource{Name: "gift-cards", Singular: "gift card", Table: "gift_cards", Prefix: "gc", Plan: Business, Toolset: "commerce",
 		Doc: "Gift cards with balance and ledger; only the last four characters of a code are shown. Read-only.", Search: []string{"code_last4"},
-		Hidden: []string{"code_hash"}, Ops: reads()}
+		Hidden: []string{"code_hash"}, Ops: giftCardOps()}
 	Payments = &Resource{Name: "payments", Singular: "online payment", Plural: "online payments", Table: "payments", Prefix: "pay", Plan: Business, Toolset: "commerce",
 		Doc:     "Online store payment transactions (authorize, capture, refund, void) with fees and the posted receipt. Read-only.",
 		Search:  []string{"provider_ref"},

@@ -92,8 +92,13 @@ type Op struct {
 	// From lists the states (the record's status) the operation is allowed
 	// from; from any other it is 409 invalid_state_transition. Empty: any.
 	From []string
-	// To is the state an Action moves the record to.
+	// To is the state an Action moves the record to ("" when the
+	// operation decides: an adjustment may deplete a gift card or not).
 	To string
+	// AdminOnly keeps the operation off /v1: it is not routed, not in the
+	// OpenAPI document and not an MCP tool; the admin UI's forms run it
+	// (gift cards and returns, read-only in the /v1 contract).
+	AdminOnly bool
 }
 
 // Allowed reports whether the operation may run on a record in state.
@@ -214,10 +219,11 @@ func (r *Resource) Op(k OpKind) (Op, bool) {
 	return Op{}, false
 }
 
-// ReadOnly reports whether the resource offers no writes.
+// ReadOnly reports whether the resource offers no writes over /v1 (the
+// admin UI may still write it through AdminOnly operations).
 func (r *Resource) ReadOnly() bool {
 	for _, o := range r.Ops {
-		if o.Kind != List && o.Kind != Get {
+		if o.Kind != List && o.Kind != Get && !o.AdminOnly {
 			return false
 		}
 	}
