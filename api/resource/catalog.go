@@ -216,8 +216,8 @@ var (
 		Filters: []Filter{enumFilter("status", "shipped", "in_transit", "delivered"), idFilter("sales_order_id", "Only shipments of this order.")},
 		Embeds:  []Embed{{Name: "events", Table: "shipment_events", FK: "shipment_id", OrderBy: "occurred_at"}},
 		Ops: append(reads(),
-			Op{Kind: Create, Body: shipmentBody, Summary: "Ship the given lines of a sales order, or everything that remains."},
-			Op{Kind: Update, Body: shipmentBody, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."}),
+			Op{Kind: Create, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Ship the given lines of a sales order, or everything that remains."},
+			Op{Kind: Update, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."}),
 	}
 	ShipmentEvents = &Resource{Name: "shipment-events", Singular: "tracking event", Table: "shipment_events", Prefix: "sev", Plan: Business, Needs: CommerceMode, Grant: "shipments", Toolset: "commerce",
 		Doc:    "Tracking events of a shipment.",

@@ -48,13 +48,16 @@ func (r *Resource) EventType(o Op, created bool) string {
 func (r *Resource) StateEvent(state string) string { return r.Object() + "." + state }
 
 // HasStatus reports whether r's records have a status (a declared status filter).
-func (r *Resource) HasStatus() bool {
+func (r *Resource) HasStatus() bool { return r.states() != nil }
+
+// states are the values of r's status filter.
+func (r *Resource) states() []string {
 	for _, f := range r.Filters {
 		if f.Param == "status" {
-			return true
+			return f.Values
 		}
 	}
-	return false
+	return nil
 }
 
 // PastTense is an action's verb in events and messages: send → sent.
@@ -93,14 +96,19 @@ func EventTypes() []string {
 			default:
 				seen[r.EventType(o, false)] = true
 			}
-		}
-		if r.Parent != nil && r.Parent.Resource.HasStatus() {
-			for _, f := range r.Parent.Resource.Filters {
-				if f.Param == "status" {
-					for _, v := range f.Values {
-						seen[r.Parent.Resource.StateEvent(v)] = true
-					}
+			for _, m := range o.Makes {
+				seen[m.Object()+".created"] = true
+			}
+			for _, t := range o.Touches {
+				seen[t.Object()+".updated"] = true
+				for _, st := range t.states() {
+					seen[t.StateEvent(st)] = true
 				}
+			}
+		}
+		if r.Parent != nil {
+			for _, v := range r.Parent.Resource.states() {
+				seen[r.Parent.Resource.StateEvent(v)] = true
 			}
 		}
 	}

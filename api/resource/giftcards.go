@@ -47,6 +47,7 @@ func returnOps() []Op {
 		Op{Kind: Action, Name: "receive", From: []string{"approved"}, To: "received", AdminOnly: true,
 			Summary: "Record that the goods of an approved return arrived."},
 		Op{Kind: Action, Name: "refund", From: []string{"received"}, To: "refunded", AdminOnly: true,
+			Makes: []*Resource{Payments}, Touches: []*Resource{SalesOrders},
 			Body: []Field{{Name: "amount_cents", Type: Integer, Min: one(),
 				Doc: "Refunded, minor units; at most what was paid for the returned lines (the default). Recorded as a refund of the order's online payments."}},
 			Summary: "Refund a received return: at most what was paid for its lines; the order's payment status follows."},

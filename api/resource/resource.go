@@ -99,6 +99,13 @@ type Op struct {
 	// OpenAPI document and not an MCP tool; the admin UI's forms run it
 	// (gift cards and returns, read-only in the /v1 contract).
 	AdminOnly bool
+	// Makes lists the other resources whose records the operation creates
+	// (a refund's online payment): each tells of it as <object>.created.
+	Makes []*Resource
+	// Touches lists the other resources whose records the operation
+	// changes (a shipment's order): each tells of it as <object>.updated
+	// or <object>.<its new status>.
+	Touches []*Resource
 }
 
 // Allowed reports whether the operation may run on a record in state.
