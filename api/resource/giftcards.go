@@ -10,12 +10,14 @@ var giftCardBody = []Field{
 	null(timestamp("expires_at", "When the card stops working, RFC 3339, in the future; null: never.")),
 }
 
+func idOf(r *Resource, f Field) Field { f.IDOf = r; return f }
+
 // giftCardLive are the states in which a card's balance may change.
 var giftCardLive = []string{"active", "depleted"}
 
 func giftCardOps() []Op {
 	return append(reads(),
-		Op{Kind: Create, Body: giftCardBody, AdminOnly: true,
+		Op{Kind: Create, Body: giftCardBody, AdminOnly: true, Secret: "code",
 			Summary: "Issue a gift card: its code is generated, shown once, and kept only as a SHA-256 hash and its last four characters."},
 		Op{Kind: Action, Name: "adjust", From: giftCardLive, AdminOnly: true,
 			Body: []Field{
@@ -29,7 +31,7 @@ func giftCardOps() []Op {
 }
 
 var returnBody = []Field{
-	req(str("sales_order_id", "The online sales order (so_...) whose delivered goods come back.")),
+	idOf(SalesOrders, req(str("sales_order_id", "The online sales order (so_...) whose delivered goods come back."))),
 	objects("lines", "The order lines returned; omit to return everything delivered and not yet returned.",
 		req(str("order_line_id", "Order line id (sol_...).")),
 		req(Field{Name: "qty_milli", Type: Integer, Min: one(), Doc: "Quantity returned in thousandths, at most what was delivered and not yet returned."}),

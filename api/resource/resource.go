@@ -102,6 +102,9 @@ type Op struct {
 	// Makes lists the other resources whose records the operation creates
 	// (a refund's online payment): each tells of it as <object>.created.
 	Makes []*Resource
+	// Secret names what the operation shows its caller once and keeps
+	// nowhere readable (a gift card's "code").
+	Secret string
 	// Touches lists the other resources whose records the operation
 	// changes (a shipment's order): each tells of it as <object>.updated
 	// or <object>.<its new status>.
