@@ -266,27 +266,10 @@ func TestConcurrentGiftCardAdjustmentsNeverGoBelowZero(t *testing.T) {
 	ws := env.Workspace(t, "business", true, true)
 	res, e := adminWrite(t, env, ws.ID, resource.GiftCards, resource.Create, "", "", obj{"initial_balance_cents": 500})
 	id := wantOK(t, res, e, 201)["id"].(string)
-	var mu sync.Mutex
-	ok, refused := 0, 0
-	var wg sync.WaitGroup
-	for range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, e := adminWrite(t, env, ws.ID, resource.GiftCards, resource.Action, "adjust", id, obj{"amount_cents": -100, "reason": "spent"})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case e == nil:
-				ok++
-			case e.Code == "amount_exceeds_balance":
-				refused++
-			default:
-				t.Errorf("adjust: %d %s %s", e.Status, e.Code, e.Message)
-			}
-		}()
-	}
-	wg.Wait()
+	ok, refused := racing(t, 10, "amount_exceeds_balance", func() *apierr.Error {
+		_, e := adminWrite(t, env, ws.ID, resource.GiftCards, resource.Action, "adjust", id, obj{"amount_cents": -100, "reason": "spent"})
+		return e
+	})
 	g, err := env.DB.Ent.GiftCard.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -294,4 +277,31 @@ func TestConcurrentGiftCardAdjustmentsNeverGoBelowZero(t *testing.T) {
 	if ok != 5 || refused != 5 || g.BalanceCents != 0 || len(g.Ledger) != 6 || g.Status != giftcard.StatusDepleted {
 		t.Fatalf("%d adjusted, %d refused; balance %d, %d ledger entries, %s", ok, refused, g.BalanceCents, len(g.Ledger), g.Status)
 	}
+}
+
+// racing runs do n times at once and counts the successes and the
+// refusals of code; any other refusal fails the test.
+func racing(t *testing.T, n int, code string, do func() *apierr.Error) (ok, refused int) {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := do()
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case e == nil:
+				ok++
+			case e.Code == code:
+				refused++
+			default:
+				t.Errorf("%d %s %s", e.Status, e.Code, e.Message)
+			}
+		}()
+	}
+	wg.Wait()
+	return ok, refused
 }

@@ -2,7 +2,6 @@ package writes_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -296,28 +295,11 @@ func TestConcurrentReturnsNeverExceedWhatWasDelivered(t *testing.T) {
 	env := apitest.Start(t)
 	s := newShopOrder(t, env)
 	s.deliver(t, s.shipA)
-	var mu sync.Mutex
-	made, over := 0, 0
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, e := adminWrite(t, env, s.ws.ID, resource.Returns, resource.Create, "", "",
-				obj{"sales_order_id": s.id, "lines": []obj{{"order_line_id": s.a, "qty_milli": 1000}}})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case e == nil:
-				made++
-			case e.Code == "over_return":
-				over++
-			default:
-				t.Errorf("open: %d %s %s", e.Status, e.Code, e.Message)
-			}
-		}()
-	}
-	wg.Wait()
+	made, over := racing(t, 6, "over_return", func() *apierr.Error {
+		_, e := adminWrite(t, env, s.ws.ID, resource.Returns, resource.Create, "", "",
+			obj{"sales_order_id": s.id, "lines": []obj{{"order_line_id": s.a, "qty_milli": 1000}}})
+		return e
+	})
 	if made != 2 || over != 4 || s.returns(t) != 2 {
 		t.Fatalf("%d opened, %d refused, %d stored", made, over, s.returns(t))
 	}
