@@ -19,9 +19,9 @@ import (
 )
 
 // checkWrites refuses to start when a declared write has no implementation:
-// a declaration must never turn into a route that cannot answer.
+// a declaration must never turn into a route or form that cannot answer.
 func checkWrites() error {
-	for _, rt := range Routes() {
+	for _, rt := range resource.AllEndpoints() {
 		if rt.Op.Kind == resource.List || rt.Op.Kind == resource.Get {
 			continue
 		}
@@ -179,9 +179,9 @@ func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id
 }
 
 // FindRoute is the declared endpoint of r's operation of kind k (an
-// action's name for Action).
+// action's name for Action), AdminOnly ones included.
 func FindRoute(r *resource.Resource, k resource.OpKind, name string) (Route, bool) {
-	for _, rt := range Routes() {
+	for _, rt := range resource.AllEndpoints() {
 		if rt.Resource == r && rt.Op.Kind == k && (k != resource.Action || rt.Op.Name == name) {
 			return rt, true
 		}

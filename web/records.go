@@ -370,6 +370,11 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		d.Notice = doneNotice(r, c.Query("done"), rec)
 	}
 	d.Actions = actionsOf(ws, r, id, rec)
+	linked, err := u.linkedCreates(c, r, id)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	d.Actions = append(d.Actions, linked...)
 	if hasOp(r, resource.Update) && writable(ws, r) {
 		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}

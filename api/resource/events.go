@@ -97,12 +97,13 @@ func EventTypes() []string {
 			default:
 				seen[r.EventType(o, false)] = true
 			}
-		}
-		for _, o := range r.Ops {
-			for _, m := range o.Moves {
-				seen[m.Object()+".created"], seen[m.Object()+".updated"] = true, true
-				for _, st := range m.states() {
-					seen[m.StateEvent(st)] = true
+			for _, m := range o.Makes {
+				seen[m.Object()+".created"] = true
+			}
+			for _, t := range o.Touches {
+				seen[t.Object()+".updated"] = true
+				for _, st := range t.states() {
+					seen[t.StateEvent(st)] = true
 				}
 			}
 		}

@@ -277,7 +277,6 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	return nil
 }
 
-
 // methods are the label values of the methods fiber routes (it answers
 // others with 501 before any middleware runs).
 var methods = []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch,

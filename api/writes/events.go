@@ -113,9 +113,13 @@ func (q *Request) made(r *resource.Resource, id string) {
 func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 	var out []Change
 	for _, t := range q.touched {
-		if !slices.Contains(q.Op.Moves, t.r) {
+		declared := q.Op.Touches
+		if t.made {
+			declared = q.Op.Makes
+		}
+		if !slices.Contains(declared, t.r) {
 			// Its events would be missing from the published types.
-			return nil, fmt.Errorf("writes: %s %s changes %s, which its declaration's Moves does not list", q.Resource.Name, q.Op.Kind, t.r.Name)
+			return nil, fmt.Errorf("writes: %s %s changes %s, which its declaration's Makes or Touches does not list", q.Resource.Name, q.Op.Kind, t.r.Name)
 		}
 		rec, err := q.Records.Render(q.Ctx, tx, t.r, q.Workspace(), t.id, "")
 		if err != nil {

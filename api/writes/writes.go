@@ -50,6 +50,10 @@ type Values = body.Values
 type Result struct {
 	Status int
 	Body   []byte
+	// Secret is shown to this caller once and kept nowhere: not in Body,
+	// so neither in the write's event, its Idempotency-Key answer nor any
+	// read (a new gift card's code).
+	Secret string
 }
 
 // Func implements one write operation.
