@@ -92,21 +92,31 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 	if key == "" || c.Method() != fiber.MethodPost {
 		return f(req)
 	}
-	if err := idempotency.Check(key); err != nil {
-		return writes.Result{}, err
+	res, replayed, err := s.once(req, f, key, idempotency.Hash(c.Method(), c.Path(), c.Body()), c.Path())
+	if replayed {
+		c.Set(idempotency.ReplayedHeader, "true")
 	}
-	ws, hash := req.Principal.Workspace.ID, idempotency.Hash(c.Method(), c.Path(), c.Body())
+	return res, err
+}
+
+// once runs f under an idempotency key: the first answer of key with this
+// hash is kept, a repeat gets it again (replayed), and another hash under
+// the same key is 409 idempotency_key_reused.
+func (s *Server) once(req *writes.Request, f writes.Func, key, hash, path string) (res writes.Result, replayed bool, err error) {
+	if err := idempotency.Check(key); err != nil {
+		return writes.Result{}, false, err
+	}
+	ws := req.Principal.Workspace.ID
 	for attempt := 0; ; attempt++ {
 		prev, err := s.idem.Lookup(req.Ctx, ws, key, hash)
 		if err != nil {
-			return writes.Result{}, err
+			return writes.Result{}, false, err
 		}
 		if prev != nil {
-			c.Set(idempotency.ReplayedHeader, "true")
 			if prev.Status >= 400 {
-				return writes.Result{}, prev.Replay()
+				return writes.Result{}, true, prev.Replay()
 			}
-			return writes.Result{Status: prev.Status, Body: prev.Body}, nil
+			return writes.Result{Status: prev.Status, Body: prev.Body}, true, nil
 		}
 		req.Idem = s.idem.Pending(ws, key, hash)
 		res, err := f(req)
@@ -116,7 +126,7 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 		if err == nil && !req.Idem.Kept() {
 			// Every operation answers through writes' inTx, which keeps the
 			// key; this one did not, so keep it late rather than never.
-			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", req.RequestID, "path", c.Path())
+			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", req.RequestID, "path", path)
 			if err2 := req.Idem.KeepOutcome(req.Ctx, res.Status, res.Body); err2 != nil {
 				s.log.Error("idempotency: keep the answer", "request_id", req.RequestID, "err", err2)
 			}
@@ -128,7 +138,7 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 				}
 			}
 		}
-		return res, err
+		return res, false, err
 	}
 }
 
@@ -139,8 +149,17 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 // sub-resource, whose own id is childID). A refusal comes back as the
 // error /v1 would answer, with its status, code, message and param.
 func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id, childID string, raw []byte) (writes.Result, *apierr.Error) {
+	return s.RunWriteOnce(ctx, p, rt, id, childID, raw, "")
+}
+
+// RunWriteOnce is RunWrite under an idempotency key (none when key is ""),
+// kept as a POST's Idempotency-Key is: the same key and body answer the
+// first outcome again without writing, another body under the key is 409
+// idempotency_key_reused. A bulk operation takes raw as /v1 does, its
+// array under the declared key.
+func (s *Server) RunWriteOnce(ctx context.Context, p *access.Principal, rt Route, id, childID string, raw []byte, key string) (writes.Result, *apierr.Error) {
 	f, ok := writes.Lookup(rt.Resource, rt.Op)
-	if !ok || rt.Op.BulkKey != "" {
+	if !ok {
 		return writes.Result{}, apierr.New(fiber.StatusNotFound, "route_not_found", "no such operation")
 	}
 	if err := p.Gate(rt.Resource, resource.Write); err != nil {
@@ -149,16 +168,32 @@ func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
-	v, err := body.Parse(raw, rt.Op.Body)
-	if err != nil {
-		return writes.Result{}, s.toAPIError(err)
-	}
 	req := &writes.Request{
 		Ctx: ctx, DB: s.DB, Records: s.Records, Principal: p,
 		Resource: rt.Resource, Op: rt.Op, RequestID: ids.QuickAt("req", time.Now()),
-		ID: id, ChildID: childID, Body: v,
+		ID: id, ChildID: childID,
 	}
-	res, err := f(req)
+	if rt.Op.BulkKey != "" {
+		m, err := body.Decode(raw)
+		if err != nil {
+			return writes.Result{}, s.toAPIError(err)
+		}
+		req.Raw = m
+	} else {
+		v, err := body.Parse(raw, rt.Op.Body)
+		if err != nil {
+			return writes.Result{}, s.toAPIError(err)
+		}
+		req.Body = v
+	}
+	var res writes.Result
+	var err error
+	if key == "" {
+		res, err = f(req)
+	} else {
+		path := rt.Method + " " + rt.Path + " " + id + " " + childID
+		res, _, err = s.once(req, f, key, idempotency.Hash(rt.Method, path, raw), path)
+	}
 	if err != nil {
 		e := s.toAPIError(err)
 		if e.Status >= 500 {
