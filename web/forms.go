@@ -486,6 +486,7 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 	} else if err := u.prefill(c, s, v); err != nil {
 		return err
 	}
+	defaults(s, v)
 	return u.showForm(c, s, v, emptyRows, nil, nil)
 }
 
@@ -538,6 +539,12 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 		param, msg = e.Param, capitalize(e.Message)+"."
 		if in, ok := paths[param]; ok {
 			param = in
+		}
+		if e.Code == "idempotency_key_reused" {
+			// This form was sent before with other values (back, changed,
+			// sent again): the first answer stands; this render's key is new.
+			msg = "This form was already sent with other values, and that first submission stands. Check the " +
+				whereShown(s) + ", then send this form again to write another."
 		}
 	}
 	items, placed := buildForm(s.RT.Op.Body, v, s.create(), extra, param, msg)
@@ -680,6 +687,29 @@ func (u *UI) recordMissing(c *fiber.Ctx, r *resource.Resource, id string) error 
 	return u.fail(c, http.StatusNotFound, "Not found", "This workspace has no "+r.Singular+" with the id "+id+".")
 }
 
+// whereShown names where a form's records show: "invoice's payments", "sales orders".
+func whereShown(s formSpec) string {
+	if s.Parent != nil {
+		return s.Parent.Singular + "'s " + s.R.Parent.Segment
+	}
+	return humanizeLower(s.R.Name)
+}
+
+// defaults fill what a person should not have to invent on New: a
+// required id the caller chooses (a payment's) gets a new one, a required
+// date today's.
+func defaults(s formSpec, v formValues) {
+	for _, f := range s.RT.Op.Body {
+		switch {
+		case !f.Required || v[f.Name] != "":
+		case f.Name == "id" && f.Type == resource.String:
+			v[f.Name] = ids.New(s.R.Prefix)
+		case f.Type == resource.Date:
+			v[f.Name] = time.Now().UTC().Format(time.DateOnly)
+		}
+	}
+}
+
 // newIdemKey is a form's Idempotency-Key, new on every render.
 func newIdemKey() string { return ids.QuickAt("form", time.Now()) }
 
@@ -743,7 +773,10 @@ func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) [
 		a.Confirm = slices.Contains(irreversible, name) || anyFormable(op.Body)
 		out = append(out, a)
 	}
-	for _, sub := range children(r) {
+	for _, sub := range resource.All {
+		if sub.Parent == nil || sub.Parent.Resource != r {
+			continue
+		}
 		op, ok := sub.Op(resource.Create)
 		if !ok || !writable(ws, sub) || !allowed(op) {
 			continue
