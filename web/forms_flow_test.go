@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"fmt"
 	"html"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -219,4 +221,157 @@ func TestShipAnOrderThroughForms(t *testing.T) {
 	if s["status"] != "delivered" || s["carrier"] != "DHL" || len(s["events"].([]any)) != 1 {
 		t.Fatalf("shipment through /v1: %v", s)
 	}
+}
+
+// amountsOf reads the amounts a totals answer or a form shows.
+func amountsOf(body string) (rows map[string]string, excl, vat, incl string) {
+	rows = map[string]string{}
+	for _, m := range regexp.MustCompile(`<output id="amount-lines-(\d+)"[^>]*>([^<]*)</output>`).FindAllStringSubmatch(body, -1) {
+		rows[m[1]] = m[2]
+	}
+	get := func(id string) string {
+		m := regexp.MustCompile(`id="` + id + `"[^>]*>(?:<strong>)?([^<]*)`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return strings.TrimSpace(m[1])
+	}
+	return rows, get("total-excl-lines"), get("total-vat-lines"), get("total-incl-lines")
+}
+
+// TestLineEditor moves and removes rows, picks items and variants by
+// typing, and prices the lines as the API then stores them.
+func TestLineEditor(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := webtest.SignedIn(t, f.env)
+	w := "/admin/w/" + f.ws.ID
+	key := f.ws.Key
+	item := f.env.Do(t, "POST", "/v1/items", key, map[string]any{"name": "Walnut desk", "number": "DESK-7", "unit_price_cents": 45000}).JSON(t)["id"].(string)
+	prod := f.env.Do(t, "POST", "/v1/products", key, map[string]any{"name": "Linen shirt", "sku": "SHIRT-7", "unit_price_cents": 3900,
+		"variant_axes": []any{map[string]any{"code": "size", "values": []string{"S", "M"}}}}).WantStatus(t, 201).JSON(t)
+	variant := prod["variants"].([]any)[1].(map[string]any)
+
+	// Typing in a description searches the items and their variants.
+	pickURL := w + "/records/sales-orders/pick?field=lines&row=1&" + url.Values{"lines[1].description": {"linen"}}.Encode()
+	p := c.Get(pickURL)
+	if p.Status != 200 || !strings.Contains(p.Body, `value="pick:lines:1:`+prod["id"].(string)+`:`+variant["id"].(string)+`"`) {
+		t.Fatalf("search for linen: %d\n%s", p.Status, p.Body)
+	}
+	if p := c.Get(w + "/records/invoices/pick?field=lines&row=0&" + url.Values{"lines[0].description": {"walnut"}}.Encode()); !strings.Contains(p.Body, "Walnut desk") {
+		t.Fatalf("search for walnut:\n%s", p.Body)
+	}
+	if p := c.Get(w + "/records/invoices/pick?field=notes&row=0"); p.Status != 400 {
+		t.Fatalf("search on a field without items: %d", p.Status)
+	}
+
+	// Picking fills the row: item, description, price, a quantity of one
+	// and the VAT rate of the line above.
+	newInv := w + "/records/invoices/new"
+	form := url.Values{"client_name": {"Lines Ltd"}, "currency_code": {"EUR"},
+		"lines[0].description": {"Setup"}, "lines[0].qty_milli": {"1000"}, "lines[0].unit_price_cents": {"1000"}, "lines[0].vat_rate_bp": {"2000"},
+		"lines[1].description": {"walnut"}, "lines[1].qty_milli": {""}, "lines[1].unit_price_cents": {""}, "lines[1].vat_rate_bp": {""},
+		"_op": {"pick:lines:1:" + item}}
+	p = c.PostWithToken(newInv, w+"/records/invoices", form)
+	v := formOf(p.Body)
+	if p.Status != 200 || v.Get("lines[1].item_id") != item || v.Get("lines[1].description") != "Walnut desk" ||
+		v.Get("lines[1].unit_price_cents") != "45000" || v.Get("lines[1].qty_milli") != "1000" || v.Get("lines[1].vat_rate_bp") != "2000" {
+		t.Fatalf("after picking the desk: %d %v", p.Status, v)
+	}
+	if rows, excl, _, incl := amountsOf(p.Body); rows["1"] != "450.00" || excl != "460.00 EUR" || incl != "552.00 EUR" {
+		t.Fatalf("amounts after the pick: %v %s %s", rows, excl, incl)
+	}
+	// A variant on an order line: its id, SKU and options.
+	p = c.PostWithToken(newInv, w+"/records/sales-orders", url.Values{"lines[0].description": {"linen"},
+		"_op": {"pick:lines:0:" + prod["id"].(string) + ":" + variant["id"].(string)}})
+	v = formOf(p.Body)
+	if v.Get("lines[0].variant_id") != variant["id"] || v.Get("lines[0].sku") != variant["sku"] || !strings.HasPrefix(v.Get("lines[0].description"), "Linen shirt – ") ||
+		v.Get("lines[0].unit_price_cents") != "3900" {
+		t.Fatalf("after picking a variant: %v", v)
+	}
+	// Without script: Find shows the matches under the row.
+	p = c.PostWithToken(newInv, w+"/records/invoices", url.Values{"lines[0].description": {"walnut"}, "_op": {"find:lines:0"}})
+	if !regexp.MustCompile(`(?s)id="picks-lines-0".*?value="pick:lines:0:` + item + `"`).MatchString(p.Body) {
+		t.Fatalf("Find without script:\n%s", p.Body)
+	}
+
+	// Move and remove rows; nothing is saved meanwhile.
+	before := f.env.Get(t, "/v1/invoices?limit=1", key).JSON(t)["meta"].(map[string]any)["total"]
+	three := url.Values{"lines[0].description": {"A"}, "lines[1].description": {"B"}, "lines[2].description": {"C"}}
+	descs := func(p *webtest.Page) string {
+		v := formOf(p.Body)
+		var out []string
+		for i := 0; v.Has("lines[" + itoa(i) + "].description"); i++ {
+			if d := v.Get("lines[" + itoa(i) + "].description"); d != "" {
+				out = append(out, d)
+			}
+		}
+		return strings.Join(out, "")
+	}
+	for _, step := range []struct{ op, want string }{{"up:lines:2", "ACB"}, {"down:lines:0", "BAC"}, {"remove:lines:1", "AC"}, {"up:lines:0", "ABC"}} {
+		form := url.Values{}
+		for k, x := range three {
+			form[k] = x
+		}
+		form.Set("_op", step.op)
+		if got := descs(c.PostWithToken(newInv, w+"/records/invoices", form)); got != step.want {
+			t.Errorf("%s: %s, want %s", step.op, got, step.want)
+		}
+	}
+	if n := f.env.Get(t, "/v1/invoices?limit=1", key).JSON(t)["meta"].(map[string]any)["total"]; n != before {
+		t.Fatalf("the rows buttons wrote an invoice: %v then %v", before, n)
+	}
+
+	// Totals as one types: the API's rounding, then the same numbers stored.
+	lines := url.Values{"currency_code": {"EUR"}, "client_name": {"Rounding"},
+		"lines[0].description": {"Odd"}, "lines[0].qty_milli": {"1333"}, "lines[0].unit_price_cents": {"999"}, "lines[0].vat_rate_bp": {"550"}, "lines[0].discount_bp": {"1250"},
+		"lines[1].description": {""},
+		"lines[2].description": {"Even"}, "lines[2].qty_milli": {"2500"}, "lines[2].unit_price_cents": {"1999"}, "lines[2].vat_rate_bp": {"2000"}}
+	tot := c.PostWithToken(newInv, w+"/records/invoices/totals?field=lines", lines)
+	rows, excl, vat, incl := amountsOf(tot.Body)
+	if tot.Status != 200 || rows["0"] == "" || rows["2"] == "" || rows["1"] != "" {
+		t.Fatalf("totals: %d %v\n%s", tot.Status, rows, tot.Body)
+	}
+	inv := created(t, c.PostWithToken(newInv, w+"/records/invoices", lines))
+	var got struct {
+		Lines []struct {
+			AmountExclVATCents int64 `json:"amount_excl_vat_cents"`
+		}
+		Excl int64 `json:"amount_excl_vat_cents"`
+		VAT  int64 `json:"vat_amount_cents"`
+		Incl int64 `json:"amount_incl_vat_cents"`
+	}
+	f.env.Get(t, "/v1/invoices/"+inv, key).Decode(t, &got)
+	money := func(n int64) string { return strings.TrimSpace(webFixed(n)) }
+	if len(got.Lines) != 2 || rows["0"] != money(got.Lines[0].AmountExclVATCents) || rows["2"] != money(got.Lines[1].AmountExclVATCents) ||
+		excl != money(got.Excl)+" EUR" || vat != money(got.VAT)+" EUR" || incl != money(got.Incl)+" EUR" {
+		t.Fatalf("the editor said %v %s %s %s; /v1 stored %+v", rows, excl, vat, incl, got)
+	}
+	// A line the API would refuse: its message, naming the form's row.
+	lines.Set("lines[2].qty_milli", "-1")
+	tot = c.PostWithToken(newInv, w+"/records/invoices/totals?field=lines", lines)
+	if !strings.Contains(tot.Body, "Line 3: ") {
+		t.Fatalf("totals of a bad line:\n%s", tot.Body)
+	}
+	lines.Del("csrf")
+	if r := c.Post(w+"/records/invoices/totals?field=lines", lines); r.Status != 403 {
+		t.Fatalf("totals without CSRF: %d", r.Status)
+	}
+}
+
+// webFixed writes minor units as the admin pages do: 1234567 is 12,345.67.
+func webFixed(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := strconv.FormatInt(n/100, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	s += "." + fmt.Sprintf("%02d", n%100)
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
