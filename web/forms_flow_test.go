@@ -375,3 +375,172 @@ func webFixed(n int64) string {
 	}
 	return s
 }
+
+// TestDocumentActionsThroughForms runs the actions with a confirmation or
+// fields: a quote accepted and turned into an invoice, another declined,
+// a credit note issued and applied, a promotion archived; a double submit
+// of an action runs it once.
+func TestDocumentActionsThroughForms(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := webtest.SignedIn(t, f.env)
+	w := "/admin/w/" + f.ws.ID
+	key := f.ws.Key
+	doc := func(res string, body map[string]any) string {
+		body["lines"] = []any{map[string]any{"description": "Work", "qty_milli": 1000, "unit_price_cents": 5000}}
+		return f.env.Do(t, "POST", "/v1/"+res, key, body).WantStatus(t, 201).JSON(t)["id"].(string)
+	}
+	act := func(res, id, name string, form url.Values) *webtest.Page {
+		page := w + "/records/" + res + "/" + id
+		if form == nil {
+			form = formOf(c.Get(page + "/do/" + name).Body)
+		}
+		return c.PostWithToken(page, page+"/do/"+name, form)
+	}
+	// A quote: send (twice from one page: the second replays the first),
+	// accept, invoice.
+	q := doc("quotes", map[string]any{"client_name": "Quoted"})
+	page := c.Get(w + "/records/quotes/" + q)
+	send := regexp.MustCompile(`(?s)action="[^"]*/do/send">.*?name="_idem" value="([^"]+)"`).FindStringSubmatch(page.Body)
+	if send == nil {
+		t.Fatalf("no Send with a key\n%s", page.Body)
+	}
+	for i := 0; i < 2; i++ {
+		if r := act("quotes", q, "send", url.Values{"_idem": {send[1]}}); r.Status != 303 {
+			t.Fatalf("send #%d: %d %q", i+1, r.Status, problem(r.Body))
+		}
+	}
+	if r := act("quotes", q, "send", url.Values{"_idem": {"another"}}); r.Status != 409 {
+		t.Fatalf("send with a new key: %d, want the 409", r.Status)
+	}
+	follow(t, c, act("quotes", q, "accept", url.Values{}))
+	got := follow(t, c, act("quotes", q, "invoice", url.Values{}))
+	quote := f.env.Get(t, "/v1/quotes/"+q, key).JSON(t)
+	if quote["status"] != "invoiced" || quote["invoice_id"] == nil || !strings.Contains(got.Body, quote["invoice_id"].(string)) {
+		t.Fatalf("invoiced quote: %v", quote)
+	}
+	// Decline asks first.
+	q2 := doc("quotes", map[string]any{"client_name": "Declined"})
+	act("quotes", q2, "send", url.Values{})
+	if p := c.Get(w + "/records/quotes/" + q2); !strings.Contains(p.Body, `href="`+w+`/records/quotes/`+q2+`/do/decline"`) {
+		t.Fatal("decline is not behind a confirmation")
+	}
+	if p := c.Get(w + "/records/quotes/" + q2 + "/do/decline"); !strings.Contains(p.Body, "cannot be undone") {
+		t.Fatal("the decline page does not warn")
+	}
+	follow(t, c, act("quotes", q2, "decline", nil))
+	if s := f.env.Get(t, "/v1/quotes/"+q2, key).JSON(t)["status"]; s != "declined" {
+		t.Fatalf("declined quote: %v", s)
+	}
+	// A credit note: issue, then apply to an invoice named in its form.
+	inv := doc("invoices", map[string]any{"client_name": "Credited"})
+	f.env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, nil).WantStatus(t, 200)
+	crn := doc("credit-notes", map[string]any{"client_name": "Credited"})
+	follow(t, c, act("credit-notes", crn, "issue", url.Values{}))
+	apply := w + "/records/credit-notes/" + crn + "/do/apply"
+	if p := c.Get(apply); !strings.Contains(p.Body, `name="invoice_id"`) {
+		t.Fatal("apply asks for no invoice")
+	}
+	bad := act("credit-notes", crn, "apply", url.Values{"invoice_id": {"inv_nothere0000000000000000"}})
+	if bad.Status/100 != 4 || problem(bad.Body) == "" && !errorBy(bad.Body, "invoice_id") {
+		t.Fatalf("apply to no invoice: %d\n%s", bad.Status, bad.Body)
+	}
+	got = follow(t, c, act("credit-notes", crn, "apply", url.Values{"invoice_id": {inv}}))
+	if !strings.Contains(notice(got.Body), "now applied") {
+		t.Fatalf("after apply: %q", notice(got.Body))
+	}
+	if r := f.env.Get(t, "/v1/invoices/"+inv, key).JSON(t); r["status"] != "paid" {
+		t.Fatalf("credited invoice: %v", r["status"])
+	}
+	// A promotion: archive asks first, then the promotion leaves reads.
+	pro := f.env.Do(t, "POST", "/v1/promotions", key, map[string]any{"name": "Gone", "discount_value": 1000}).WantStatus(t, 201).JSON(t)["id"].(string)
+	if r := act("promotions", pro, "archive", nil); r.Status != 303 {
+		t.Fatalf("archive: %d %q", r.Status, problem(r.Body))
+	}
+	f.env.Get(t, "/v1/promotions/"+pro, key).WantStatus(t, 404)
+}
+
+// TestSubResourceForms adds and edits a client's address and adds a code
+// to a promotion, under their parents' pages.
+func TestSubResourceForms(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := webtest.SignedIn(t, f.env)
+	anon := webtest.NewClient(t, f.env)
+	w := "/admin/w/" + f.ws.ID
+	key := f.ws.Key
+	cli := f.env.Do(t, "POST", "/v1/clients", key, map[string]any{"name": "Addressed"}).JSON(t)["id"].(string)
+	page := w + "/records/clients/" + cli
+	add := page + "/add/addresses"
+	p := c.Get(page)
+	if !strings.Contains(p.Body, `href="`+add+`"`) {
+		t.Fatalf("client page lacks Add address\n%s", p.Body)
+	}
+	// Related creates carry the client.
+	if !strings.Contains(p.Body, html.EscapeString(w+"/records/invoices/new?client_id="+cli)) {
+		t.Fatal("client page lacks New invoice for the client")
+	}
+	if v := formOf(c.Get(w + "/records/invoices/new?client_id=" + cli).Body); v.Get("client_id") != cli {
+		t.Fatalf("New invoice for the client: %v", v)
+	}
+	bad := c.PostWithToken(add, add, url.Values{"name": {"Home"}, "kind": {"home"}})
+	if bad.Status != 400 || !errorBy(bad.Body, "kind") {
+		t.Fatalf("bad address: %d", bad.Status)
+	}
+	got := follow(t, c, c.PostWithToken(add, add, url.Values{"name": {"Home"}, "address": {"1 Main St"}, "kind": {"shipping"}, "default_shipping": {"true"}}))
+	if notice(got.Body) != "The address is added." {
+		t.Fatalf("after adding: %q", notice(got.Body))
+	}
+	var adrs struct{ Data []map[string]any }
+	f.env.Get(t, "/v1/clients/"+cli+"/addresses", key).Decode(t, &adrs)
+	if len(adrs.Data) != 1 || adrs.Data[0]["kind"] != "shipping" || adrs.Data[0]["default_shipping"] != true {
+		t.Fatalf("addresses through /v1: %v", adrs.Data)
+	}
+	adr := adrs.Data[0]["id"].(string)
+	edit := page + "/sub/addresses/" + adr + "/edit"
+	if !strings.Contains(got.Body, `href="`+edit+`"`) {
+		t.Fatal("the address has no Edit")
+	}
+	v := formOf(c.Get(edit).Body)
+	v.Del("csrf")
+	v.Set("address", "2 Side St")
+	if r := c.PostWithToken(edit, page+"/sub/addresses/"+adr, v); r.Status != 303 {
+		t.Fatalf("edit address: %d\n%s", r.Status, r.Body)
+	}
+	f.env.Get(t, "/v1/clients/"+cli+"/addresses", key).Decode(t, &adrs)
+	if adrs.Data[0]["address"] != "2 Side St" {
+		t.Fatalf("edited address: %v", adrs.Data[0])
+	}
+	// Under another client, or another workspace's: not found.
+	cli2 := f.env.Do(t, "POST", "/v1/clients", key, map[string]any{"name": "Other"}).JSON(t)["id"].(string)
+	if r := c.Get(w + "/records/clients/" + cli2 + "/sub/addresses/" + adr + "/edit"); r.Status != 404 {
+		t.Errorf("address under another client: %d", r.Status)
+	}
+	other := f.env.Workspace(t, "business", true, true)
+	theirs := f.env.Do(t, "POST", "/v1/clients", other.Key, map[string]any{"name": "Theirs"}).JSON(t)["id"].(string)
+	if r := c.Get(w + "/records/clients/" + theirs + "/add/addresses"); r.Status != 404 {
+		t.Errorf("Add address of another workspace's client: %d", r.Status)
+	}
+	if r := c.PostWithToken(add, w+"/records/clients/"+theirs+"/add/addresses", url.Values{"name": {"Mine"}}); r.Status != 404 {
+		t.Errorf("add an address to another workspace's client: %d", r.Status)
+	}
+	if r := anon.Get(add); r.Status != 303 || r.Header.Get("Location") != "/admin/login" {
+		t.Errorf("Add address without a session: %d", r.Status)
+	}
+	if r := c.Post(add, url.Values{"name": {"No token"}}); r.Status != 403 {
+		t.Errorf("add without CSRF: %d", r.Status)
+	}
+	// A promotion's code; the same code twice is the API's 409, by the form.
+	pro := f.env.Do(t, "POST", "/v1/promotions", key, map[string]any{"name": "Codes", "discount_value": 1000}).WantStatus(t, 201).JSON(t)["id"].(string)
+	addCode := w + "/records/promotions/" + pro + "/add/promotion-codes"
+	follow(t, c, c.PostWithToken(addCode, addCode, url.Values{"code": {"SAVE10"}, "max_uses": {"100"}}))
+	dup := c.PostWithToken(addCode, addCode, url.Values{"code": {"save10"}})
+	if dup.Status != 409 || !strings.Contains(problem(dup.Body)+dup.Body, "SAVE10") && problem(dup.Body) == "" {
+		t.Fatalf("duplicate code: %d %q", dup.Status, problem(dup.Body))
+	}
+	var codes struct{ Data []map[string]any }
+	f.env.Get(t, "/v1/promotions/"+pro+"/codes", key).Decode(t, &codes)
+	if len(codes.Data) != 1 || codes.Data[0]["max_uses"].(float64) != 100 {
+		t.Fatalf("codes through /v1: %v", codes.Data)
+	}
+}
