@@ -112,7 +112,7 @@ func (b *tab) value(sel string) string {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+jsString(sel)+`) || {value: "(none)"}).value`))
 	if err != nil {
 		b.t.Fatalf("value of %s: %v", sel, err)
 	}
@@ -371,6 +371,23 @@ func TestAdminUIInABrowser(t *testing.T) {
 		if cli == nil {
 			t.Fatalf("not on the client's page: %s", b.location())
 		}
+		// Back to the form and sent again: the form's key replays the
+		// first answer, so there is still one client.
+		b.do("back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+		b.waitVisible("#f-name")
+		if v := b.value("#f-name"); v != "Acme Outfitters" {
+			t.Fatalf("back shows the form with %q", v)
+		}
+		// A page restored from the back-forward cache escapes chromedp's
+		// DOM tracking: the page's own script clicks.
+		b.do("send again", chromedp.Evaluate[chromedp.Void](`window.__leaving = true; document.querySelector(".actions button[type=submit]").click()`))
+		b.until("the next page", `window.__leaving !== true && document.readyState !== "loading"`)
+		b.waitText("The client is created.")
+		var clients struct{ Meta struct{ Total int } }
+		env.Get(t, "/v1/clients?q=Acme", secret).WantStatus(t, 200).Decode(t, &clients)
+		if clients.Meta.Total != 1 || !strings.Contains(b.location(), cli[1]) {
+			t.Fatalf("back and sent again: %d clients, on %s", clients.Meta.Total, b.location())
+		}
 		b.submit(`a[href*="/records/invoices/new?client_id="]`)
 		if v := b.value("#f-client_id"); v != cli[1] {
 			t.Fatalf("the client's New invoice names %q", v)
@@ -380,7 +397,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.fill("#f-lines-0-qty_milli", "2000")
 		b.fill("#f-lines-0-unit_price_cents", "5000")
 		b.fill("#f-lines-0-vat_rate_bp", "2000")
-		b.waitText("120.00") // the line's total, priced by the server as one types
+		b.waitText("120.00")            // the total with VAT, priced by the server as one types
 		b.click(`button[name="_more"]`) // more rows keep what was typed (htmx swaps the editor)
 		b.waitVisible("#f-lines-5-description")
 		if v := b.value("#f-lines-0-description"); v != "Design" {
