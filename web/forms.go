@@ -114,7 +114,9 @@ func formable(f resource.Field) bool {
 			return true
 		}
 		for _, it := range f.Items {
-			if it.Name == "" || !formable(it) || it.Type == resource.Array {
+			// A row's column may be a list of strings (a variant axis's
+			// values), not a list of rows.
+			if it.Name == "" || !formable(it) || it.Type == resource.Array && !stringArray(it) {
 				return false
 			}
 		}
@@ -155,24 +157,32 @@ func valuesOf(rec record, fields []resource.Field) formValues {
 			rows, _ := objectRows(rec.get(f.Name))
 			for i, row := range rows {
 				for _, it := range f.Items {
-					v[rowName(f, i, it)] = scalarText(row.get(it.Name))
+					if stringArray(it) {
+						v[rowName(f, i, it)] = linesText(row.get(it.Name))
+					} else {
+						v[rowName(f, i, it)] = scalarText(row.get(it.Name))
+					}
 				}
 			}
 			continue
 		}
 		if stringArray(f) {
-			if xs, ok := rec.get(f.Name).([]any); ok {
-				var lines []string
-				for _, x := range xs {
-					lines = append(lines, scalarText(x))
-				}
-				v[f.Name] = strings.Join(lines, "\n")
-			}
+			v[f.Name] = linesText(rec.get(f.Name))
 			continue
 		}
 		v[f.Name] = scalarText(rec.get(f.Name))
 	}
 	return v
+}
+
+// linesText writes a list of strings one a line.
+func linesText(x any) string {
+	xs, _ := x.([]any)
+	var lines []string
+	for _, e := range xs {
+		lines = append(lines, scalarText(e))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func scalarText(x any) string {
@@ -375,9 +385,9 @@ func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
 			return n, true
 		}
 		return s, true
-	case resource.Array: // strings, one a line
+	case resource.Array: // strings, one a line or separated by commas
 		var xs []string
-		for _, l := range strings.Split(s, "\n") {
+		for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ',' }) {
 			if l = strings.TrimSpace(l); l != "" {
 				xs = append(xs, l)
 			}

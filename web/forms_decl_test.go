@@ -22,6 +22,7 @@ type formCase struct {
 	valid, bad url.Values
 	param      string
 	edit       [2]string // field, value
+	check      func(t *testing.T, got map[string]any)
 }
 
 func line(party string) url.Values {
@@ -43,10 +44,16 @@ func with(v url.Values, kv ...string) url.Values {
 func formCases(orderID string) map[string]formCase {
 	name := url.Values{"name": {"Table Co"}}
 	return map[string]formCase{
-		"clients":      {valid: with(name, "email", "t@example.com"), bad: url.Values{"name": {"  "}}, param: "name", edit: [2]string{"name", "Table Co 2"}},
-		"vendors":      {valid: name, bad: with(name, "currency_code", "euro"), param: "currency_code", edit: [2]string{"email", "v@example.com"}},
-		"items":        {valid: with(name, "unit_price_cents", "990"), bad: with(name, "unit_price_cents", "-1"), param: "unit_price_cents", edit: [2]string{"description", "Oak"}},
-		"products":     {valid: with(name, "brand", "Acme"), bad: with(name, "unit_price_cents", "9.90"), param: "unit_price_cents", edit: [2]string{"brand", "Other"}},
+		"clients": {valid: with(name, "email", "t@example.com"), bad: url.Values{"name": {"  "}}, param: "name", edit: [2]string{"name", "Table Co 2"}},
+		"vendors": {valid: name, bad: with(name, "currency_code", "euro"), param: "currency_code", edit: [2]string{"email", "v@example.com"}},
+		"items":   {valid: with(name, "unit_price_cents", "990"), bad: with(name, "unit_price_cents", "-1"), param: "unit_price_cents", edit: [2]string{"description", "Oak"}},
+		"products": {valid: with(name, "brand", "Acme", "variant_axes[0].code", "size", "variant_axes[0].values", "S, M\nL"),
+			bad: with(name, "unit_price_cents", "9.90"), param: "unit_price_cents", edit: [2]string{"brand", "Other"},
+			check: func(t *testing.T, got map[string]any) {
+				if vs, _ := got["variants"].([]any); len(vs) != 3 {
+					t.Errorf("a product with an axis of three sizes has variants %v", got["variants"])
+				}
+			}},
 		"categories":   {valid: name, bad: with(name, "sort_order", "first"), param: "sort_order", edit: [2]string{"slug", "tables"}},
 		"invoices":     {valid: line("client_name"), bad: with(line("client_name"), "lines[0].qty_milli", "-1"), param: "lines[0].qty_milli", edit: [2]string{"notes", "Edited"}},
 		"quotes":       {valid: line("client_name"), bad: with(line("client_name"), "due_date", "soon"), param: "due_date", edit: [2]string{"notes", "Edited"}},
@@ -170,6 +177,9 @@ func TestEveryFormFromDeclarations(t *testing.T) {
 						t.Errorf("%s through /v1: %v, want %q", k, got[k], tc.valid.Get(k))
 					}
 				}
+			}
+			if tc.check != nil {
+				tc.check(t, got)
 			}
 			if _, ok := r.Op(resource.Update); !ok {
 				return

@@ -12,11 +12,14 @@ import (
 	"github.com/ledgerbase/ledgerbase/web/webtest"
 )
 
-// formOf reads a page's form inputs and selected options, as a browser
+// formOf reads a page's form inputs, text areas and selected options, as a browser
 // would send them (hidden inputs included, buttons left out).
 func formOf(body string) url.Values {
 	v := url.Values{}
 	for _, m := range regexp.MustCompile(`<input type="(?:text|number|date|hidden)"[^>]*? name="([^"]+)" value="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+		v.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	for _, m := range regexp.MustCompile(`(?s)<textarea[^>]*? name="([^"]+)"[^>]*>(.*?)</textarea>`).FindAllStringSubmatch(body, -1) {
 		v.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
 	}
 	for _, m := range regexp.MustCompile(`(?s)<select[^>]*? name="([^"]+)"[^>]*>(.*?)</select>`).FindAllStringSubmatch(body, -1) {
