@@ -208,7 +208,10 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	overdueDone := make(chan struct{})
-	go func() { writes.RunHousekeeping(uctx, db, time.Minute, cfg.Events.Retention, log); close(overdueDone) }()
+	go func() {
+		writes.RunHousekeeping(uctx, db, srv.Records, time.Minute, cfg.Events.Retention, log)
+		close(overdueDone)
+	}()
 	webhooksDone := make(chan struct{})
 	worker := webhooks.NewWorker(db, hooks)
 	worker.Metrics = hookMetrics
