@@ -170,7 +170,7 @@ type Resource struct {
 	// Grant is the resource whose permission governs this one (sub-resources
 	// follow their parent: addresses are governed by "clients").
 	Grant string
-	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog.
+	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog (events: the event log).
 	Toolset string
 	Doc     string
 	Parent  *Parent
@@ -184,6 +184,10 @@ type Resource struct {
 	Embeds    []Embed
 	// Scope is a fixed SQL condition on the table (products: is_product; promotions: not archived).
 	Scope string
+	// Clock lists the states the clock moves records to without a request
+	// (an invoice past its due date becomes overdue): each move is a
+	// system write with its <object>.<state> event.
+	Clock []string
 	// Hidden columns never leave the server.
 	Hidden []string
 	// CommerceColumns appear on item reads only where the CommerceFlag column
