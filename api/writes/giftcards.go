@@ -1,8 +1,10 @@
 package writes
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"math"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 	"github.com/ledgerbase/ledgerbase/ent/shape"
@@ -20,6 +23,29 @@ import (
 func init() {
 	register(resource.GiftCards, resource.Create, issueGiftCard)
 	registerAction(resource.GiftCards, "adjust", adjustGiftCard)
+	registerRefresh(resource.GiftCards, refreshGiftCards)
+}
+
+// staleGiftCards are the workspace's active cards whose expiry has passed
+// (times compare as stored, as for promotions). A depleted card stays
+// depleted: nothing is left to expire.
+const staleGiftCards = "workspace_id = ? AND status = 'active' AND expires_at <= ?"
+
+// refreshGiftCards marks the workspace's active cards past their expiry
+// expired before they are read: one indexed read, and an UPDATE only when
+// some are stale, whose WHERE checks again so concurrent readers move each
+// card once.
+func refreshGiftCards(ctx context.Context, db *database.DB, ws string, now time.Time) error {
+	var one int
+	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = db.Write.ExecContext(ctx, db.Rebind("UPDATE gift_cards SET status = 'expired', updated_at = ? WHERE "+staleGiftCards), now, ws, now)
+	return err
 }
 
 // GiftCodeLen is the length of a generated gift card code: 20 characters

@@ -251,6 +251,17 @@ func TestGiftCardAdjustAndDisable(t *testing.T) {
 	}
 	_, e = adminWrite(t, env, ws.ID, resource.GiftCards, resource.Action, "adjust", old, obj{"amount_cents": -1, "reason": "late"})
 	wantRefused(t, e, 409, "invalid_state_transition", "")
+	// Reads show it expired (the clock moves active cards only); a
+	// disabled card past its expiry stays disabled.
+	if err := env.DB.Ent.GiftCard.UpdateOneID(id).SetExpiresAt(time.Now().Add(-time.Hour)).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := env.Get(t, "/v1/gift-cards/"+old, ws.Key).WantStatus(t, 200).JSON(t); got["status"] != "expired" {
+		t.Fatalf("a card past its expiry reads %v", got["status"])
+	}
+	if got := env.Get(t, "/v1/gift-cards/"+id, ws.Key).WantStatus(t, 200).JSON(t); got["status"] != "disabled" {
+		t.Fatalf("a disabled card past its expiry reads %v", got["status"])
+	}
 
 	want := "gift_card.created gift_card.adjusted gift_card.adjusted gift_card.adjusted gift_card.adjusted gift_card.adjusted gift_card.disabled gift_card.created"
 	if got := strings.Join(eventTypes(t, env, ws.Key), " "); got != want {

@@ -377,6 +377,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{GiftCardsColumns[1], GiftCardsColumns[2], GiftCardsColumns[0]},
 			},
+			{
+				Name:    "giftcard_workspace_id_status_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{GiftCardsColumns[1], GiftCardsColumns[6], GiftCardsColumns[10]},
+			},
 		},
 	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
