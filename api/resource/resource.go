@@ -94,6 +94,10 @@ type Op struct {
 	From []string
 	// To is the state an Action moves the record to.
 	To string
+	// Moves lists the other resources whose records the operation changes
+	// or creates besides its own (a shipment moves its order): their
+	// events, <object>.<state>, .updated or .created, are the operation's too.
+	Moves []*Resource
 }
 
 // Allowed reports whether the operation may run on a record in state.
@@ -155,7 +159,7 @@ type Resource struct {
 	// Grant is the resource whose permission governs this one (sub-resources
 	// follow their parent: addresses are governed by "clients").
 	Grant string
-	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog.
+	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog (events: the event log).
 	Toolset string
 	Doc     string
 	Parent  *Parent
@@ -169,6 +173,10 @@ type Resource struct {
 	Embeds    []Embed
 	// Scope is a fixed SQL condition on the table (products: is_product; promotions: not archived).
 	Scope string
+	// Clock lists the states the clock moves records to without a request
+	// (an invoice past its due date becomes overdue): each move is a
+	// system write with its <object>.<state> event.
+	Clock []string
 	// Hidden columns never leave the server.
 	Hidden []string
 	// CommerceColumns appear on item reads only where the CommerceFlag column

@@ -31,6 +31,9 @@ type Request struct {
 	// ChildID the sub-resource's own id (address_id).
 	ID, ChildID string
 	RequestID   string
+	// System names the job of a write no request made (the overdue sweep):
+	// its events' actor is {type: system, id: System}.
+	System string
 	// Idem, when the POST carries an Idempotency-Key, keeps the answer in
 	// the write's transaction.
 	Idem *idempotency.Pending
