@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/web/webtest"
 )
@@ -126,6 +127,11 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	webtest.Records(t, env, ws.ID)
 	ws.Role(t, "client reader", "clients:read,invoices:write")
 	ws.NewKey(t, access.KeySpec{Name: "Shop sync", Role: "client reader"})
+	hook := "https://hooks.example.com/ledgerbase" // never sent to: no worker runs here
+	if _, err := webhooks.CreateEndpoint(t.Context(), env.DB.Ent, ws.ID, webhooks.EndpointChange{URL: &hook, Events: []string{"client.*"}}); err != nil {
+		t.Fatal(err)
+	}
+	env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "Hooked Ltd"}).WantStatus(t, 201) // a delivery to show
 
 	var routes []string
 	for _, r := range env.Server.App.GetRoutes(true) {
