@@ -77,7 +77,6 @@ func cmpSum(a, b database.SumRow) int {
 	return slices.Compare([]string{a.Status, a.Currency, a.By}, []string{b.Status, b.Currency, b.By})
 }
 
-
 // rowSums sums the rows themselves, grouped as the kept sums are.
 func rowSums(t *testing.T, db *database.DB, ws string, s database.Sum) []database.SumRow {
 	t.Helper()

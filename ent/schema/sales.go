@@ -204,7 +204,9 @@ func (Bill) Fields() []ent.Field {
 func (Bill) Edges() []ent.Edge { return []ent.Edge{edge.To("payments", BillPayment.Type)} }
 
 // The dashboard's open bills by due date count their rows in the index.
-func (Bill) Indexes() []ent.Index { return []ent.Index{index.Fields("workspace_id", "status", "due_date")} }
+func (Bill) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("workspace_id", "status", "due_date")}
+}
 
 // BillPayment is money paid against a bill; external_id is the caller's id.
 type BillPayment struct{ ent.Schema }
