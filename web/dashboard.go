@@ -31,6 +31,7 @@ type dashboardData struct {
 	Counts  []countCard
 	Traffic []trafficRow
 	Total   usage.Counts
+	Money   moneyView
 }
 
 func (u *UI) dashboard(c *fiber.Ctx) error {
@@ -38,6 +39,7 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	d := dashboardData{page: u.pageOf(c, ws.Name)}
 	d.Current = "dashboard"
+	var err error
 	if c.Query("created") != "" {
 		d.Notice = "Workspace created. Next, create an API key for it."
 	}
@@ -59,6 +61,9 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 		}
 		card.Count = env.Meta.Total
 		d.Counts = append(d.Counts, card)
+	}
+	if d.Money, err = u.moneyOf(ctx, ws, time.Now()); err != nil {
+		return u.internal(c, err)
 	}
 	// This process's latest counts go to the table first, so the page is current.
 	if err := u.srv.Usage.Flush(ctx); err != nil {
