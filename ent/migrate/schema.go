@@ -272,6 +272,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[2], CreditNotesColumns[0]},
 			},
+			{
+				Name:    "creditnote_workspace_id_invoice_id",
+				Unique:  false,
+				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[16]},
+			},
 		},
 	}
 	// ClientsColumns holds the columns for the "clients" table.
