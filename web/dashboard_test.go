@@ -153,7 +153,9 @@ func TestDashboardMoneyFigures(t *testing.T) {
 		return w
 	}
 	remaining := func(s seeded) int64 { return s.remaining }
-	isOpen := func(s seeded) bool { return s.status == "sent" || s.status == "partially_paid" || s.status == "overdue" }
+	isOpen := func(s seeded) bool {
+		return s.status == "sent" || s.status == "partially_paid" || s.status == "overdue"
+	}
 	buckets := []struct {
 		label    string
 		from, to int // days past due, inclusive

@@ -33,13 +33,13 @@ var docKinds = map[*resource.Resource]docKind{
 
 // docLine is one line as the document prints it.
 type docLine struct {
-	Description, SKU            string
-	Item                        shown
-	Qty, Unit, Discount, VAT    shown
-	Excl, VATAmount, Incl       shown
-	Ordered, Shipped, Left      shown // orders
-	FullyShipped, NothingLeft   bool
-	HasDiscount                 bool
+	Description, SKU          string
+	Item                      shown
+	Qty, Unit, Discount, VAT  shown
+	Excl, VATAmount, Incl     shown
+	Ordered, Shipped, Left    shown // orders
+	FullyShipped, NothingLeft bool
+	HasDiscount               bool
 }
 
 type docTotal struct {

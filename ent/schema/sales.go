@@ -176,7 +176,9 @@ func (CreditNote) Fields() []ent.Field {
 }
 
 // An invoice's page lists the credit notes made against it.
-func (CreditNote) Indexes() []ent.Index { return []ent.Index{index.Fields("workspace_id", "invoice_id")} }
+func (CreditNote) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("workspace_id", "invoice_id")}
+}
 
 // Vendor is a supplier.
 type Vendor struct{ ent.Schema }
