@@ -97,10 +97,8 @@ func (u *UI) documentOf(ctx context.Context, ws *ent.Workspace, r *resource.Reso
 	if name := textOf(rec.get(k.Party + "_name")); name != "" {
 		if d.Party.Href != "" {
 			d.Party.Title = d.Party.Text
-		} else {
-			d.Party.Class = ""
 		}
-		d.Party.Text = name
+		d.Party.Text, d.Party.Class = name, ""
 	}
 	add := func(label, name string) {
 		if v := rec.get(name); v != nil && v != "" {
