@@ -14,6 +14,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 )
 
+// SessionCookie names the signed-in admin's cookie (the bench's dashboard
+// row sends it).
+const SessionCookie = sessionCookie
+
 type countCard struct {
 	R     *resource.Resource
 	Count int
