@@ -1,0 +1,193 @@
+package records
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// A list request goes through four steps, each in one function below:
+//
+//	gate   refresh clock-driven states, note the data version (cache)
+//	plan   the WHERE of the list, its exact total, the page's offset
+//	query  the page's rows, from the render cache when it can
+//	encode the rows as JSON, then the meta
+//
+// The plain path is COUNT(*) and one newest-first page query. Every
+// strategy (strategies.go) is an optional shortcut of one step that must
+// answer exactly what the plain path answers; tests compare the two.
+
+// Page is a validated list request.
+type Page struct {
+	Limit, Offset int
+	Q             string
+	// Filters maps a declared filter's column to its value (string or bool).
+	Filters  []FilterValue
+	ParentID string
+}
+
+// FilterValue is one applied list filter.
+type FilterValue struct {
+	Column string
+	Value  any
+}
+
+// listQuery is a planned list: the rows it selects and how to page them.
+type listQuery struct {
+	where string // on the table aliased t
+	args  []any
+	// filtered: where keeps fewer rows than the resource has, so the
+	// counters of whole lists do not answer its total.
+	filtered bool
+	total    int64
+	counted  bool
+	offset   int // into the rows of where
+	// few: the matches are few, so fetching them by key and sorting beats
+	// walking the newest-first index.
+	few bool
+	// ids, when not nil, are the page's ids in order (the search read them).
+	ids []string
+}
+
+const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
+
+// List answers a list envelope {data, meta} as JSON.
+func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, pg Page) ([]byte, error) {
+	return e.AppendList(ctx, r, ws, pg, make([]byte, 0, 4096))
+}
+
+// AppendList appends the list envelope to b: a caller that reuses b (the
+// API writes into the response's pooled buffer) spares the allocation of
+// every page's JSON and the collections that follow it.
+func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
+	p := e.plans[r]
+	dv, err := e.gate(ctx, p, ws, pg)
+	if err != nil {
+		return nil, err
+	}
+	lq, err := e.planList(ctx, p, ws, pg)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"data":[`...)
+	if int64(pg.Offset) < lq.total {
+		if b, err = e.page(ctx, p, ws, pg, lq, dv, b); err != nil {
+			return nil, err
+		}
+	}
+	return meta(b, pg, lq.total), nil
+}
+
+// gate brings clock-driven states up to date and, when the page may come
+// from the render cache, reads the data version first: a page answered
+// from the cache checks at its end that nothing was committed since, which
+// covers every query of the request.
+func (e *Engine) gate(ctx context.Context, p *plan, ws Workspace, pg Page) (int64, error) {
+	if err := e.refresh(ctx, p.r, ws); err != nil {
+		return noVersion, err
+	}
+	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil || pg.ParentID != "" {
+		return noVersion, nil
+	}
+	v, ok, err := e.db.DataVersion(ctx)
+	if err != nil {
+		return noVersion, apierr.Internal(err)
+	}
+	if !ok {
+		return noVersion, nil
+	}
+	return v, nil
+}
+
+// planList builds the list's condition and counts its rows.
+func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (*listQuery, error) {
+	w, extra := p.where(pg.ParentID)
+	lq := &listQuery{where: w, args: append([]any{ws.ID}, extra...), offset: pg.Offset}
+	for _, f := range pg.Filters {
+		lq.where += " AND t." + f.Column + " = ?"
+		lq.args = append(lq.args, f.Value)
+	}
+	lq.filtered = len(pg.Filters) > 0
+	if pg.Q != "" && len(p.search.Columns) > 0 {
+		if err := e.search(ctx, p, ws, pg, lq); err != nil {
+			return nil, err
+		}
+	}
+	if !lq.counted {
+		lq.total, lq.counted = e.countedTotal(ctx, p.r, ws, pg, lq)
+	}
+	if !lq.counted {
+		q := "SELECT COUNT(*) FROM " + p.r.Table + " t WHERE " + lq.where
+		if err := e.db.Read.QueryRowContext(ctx, e.db.Rebind(q), lq.args...).Scan(&lq.total); err != nil {
+			return nil, apierr.Internal(err)
+		}
+	}
+	return lq, nil
+}
+
+// page appends the records of the page: from the render cache when the
+// resource is cached, else encoded from its rows.
+func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, error) {
+	where, args, offset := lq.where, lq.args, lq.offset
+	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
+		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
+	}
+	if p.cacheable && e.cache != nil {
+		args = append(args, offset)
+		if dv != noVersion {
+			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
+			out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv)
+			if err != nil || ok {
+				return out, err
+			}
+		}
+		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset, lq.few), args, b, dv)
+	}
+	q := e.pageSQL(p, p.selects, where, pg.Limit, offset, lq.few)
+	args = append(args, offset)
+	if len(p.embeds) == 0 {
+		// Nothing to fetch per page: encode each row as it is read,
+		// into one set of buffers.
+		return e.stream(ctx, p, ws, q, args, b)
+	}
+	s, err := e.query(ctx, e.db.Read, p, q, args)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := e.loadEmbeds(ctx, e.db.Read, p, ws, s)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range s.rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = p.encode(b, ws, d, emb[i])
+	}
+	return b, nil
+}
+
+// pageSQL selects sel of one page of the rows matching where; the offset
+// is its last argument.
+func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int, few bool) string {
+	from := " FROM " + p.r.Table + " t WHERE "
+	if few || !e.indexOffset(sel == p.keys, offset) {
+		return "SELECT " + sel + from + where + newestFirst + database.LimitOffset(limit)
+	}
+	key := e.db.RowKey()
+	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + database.LimitOffset(limit) + ")" + newestFirst
+}
+
+// meta closes a list envelope.
+func meta(b []byte, pg Page, total int64) []byte {
+	b = append(b, `],"meta":{"limit":`...)
+	b = strconv.AppendInt(b, int64(pg.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(pg.Offset), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, total, 10)
+	return append(b, `}}`...)
+}
