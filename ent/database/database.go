@@ -161,6 +161,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
+	optimize(ctx, w)
 	ckpt, err := startCheckpoints(path, w)
 	if err != nil {
 		w.Close()
@@ -221,6 +222,9 @@ func (d *DB) Close() error {
 		}
 		if d.dv != nil {
 			d.dv.close()
+		}
+		if d.Dialect == dialect.SQLite {
+			optimize(context.Background(), d.Write)
 		}
 		d.closeErr = d.Ent.Close()
 		if d.Read != d.Write {

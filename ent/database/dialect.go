@@ -32,8 +32,6 @@ type sqlDialect interface {
 	// foldsTokens reports whether q must be split by the database to fold
 	// it as the word index does (SearchTokens folds ASCII alike on both).
 	foldTokens(ctx context.Context, d *DB, q string) ([]string, bool, error)
-	// indexedBy names the index a query must read, where SQL can say so.
-	indexedBy(index string) string
 	// cachesProbes: word lookups of a workspace are kept while its table
 	// is unchanged (SQLite reads a common word's whole doclist).
 	cachesProbes() bool

@@ -94,6 +94,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.migrateValues(ctx, merged); err != nil {
 		return fmt.Errorf("database: search values: %w", err)
 	}
+	if d.Dialect == dialect.SQLite {
+		optimize(ctx, d.Write)
+	}
 	return nil
 }
 

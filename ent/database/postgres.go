@@ -18,7 +18,6 @@ func (postgresSQL) jsonList() string { return "(SELECT jsonb_array_elements_text
 func (postgresSQL) jsonAgg(col string) string {
 	return "COALESCE(json_agg(" + col + ")::text, '[]')"
 }
-func (postgresSQL) indexedBy(string) string                                { return "" }
 func (postgresSQL) cachesProbes() bool                                     { return false }
 func (postgresSQL) manyAmong(cond string) string                           { return cond }
 func (postgresSQL) dayBound(day time.Time) any                             { return day }

@@ -586,20 +586,20 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	// It rides on every row of the page (a subquery that does not depend
 	// on the row is run once), and is read alone when the page is empty.
 	counted := ", (" + count + ")"
-	// Each value's rows come newest first from the value index; the page
-	// merges the first offset+limit of each (and the extra rows).
-	indexed := d.sql.indexedBy(valueIndex(t, few))
+	// Each value's rows come newest first from the value index (the
+	// planner picks it by its statistics); the page merges the first
+	// offset+limit of each (and the extra rows).
 	var q string
 	if len(x.full) == 1 && len(extra) == 0 {
 		// One value's rows alone: the page is a stretch of its index,
 		// without the merge's subquery and sort (~30 µs of a ~100 µs search).
-		q = "SELECT " + d.sql.rowKey() + " AS k, t.id AS i" + counted + " FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
+		q = "SELECT " + d.sql.rowKey() + " AS k, t.id AS i" + counted + " FROM " + t + " t WHERE t.workspace_id = ? AND t." + few + " = ?" +
 			" ORDER BY t.created_at DESC, t.id DESC" + LimitOffset(limit)
 		args = append(args, x.wsID, x.vals.vals[x.full[0]], offset)
 	} else {
 		var arms []string
 		arm := func(cond string) string {
-			return "SELECT * FROM (SELECT " + d.sql.rowKey() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" + indexed +
+			return "SELECT * FROM (SELECT " + d.sql.rowKey() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" +
 				" WHERE t.workspace_id = ? AND " + cond + " ORDER BY t.created_at DESC, t.id DESC LIMIT " + strconv.Itoa(offset+limit) + ") a" + strconv.Itoa(len(arms))
 		}
 		if len(x.full) <= 64 && offset+limit <= x.cap/2 {

@@ -11,11 +11,10 @@ import (
 // sqliteSQL is SQLite's half of sqlDialect.
 type sqliteSQL struct{}
 
-func (sqliteSQL) rowKey() string             { return "t.rowid" }
-func (sqliteSQL) jsonList() string           { return "(SELECT value FROM json_each(?))" }
-func (sqliteSQL) jsonAgg(col string) string  { return "json_group_array(" + col + ")" }
-func (sqliteSQL) indexedBy(ix string) string { return " INDEXED BY " + ix }
-func (sqliteSQL) cachesProbes() bool         { return true }
+func (sqliteSQL) rowKey() string            { return "t.rowid" }
+func (sqliteSQL) jsonList() string          { return "(SELECT value FROM json_each(?))" }
+func (sqliteSQL) jsonAgg(col string) string { return "json_group_array(" + col + ")" }
+func (sqliteSQL) cachesProbes() bool        { return true }
 
 // wordsOf reads the words from search_tokenize, which splits text exactly
 // as the FTS tables do.
