@@ -4,7 +4,6 @@ package records
 var Strategies = map[string]strategy{
 	"unchangedPages": unchangedPages,
 	"searchKeys":     searchKeys,
-	"rowFirst":       rowFirst,
 	"deepSkip":       deepSkip,
 	"countedTotals":  countedTotals,
 	"offsetOnIndex":  offsetOnIndex,

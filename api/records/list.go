@@ -45,9 +45,6 @@ type listQuery struct {
 	total    int64
 	counted  bool
 	offset   int // into the rows of where
-	// few: the matches are few, so fetching them by key and sorting beats
-	// walking the newest-first index.
-	few bool
 	// ids, when not nil, are the page's ids in order (the search read them).
 	ids []string
 }
@@ -144,9 +141,9 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 				return out, err
 			}
 		}
-		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset, lq.few), args, b, dv)
+		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
 	}
-	q := e.pageSQL(p, p.selects, where, pg.Limit, offset, lq.few)
+	q := e.pageSQL(p, p.selects, where, pg.Limit, offset)
 	args = append(args, offset)
 	if len(p.embeds) == 0 {
 		// Nothing to fetch per page: encode each row as it is read,
@@ -172,9 +169,9 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 
 // pageSQL selects sel of one page of the rows matching where; the offset
 // is its last argument.
-func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int, few bool) string {
+func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int) string {
 	from := " FROM " + p.r.Table + " t WHERE "
-	if few || !e.indexOffset(sel == p.keys, offset) {
+	if !e.indexOffset(sel == p.keys, offset) {
 		return "SELECT " + sel + from + where + newestFirst + database.LimitOffset(limit)
 	}
 	key := e.db.RowKey()

@@ -21,9 +21,6 @@ const (
 	// searchKeys: a q on a whole list is counted by the search, which
 	// also picks the page's keys when that is cheap (database.Find).
 	searchKeys
-	// rowFirst: when q matches few rows, they are fetched by key and
-	// sorted instead of walking the newest-first index until enough match.
-	rowFirst
 	// deepSkip: a deep offset of a whole list skips whole days by their
 	// counts (database.Skip), then only the rest of its day.
 	deepSkip
@@ -52,7 +49,6 @@ func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq 
 	lq.where += " AND " + f.Cond
 	lq.args = append(lq.args, f.Args...)
 	lq.total, lq.counted = f.Total, f.Counted
-	lq.few = f.Few && e.uses(rowFirst)
 	if f.Page {
 		lq.offset, lq.ids = 0, f.IDs // the condition keeps the page's rows alone
 	}

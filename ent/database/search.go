@@ -319,9 +319,6 @@ type Found struct {
 	// their records are cached.
 	Page bool
 	IDs  []string
-	// Few: Cond keeps few rows, so fetching them by key and sorting them
-	// beats walking the newest-first index until the page is found.
-	Few bool
 	// sub, when the matches are exactly the keys one word index query
 	// selects (SQLite), is that query; Cond is then "key IN (sub)".
 	sub string
@@ -329,7 +326,7 @@ type Found struct {
 
 // paged is the Found of a page whose keys (a JSON array) the search read.
 func (d *DB) paged(total int64, keys string, ids []string) Found {
-	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true, IDs: ids, Few: true}
+	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true, IDs: ids}
 }
 
 // search is one q being answered.
@@ -390,17 +387,13 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 			return f, err
 		}
 	}
+	// Filtered too, the matches are taken to be few (the planner fetches
+	// them by key), as a filter rarely keeps many of them.
 	f := x.cond()
-	if f.sub == "" {
-		return f, nil
+	if f.sub != "" && whole {
+		return x.countSub(ctx, f)
 	}
-	if !whole {
-		// Filtered too: the matches are taken to be few, as a filter
-		// rarely keeps many of them.
-		f.Few = true
-		return f, nil
-	}
-	return x.countSub(ctx, f)
+	return f, nil
 }
 
 // maxKeys bounds the match keys carried from the count to the page query.
@@ -422,8 +415,7 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 		return Found{}, err
 	}
 	f.Counted = true
-	f.Few = x.fewMatches(ctx, f.Total)
-	if !f.Few {
+	if !x.fewMatches(ctx, f.Total) {
 		f.Cond = d.sql.manyAmong(f.Cond)
 	}
 	return f, nil
