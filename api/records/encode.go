@@ -266,37 +266,3 @@ func joinParts(b []byte, parts [][]byte) []byte {
 }
 
 // Exists reports whether the workspace has a record of r with this id
-
-// meta closes a list envelope.
-func (e *Engine) meta(b []byte, pg Page, total int64) []byte {
-	b = append(b, `],"meta":{"limit":`...)
-	b = strconv.AppendInt(b, int64(pg.Limit), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(pg.Offset), 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, total, 10)
-	return append(b, `}}`...)
-}
-
-// stream appends the records of q, comma-separated, to b.
-func (e *Engine) stream(ctx context.Context, p *plan, ws Workspace, q string, args []any, b []byte) ([]byte, error) {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
-	if err != nil {
-		return nil, apierr.Internal(err)
-	}
-	defer rs.Close()
-	d := p.dests()
-	for first := true; rs.Next(); first = false {
-		if err := rs.Scan(d...); err != nil {
-			return nil, apierr.Internal(err)
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		b = p.encode(b, ws, d, nil)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, apierr.Internal(err)
-	}
-	return b, nil
-}

@@ -143,14 +143,7 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 		}
 		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
 	}
-	q := e.pageSQL(p, p.selects, where, pg.Limit, offset)
-	args = append(args, offset)
-	if len(p.embeds) == 0 {
-		// Nothing to fetch per page: encode each row as it is read,
-		// into one set of buffers.
-		return e.stream(ctx, p, ws, q, args, b)
-	}
-	s, err := e.query(ctx, e.db.Read, p, q, args)
+	s, err := e.query(ctx, e.db.Read, p, e.pageSQL(p, p.selects, where, pg.Limit, offset), append(args, offset))
 	if err != nil {
 		return nil, err
 	}
