@@ -94,7 +94,7 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // pageCached appends the records of q — which selects p.keys — using the
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
-func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
 	var ids, versions []string
 	err := e.eachRow(ctx, q, args, func(scan func(...any) error) error {
 		var id, ver string
@@ -112,9 +112,6 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	for i, id := range ids {
 		if j, ok := e.cached(p, ws, id, versions[i]); ok {
 			parts[i] = j
-			if dv != noVersion {
-				e.remember(p, ws, id, versions[i], j, dv)
-			}
 		} else {
 			missing = append(missing, id)
 		}
@@ -126,7 +123,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), dv)
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), noVersion)
 		}
 		for i, id := range ids {
 			if parts[i] == nil {
@@ -135,39 +132,6 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 	}
 	return joinParts(b, parts), nil
-}
-
-// pageUnchanged (strategy unchangedPages) appends the records of a page
-// when every one of them is cached, was checked at data version dv, and
-// nothing was committed since; ok is false, and b untouched, when one is
-// not. The page's ids are ids when the search read them, else those idsSQL
-// selects: a read of the index alone.
-func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
-	if ids == nil {
-		err := e.eachRow(ctx, idsSQL, args, func(scan func(...any) error) error {
-			var id string
-			err := scan(&id)
-			ids = append(ids, id)
-			return err
-		})
-		if err != nil {
-			return nil, false, err
-		}
-	}
-	parts := make([][]byte, len(ids))
-	for i, id := range ids {
-		j, ok := e.unchanged(p, ws, id, dv)
-		if !ok {
-			return nil, false, nil
-		}
-		parts[i] = j
-	}
-	// The ids must come from the same state as the records: nothing may
-	// have been committed while they were read either.
-	if v, ok, err := e.db.DataVersion(ctx); err != nil || !ok || v != dv {
-		return nil, false, err
-	}
-	return joinParts(b, parts), true, nil
 }
 
 // eachRow runs q on the read pool and calls row for each of its rows.

@@ -2,11 +2,9 @@ package records
 
 // Strategies names every strategy of the list pipeline (strategies.go).
 var Strategies = map[string]strategy{
-	"unchangedPages": unchangedPages,
-	"searchKeys":     searchKeys,
-	"deepSkip":       deepSkip,
-	"countedTotals":  countedTotals,
-	"offsetOnIndex":  offsetOnIndex,
+	"searchKeys":    searchKeys,
+	"deepSkip":      deepSkip,
+	"countedTotals": countedTotals,
 }
 
 // Only leaves e's lists the named strategies alone: none, the plain path.

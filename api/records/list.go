@@ -45,8 +45,6 @@ type listQuery struct {
 	total    int64
 	counted  bool
 	offset   int // into the rows of where
-	// ids, when not nil, are the page's ids in order (the search read them).
-	ids []string
 }
 
 const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
@@ -61,8 +59,7 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 // every page's JSON and the collections that follow it.
 func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
 	p := e.plans[r]
-	dv, err := e.gate(ctx, p, ws, pg)
-	if err != nil {
+	if err := e.refresh(ctx, r, ws); err != nil {
 		return nil, err
 	}
 	lq, err := e.planList(ctx, p, ws, pg)
@@ -71,32 +68,11 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 	}
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < lq.total {
-		if b, err = e.page(ctx, p, ws, pg, lq, dv, b); err != nil {
+		if b, err = e.page(ctx, p, ws, pg, lq, b); err != nil {
 			return nil, err
 		}
 	}
 	return meta(b, pg, lq.total), nil
-}
-
-// gate brings clock-driven states up to date and, when the page may come
-// from the render cache, reads the data version first: a page answered
-// from the cache checks at its end that nothing was committed since, which
-// covers every query of the request.
-func (e *Engine) gate(ctx context.Context, p *plan, ws Workspace, pg Page) (int64, error) {
-	if err := e.refresh(ctx, p.r, ws); err != nil {
-		return noVersion, err
-	}
-	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil || pg.ParentID != "" {
-		return noVersion, nil
-	}
-	v, ok, err := e.db.DataVersion(ctx)
-	if err != nil {
-		return noVersion, apierr.Internal(err)
-	}
-	if !ok {
-		return noVersion, nil
-	}
-	return v, nil
 }
 
 // planList builds the list's condition and counts its rows.
@@ -127,23 +103,19 @@ func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (
 
 // page appends the records of the page: from the render cache when the
 // resource is cached, else encoded from its rows.
-func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, error) {
+func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, b []byte) ([]byte, error) {
 	where, args, offset := lq.where, lq.args, lq.offset
 	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
 		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
 	}
-	if p.cacheable && e.cache != nil {
-		args = append(args, offset)
-		if dv != noVersion {
-			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
-			out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv)
-			if err != nil || ok {
-				return out, err
-			}
-		}
-		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
+	page := func(sel string) string {
+		return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
 	}
-	s, err := e.query(ctx, e.db.Read, p, e.pageSQL(p, p.selects, where, pg.Limit, offset), append(args, offset))
+	args = append(args, offset)
+	if p.cacheable && e.cache != nil {
+		return e.pageCached(ctx, p, ws, pg.ParentID, page(p.keys), args, b)
+	}
+	s, err := e.query(ctx, e.db.Read, p, page(p.selects), args)
 	if err != nil {
 		return nil, err
 	}
@@ -158,17 +130,6 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 		b = p.encode(b, ws, d, emb[i])
 	}
 	return b, nil
-}
-
-// pageSQL selects sel of one page of the rows matching where; the offset
-// is its last argument.
-func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int) string {
-	from := " FROM " + p.r.Table + " t WHERE "
-	if !e.indexOffset(sel == p.keys, offset) {
-		return "SELECT " + sel + from + where + newestFirst + database.LimitOffset(limit)
-	}
-	key := e.db.RowKey()
-	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + database.LimitOffset(limit) + ")" + newestFirst
 }
 
 // meta closes a list envelope.

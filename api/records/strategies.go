@@ -14,22 +14,15 @@ import (
 type strategy uint8
 
 const (
-	// unchangedPages: when nothing was committed since a page's records
-	// were cached (SQLite's data version), only the page's ids are read
-	// (cache.go). The render cache itself is switched with SetCache.
-	unchangedPages strategy = 1 << iota
 	// searchKeys: a q on a whole list is counted by the search, which
 	// also picks the page's keys when that is cheap (database.Find).
-	searchKeys
+	searchKeys strategy = 1 << iota
 	// deepSkip: a deep offset of a whole list skips whole days by their
 	// counts (database.Skip), then only the rest of its day.
 	deepSkip
 	// countedTotals: totals of whole lists, and of lists with one enum or
 	// boolean filter, come from the counters triggers keep.
 	countedTotals
-	// offsetOnIndex: past the first pages the offset is walked in a
-	// subquery reading only the index; the page's rows alone are fetched.
-	offsetOnIndex
 )
 
 func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
@@ -50,7 +43,7 @@ func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq 
 	lq.args = append(lq.args, f.Args...)
 	lq.total, lq.counted = f.Total, f.Counted
 	if f.Page {
-		lq.offset, lq.ids = 0, f.IDs // the condition keeps the page's rows alone
+		lq.offset = 0 // the condition keeps the page's rows alone
 	}
 	return nil
 }
@@ -84,26 +77,4 @@ func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, where stri
 		return where, args, offset
 	}
 	return where + " AND " + cond, append(args, arg), rest
-}
-
-// subqueryOffset is where skipping index entries in a subquery starts to
-// beat skipping rows (the subquery's page is sorted once more);
-// keysSubqueryOffset is the same for pages that select keys only, whose
-// skipped rows cost an index entry each either way (measured with the
-// sqlite3 shell at a million rows: equal at 475, subquery ahead at 4,000).
-const (
-	subqueryOffset     = 100
-	keysSubqueryOffset = 500
-)
-
-// indexOffset reports whether a page at offset walks its offset in a
-// subquery over the index.
-func (e *Engine) indexOffset(keysOnly bool, offset int) bool {
-	if !e.uses(offsetOnIndex) {
-		return false
-	}
-	if keysOnly {
-		return offset >= keysSubqueryOffset
-	}
-	return offset >= subqueryOffset
 }

@@ -313,20 +313,16 @@ type Found struct {
 	// Counted: Total is the exact number of matches.
 	Counted bool
 	Total   int64
-	// Page: Cond keeps exactly the rows of the requested page. IDs, when
-	// not nil, are their ids in the page's order: read from the index that
-	// found them, they spare the page a second visit to its rows when
-	// their records are cached.
+	// Page: Cond keeps exactly the rows of the requested page.
 	Page bool
-	IDs  []string
 	// sub, when the matches are exactly the keys one word index query
 	// selects (SQLite), is that query; Cond is then "key IN (sub)".
 	sub string
 }
 
 // paged is the Found of a page whose keys (a JSON array) the search read.
-func (d *DB) paged(total int64, keys string, ids []string) Found {
-	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true, IDs: ids}
+func (d *DB) paged(total int64, keys string) Found {
+	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true}
 }
 
 // search is one q being answered.
@@ -533,8 +529,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil {
 			return Found{}, false, err
 		}
-		keys, ids := window(m, offset, limit)
-		return x.d.paged(int64(len(m)), keys, ids), true, nil
+		return x.d.paged(int64(len(m)), window(m, offset, limit)), true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -562,8 +557,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		keys, ids := window(extra, offset, limit)
-		return x.d.paged(int64(len(extra)), keys, ids), true, nil
+		return x.d.paged(int64(len(extra)), window(extra, offset, limit)), true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
@@ -631,14 +625,14 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 	}
 	defer rows.Close()
 	var total int64
-	keys, ids := []any{}, []string{}
+	keys := []any{}
 	for rows.Next() {
 		var k any
 		var id string
 		if err := rows.Scan(&k, &id, &total); err != nil {
 			return Found{}, err
 		}
-		keys, ids = append(keys, k), append(ids, id)
+		keys = append(keys, k)
 	}
 	if err := rows.Err(); err != nil {
 		return Found{}, err
@@ -649,7 +643,7 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 		}
 	}
 	b, _ := json.Marshal(keys)
-	return d.paged(total, string(b), ids), nil
+	return d.paged(total, string(b)), nil
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
@@ -666,15 +660,14 @@ type match struct {
 	id, value string
 }
 
-// window is the keys and ids of m's page at offset.
-func window(m []match, offset, limit int) (string, []string) {
+// window is the keys of m's page at offset, as a JSON array.
+func window(m []match, offset, limit int) string {
 	keys := []any{}
-	ids := []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
-		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
+		keys = append(keys, m[i].key)
 	}
 	b, _ := json.Marshal(keys)
-	return string(b), ids
+	return string(b)
 }
 
 // probe looks toks up in the word index (all of them, or with or any), and
