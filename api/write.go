@@ -19,9 +19,9 @@ import (
 )
 
 // checkWrites refuses to start when a declared write has no implementation:
-// a declaration must never turn into a route that cannot answer.
+// a declaration must never turn into a route or form that cannot answer.
 func checkWrites() error {
-	for _, rt := range Routes() {
+	for _, rt := range resource.AllEndpoints() {
 		if rt.Op.Kind == resource.List || rt.Op.Kind == resource.Get {
 			continue
 		}
@@ -81,23 +81,32 @@ func (s *Server) write(rt Route) fiber.Handler {
 }
 
 // runWrite runs an operation, under its Idempotency-Key when a POST has one.
+func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (writes.Result, error) {
+	return s.underKey(c, req.Principal.Workspace.ID, func(p *idempotency.Pending) (writes.Result, error) {
+		req.Idem = p
+		return f(req)
+	})
+}
+
+// underKey runs do under the request's Idempotency-Key when a POST has one
+// (p is nil otherwise); do keeps its answer through p in its transaction.
 // Only a request that reached its operation uses the key: one refused
 // earlier (gating, permission, media type, validation) did not run, so a
 // corrected retry may reuse the key. A success keeps its answer in its own
 // transaction (see api/idempotency); a client error the operation decided
 // (404, 409, business 400) is kept after it, since it wrote nothing; a 5xx
 // is not kept, and a retry runs again.
-func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (writes.Result, error) {
+func (s *Server) underKey(c *fiber.Ctx, ws string, do func(p *idempotency.Pending) (writes.Result, error)) (writes.Result, error) {
 	key := c.Get(idempotency.Header)
 	if key == "" || c.Method() != fiber.MethodPost {
-		return f(req)
+		return do(nil)
 	}
 	if err := idempotency.Check(key); err != nil {
 		return writes.Result{}, err
 	}
-	ws, hash := req.Principal.Workspace.ID, idempotency.Hash(c.Method(), c.Path(), c.Body())
+	ctx, hash := c.UserContext(), idempotency.Hash(c.Method(), c.Path(), c.Body())
 	for attempt := 0; ; attempt++ {
-		prev, err := s.idem.Lookup(req.Ctx, ws, key, hash)
+		prev, err := s.idem.Lookup(ctx, ws, key, hash)
 		if err != nil {
 			return writes.Result{}, err
 		}
@@ -108,23 +117,23 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 			}
 			return writes.Result{Status: prev.Status, Body: prev.Body}, nil
 		}
-		req.Idem = s.idem.Pending(ws, key, hash)
-		res, err := f(req)
+		p := s.idem.Pending(ws, key, hash)
+		res, err := do(p)
 		if errors.Is(err, idempotency.ErrTaken) && attempt < 2 {
 			continue // a duplicate committed first: replay its answer
 		}
-		if err == nil && !req.Idem.Kept() {
-			// Every operation answers through writes' inTx, which keeps the
+		if err == nil && !p.Kept() {
+			// Every operation answers through a transaction that keeps the
 			// key; this one did not, so keep it late rather than never.
-			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", req.RequestID, "path", c.Path())
-			if err2 := req.Idem.KeepOutcome(req.Ctx, res.Status, res.Body); err2 != nil {
-				s.log.Error("idempotency: keep the answer", "request_id", req.RequestID, "err", err2)
+			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", requestID(c), "path", c.Path())
+			if err2 := p.KeepOutcome(ctx, res.Status, res.Body); err2 != nil {
+				s.log.Error("idempotency: keep the answer", "request_id", requestID(c), "err", err2)
 			}
 		}
 		if err != nil {
 			if e := s.toAPIError(err); idempotency.Stored(e.Status) {
-				if err2 := req.Idem.KeepOutcome(req.Ctx, e.Status, idempotency.EncodeError(e)); err2 != nil {
-					s.log.Error("idempotency: keep the refusal", "request_id", req.RequestID, "err", err2)
+				if err2 := p.KeepOutcome(ctx, e.Status, idempotency.EncodeError(e)); err2 != nil {
+					s.log.Error("idempotency: keep the refusal", "request_id", requestID(c), "err", err2)
 				}
 			}
 		}
@@ -170,9 +179,9 @@ func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id
 }
 
 // FindRoute is the declared endpoint of r's operation of kind k (an
-// action's name for Action).
+// action's name for Action), AdminOnly ones included.
 func FindRoute(r *resource.Resource, k resource.OpKind, name string) (Route, bool) {
-	for _, rt := range Routes() {
+	for _, rt := range resource.AllEndpoints() {
 		if rt.Resource == r && rt.Op.Kind == k && (k != resource.Action || rt.Op.Name == name) {
 			return rt, true
 		}

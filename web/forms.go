@@ -396,7 +396,11 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 	if !ok || !writable(workspaceOf(c), r) {
 		return u.notFound(c)
 	}
-	return u.showForm(c, r, rt, "", formValues{}, emptyRows, nil, nil)
+	v, err := u.prefill(c, r, rt)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	return u.showForm(c, r, rt, "", v, emptyRows, nil, nil)
 }
 
 func (u *UI) showForm(c *fiber.Ctx, r *resource.Resource, rt api.Route, id string, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
@@ -452,6 +456,9 @@ func (u *UI) createRecord(c *fiber.Ctx) error {
 	var made struct{ ID string }
 	if err := json.Unmarshal(res.Body, &made); err != nil || made.ID == "" {
 		return u.internal(c, err)
+	}
+	if res.Secret != "" {
+		return u.showSecret(c, r, rt, made.ID, res.Secret)
 	}
 	return redirect(c, wsURL(workspaceOf(c), "records", r.Name, url.PathEscape(made.ID))+"?done=created")
 }

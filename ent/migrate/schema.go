@@ -1240,6 +1240,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[2]},
 			},
+			{
+				Name:    "webhookdelivery_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[2]},
+			},
 		},
 	}
 	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.

@@ -2,6 +2,7 @@ package webtest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
@@ -388,6 +390,73 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.waitText("Shop sync")
 		b.screenshot("keys-phone.png", false)
 		b.do("laptop viewport", chromedp.ResetViewport())
+	})
+
+	// The key above is revoked: /v1 is read with a fresh one from here on.
+	var checker string
+	step("issue a gift card and see only its last four characters afterwards", func(t *testing.T) {
+		var err error
+		unlimited := 0
+		if checker, _, err = access.NewKey(t.Context(), env.DB.Ent, access.KeySpec{WorkspaceID: wsID, Name: "checks", Role: "admin", RateLimit: &unlimited}); err != nil {
+			t.Fatal(err)
+		}
+		b.open("/admin/w/" + wsID + "/records/gift-cards")
+		b.submit(`a[href$="/records/gift-cards/new"]`)
+		b.fill("#f-initial_balance_cents", "5000")
+		b.fill("#f-currency_code", "EUR")
+		b.submit(`form.stack button[type=submit]:not([name])`)
+		b.waitText("Copy the code of this gift card now")
+		code := b.text("#new-secret")
+		if !regexp.MustCompile(`^[A-Z2-7]{4}(-[A-Z2-7]{4}){4}$`).MatchString(code) {
+			t.Fatalf("shown code %q", code)
+		}
+		last4 := code[len(code)-4:]
+		b.submit(`a.button[href*="/records/gift-cards/gc_"]`)
+		b.waitText("Code last4")
+		if body := b.text("main"); !strings.Contains(body, last4) || strings.Contains(body, code) || strings.Contains(body, strings.ReplaceAll(code, "-", "")[:8]) {
+			t.Fatalf("the card's page shows more than the last four characters:\n%s", body)
+		}
+		id := regexp.MustCompile(`gc_[0-9a-z]+`).FindString(b.location())
+		card := env.Get(t, "/v1/gift-cards/"+id, checker).WantStatus(t, 200).JSON(t)
+		if card["code_last4"] != last4 || card["balance_cents"] != 5000.0 || strings.Contains(fmt.Sprint(card), code[:4]+code[5:9]) {
+			t.Fatalf("the card through /v1: %v", card)
+		}
+	})
+
+	step("open and refund a return", func(t *testing.T) {
+		st, err := env.DB.Ent.Store.Create().SetWorkspaceID(wsID).SetName("Acme shop").SetFreeAddress("acme.ledgerbase.shop").Save(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := env.Do(t, "POST", "/v1/sales-orders", checker, map[string]any{"client_name": "Ada", "store_id": st.ID,
+			"lines":    []any{map[string]any{"description": "Boots", "qty_milli": 1000, "unit_price_cents": 8000, "vat_rate_bp": 2000}},
+			"payments": []any{map[string]any{"kind": "capture", "amount_cents": 9600}}}).WantStatus(t, 201).JSON(t)
+		so := o["id"].(string)
+		shp := env.Do(t, "POST", "/v1/shipments", checker, map[string]any{"sales_order_id": so}).WantStatus(t, 201).JSON(t)["id"].(string)
+		env.Do(t, "PATCH", "/v1/shipments/"+shp, checker, map[string]any{"sales_order_id": so, "status": "delivered"}).WantStatus(t, 200)
+
+		b.open("/admin/w/" + wsID + "/records/sales-orders/" + so)
+		b.submit(`a[href*="/records/returns/new?sales_order_id="]`)
+		b.waitText("New return")
+		b.fill("#f-reason", "Too small")
+		b.submit(`form.stack button[type=submit]:not([name])`)
+		b.waitText("The return is created.")
+		for _, a := range []string{"approve", "receive"} {
+			b.submit(`form[action$="/do/` + a + `"] button`)
+			b.waitText("The return is now " + a + "d.")
+		}
+		b.submit(`a[href$="/do/refund"]`)
+		b.waitText("Refund return")
+		b.submit(`form[action$="/do/refund"] button[type=submit]`)
+		b.waitText("The return is now refunded.")
+		id := regexp.MustCompile(`ret_[0-9a-z]+`).FindString(b.location())
+		ret := env.Get(t, "/v1/returns/"+id, checker).WantStatus(t, 200).JSON(t)
+		if ret["status"] != "refunded" || ret["refund_cents"] != 9600.0 || ret["reason"] != "Too small" || ret["sales_order_id"] != so {
+			t.Fatalf("the return through /v1: %v", ret)
+		}
+		if ps := env.Get(t, "/v1/sales-orders/"+so, checker).JSON(t)["payment_status"]; ps != "refunded" {
+			t.Fatalf("the order's payment status: %v", ps)
+		}
 	})
 
 	step("a form without its CSRF token is refused", func(t *testing.T) {
