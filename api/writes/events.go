@@ -94,7 +94,7 @@ type touched struct {
 // <object>.updated.
 func (q *Request) touch(tx *ent.Tx, r *resource.Resource, id string) error {
 	st := ""
-	if r.HasStatus() {
+	if r.HasStatus() && recordEvents {
 		var err error
 		if st, err = q.statusOf(tx, r, id); err != nil {
 			return err

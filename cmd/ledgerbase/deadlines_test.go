@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -38,8 +39,14 @@ func ask(t *testing.T, c net.Conn, br *bufio.Reader, what string) {
 	if _, err := io.WriteString(c, healthz); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if status, _, err := readResponse(br, false); err != nil || status != 200 {
-		t.Fatalf("%s: status %d, %v", what, status, err)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%s: status %d, %v", what, resp.StatusCode, err)
 	}
 }
 
