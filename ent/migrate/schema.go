@@ -1029,6 +1029,11 @@ var (
 				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[2], ShipmentsColumns[0]},
 			},
 			{
+				Name:    "shipment_workspace_id_number",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[5]},
+			},
+			{
 				Name:    "shipment_workspace_id_status_created_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[6], ShipmentsColumns[2], ShipmentsColumns[0]},
