@@ -484,9 +484,7 @@ func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
 		}
 	}
 	if p, ok := prefills[s.R]; ok {
-		if err := p(c.UserContext(), u, workspaceOf(c), v); err != nil {
-			return err
-		}
+		return p(c.UserContext(), u, workspaceOf(c), v) // its own rows (a return's: what was delivered)
 	}
 	r, rec := u.linked(c, s.RT.Op.Body, v)
 	if r == nil {
