@@ -319,6 +319,8 @@ type subTable struct {
 	Cols     []string
 	Rows     []record
 	Timeline bool // tracking events read best as a timeline
+	// Edit is where a row's edit form lives, its id appended ("" for none).
+	Edit string
 }
 
 type detailData struct {
@@ -374,13 +376,15 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)
 	}
-	d.Actions = actionsOf(ws, r, id, rec)
+	if d.Actions, err = u.offered(c, actionsOf(ws, r, id, rec), id); err != nil {
+		return u.internal(c, err)
+	}
 	if hasOp(r, resource.Update) && writable(ws, r) {
 		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}
 	for _, f := range rec {
 		if rows, ok := objectRows(f.Value); ok {
-			d.Tables = append(d.Tables, subTable{Title: humanize(f.Name), Cols: columnsOf(rows), Rows: rows, Timeline: f.Name == "events"})
+			d.Tables = append(d.Tables, subTable{Title: humanize(f.Name), Cols: columnsOf(rows, id), Rows: rows, Timeline: f.Name == "events"})
 			continue
 		}
 		d.Fields = append(d.Fields, f)
@@ -397,7 +401,10 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		if err != nil {
 			return u.internal(c, err)
 		}
-		t := subTable{Title: humanize(sub.Parent.Segment), Rows: rows, Cols: columnsOf(rows)}
+		t := subTable{Title: humanize(sub.Parent.Segment), Rows: rows, Cols: columnsOf(rows, id)}
+		if hasOp(sub, resource.Update) && writable(ws, sub) {
+			t.Edit = wsURL(ws, "records", r.Name, url.PathEscape(id), "sub", sub.Name) + "/"
+		}
 		if env.Meta.Total > len(rows) {
 			t.Note = "The newest " + strconv.Itoa(len(rows)) + " of " + strconv.Itoa(env.Meta.Total) + "; GET " +
 				"/v1/" + r.Name + "/" + id + "/" + sub.Parent.Segment + " pages through all of them."
@@ -441,9 +448,10 @@ func objectRows(v any) ([]record, bool) {
 	return rows, true
 }
 
-// columnsOf are the union of the rows' fields, minus the parent link that
-// every row repeats.
-func columnsOf(rows []record) []string {
+// columnsOf are the union of the rows' fields that say something: not the
+// workspace, not the link to the page's record that every row repeats, and
+// not a field empty in every row.
+func columnsOf(rows []record, parentID string) []string {
 	var cols []string
 	for _, r := range rows {
 		for _, f := range r {
@@ -452,30 +460,17 @@ func columnsOf(rows []record) []string {
 			}
 		}
 	}
-	return cols
+	return slices.DeleteFunc(cols, func(col string) bool {
+		for _, r := range rows {
+			if v := r.get(col); v != nil && v != "" && v != parentID {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func displayName(r *resource.Resource) string { return humanize(r.Name) }
-
-// label names a field for people: the unit suffix is dropped, since the
-// value is shown in its unit ("cost_cents" is "Cost", shown as 14.90 EUR).
-func label(name string) string {
-	for _, suffix := range []string{"_cents", "_milli", "_bp", "_g"} {
-		if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
-			return humanize(strings.TrimSuffix(name, suffix))
-		}
-	}
-	return humanize(name)
-}
-
-// humanize turns "credit-notes" or "amount_incl_vat_cents" into words.
-func humanize(s string) string {
-	s = strings.NewReplacer("-", " ", "_", " ").Replace(s)
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
 
 // gateNote says why the sidebar's link leads to a refusal, if it does.
 func gateNote(p page, r *resource.Resource) string {

@@ -387,6 +387,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{GiftCardsColumns[1], GiftCardsColumns[2], GiftCardsColumns[0]},
 			},
+			{
+				Name:    "giftcard_workspace_id_status_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{GiftCardsColumns[1], GiftCardsColumns[6], GiftCardsColumns[10]},
+			},
 		},
 	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
@@ -1024,6 +1029,11 @@ var (
 				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[2], ShipmentsColumns[0]},
 			},
 			{
+				Name:    "shipment_workspace_id_number",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[5]},
+			},
+			{
 				Name:    "shipment_workspace_id_status_created_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[6], ShipmentsColumns[2], ShipmentsColumns[0]},
@@ -1259,6 +1269,11 @@ var (
 				Name:    "webhookdelivery_endpoint_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[2]},
+			},
+			{
+				Name:    "webhookdelivery_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[2]},
 			},
 		},
 	}

@@ -110,7 +110,10 @@ func (Shipment) Fields() []ent.Field {
 }
 func (Shipment) Edges() []ent.Edge { return []ent.Edge{edge.To("events", ShipmentEvent.Type)} }
 func (Shipment) Indexes() []ent.Index {
+	// workspace_id, number: a new shipment's number is checked free without
+	// reading every shipment of the workspace (~1 s at 200,000 orders).
 	return []ent.Index{
+		index.Fields("workspace_id", "number"),
 		index.Fields("workspace_id", "status", "created_at", "id"),
 		index.Fields("workspace_id", "sales_order_id", "created_at", "id"),
 	}
@@ -229,6 +232,12 @@ func (GiftCard) Fields() []ent.Field {
 		field.String("client_id").Optional().Nillable(),
 		field.JSON("ledger", []shape.LedgerEntry{}).Default([]shape.LedgerEntry{}),
 	}
+}
+
+// Active cards past their expiry are found by this index before each read
+// (api/writes' refresh), never by a scan of the workspace's cards.
+func (GiftCard) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("workspace_id", "status", "expires_at")}
 }
 
 // Payment is an online payment transaction of a store.
