@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -41,7 +42,7 @@ func TestAFloodOfInvalidKeysDoesNotEvictAValidOne(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for next.Add(1) <= flood {
-				_, err := auth.Authenticate(t.Context(), "Bearer "+randomSecret())
+				_, err := auth.AuthenticateAt(t.Context(), "Bearer "+randomSecret(), time.Now())
 				if e, ok := apierr.As(err); ok && e.Code == "invalid_api_key" {
 					refused.Add(1)
 				} else {

@@ -41,7 +41,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	p, err := s.Auth.AuthenticateAt(c.UserContext(), c.Get(fiber.HeaderAuthorization), now)
 	if err != nil {
 		// A typo in the path says so even without a key: the routes are public knowledge.
-		if len(s.routes.allowed(c.Path())) == 0 {
+		if len(s.routes.Allowed(c.Path())) == 0 {
 			return apierr.RouteNotFound(c.Method(), c.Path())
 		}
 		if e, ok := apierr.As(err); ok && e.Status == 401 {

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/routing"
 	"github.com/ledgerbase/ledgerbase/api/usage"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
@@ -62,7 +63,7 @@ type Server struct {
 	Usage   *usage.Recorder // each key's traffic, for the admin dashboard
 	cfg     Config
 	log     *slog.Logger
-	routes  *routeTable
+	routes  *routing.Table // every route the app serves, for 404 and 405
 	idem    *idempotency.Store
 	hooks   []func(*fiber.App)
 	public  []func(fiber.Router)
@@ -89,7 +90,7 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	if cfg.RecordCacheBytes != 0 {
 		eng.SetCache(cfg.RecordCacheBytes)
 	}
-	eng.Refresh = writes.Refresher(db)
+	eng.Refresh = writes.Refresher(db, eng)
 	s := &Server{
 		DB:      db,
 		Auth:    access.NewAuthenticator(db.Reader, db.Ent),
@@ -97,7 +98,6 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		Usage:   usage.New(db.Ent),
 		cfg:     cfg,
 		log:     cfg.Logger,
-		routes:  &routeTable{},
 		idem:    idempotency.New(db.Ent),
 	}
 	// Every process's key, role and workspace changes reach the key cache
@@ -146,7 +146,7 @@ func (s *Server) Finish() *fiber.App {
 	}
 	s.mountV1()
 	s.App.Use(s.noRoute)
-	s.routes.served = s.App.GetRoutes(true)
+	s.routes = routing.New(s.App.GetRoutes(true))
 	s.refuseUnknownMethods()
 	return s.App
 }

@@ -1,9 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"mime"
-	"slices"
 	"strconv"
 	"time"
 
@@ -12,10 +12,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
-	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/webhookattempt"
 	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
 	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
@@ -35,12 +35,6 @@ func (s *Server) mountWebhooks(v1 fiber.Router) {
 	g.Post("/:id/rotate-secret", s.rotateSecret)
 	g.Get("/:id/deliveries", s.listDeliveries)
 	g.Post("/:id/deliveries/:delivery_id/retry", s.retryDelivery)
-	for _, r := range [][2]string{
-		{"POST", ""}, {"GET", ""}, {"GET", "/:id"}, {"PATCH", "/:id"}, {"DELETE", "/:id"},
-		{"POST", "/:id/rotate-secret"}, {"GET", "/:id/deliveries"}, {"POST", "/:id/deliveries/:delivery_id/retry"},
-	} {
-		s.routes.routes = append(s.routes.routes, Route{Method: r[0], Path: "/v1/webhook-endpoints" + r[1], Resource: resource.Me})
-	}
 }
 
 func adminOnly(c *fiber.Ctx) error {
@@ -85,15 +79,11 @@ func sendValue(c *fiber.Ctx, status int, v any) error {
 	return sendJSON(c, status, b)
 }
 
-// endpointInput is a create's or update's checked body.
-type endpointInput struct {
-	url, description *string
-	events           []string
-	disabled         *bool
-}
-
-func (s *Server) endpointBody(c *fiber.Ctx, create bool) (endpointInput, error) {
-	var in endpointInput
+// endpointBody reads a create's or update's JSON into a change and checks
+// it by the endpoints' rules (webhooks.Settings.CheckEndpoint), which the
+// admin UI's forms go through too.
+func (s *Server) endpointBody(c *fiber.Ctx, create bool) (webhooks.EndpointChange, error) {
+	var in webhooks.EndpointChange
 	if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
 		return in, apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
 	}
@@ -109,80 +99,98 @@ func (s *Server) endpointBody(c *fiber.Ctx, create bool) (endpointInput, error) 
 				return in, apierr.Invalid(k, "%s must be a string", k)
 			}
 			if k == "url" {
-				if err := s.cfg.Webhooks.CheckURL(c.UserContext(), str); err != nil {
-					return in, err
-				}
-				in.url = &str
+				in.URL = &str
 			} else {
-				if len(str) > 1000 {
-					return in, apierr.Invalid(k, "description is at most 1000 characters")
-				}
-				in.description = &str
+				in.Description = &str
 			}
 		case "enabled_events":
 			list, ok := v.([]any)
-			if !ok || len(list) == 0 {
+			if !ok {
 				return in, apierr.Invalid(k, "enabled_events must be a non-empty array of event types, or [\"*\"]")
 			}
-			known := resource.EventTypes()
+			in.Events = []string{}
 			for _, x := range list {
 				t, ok := x.(string)
-				if !ok || (t != "*" && !slices.ContainsFunc(known, func(typ string) bool { return webhooks.Wants([]string{t}, typ) })) {
+				if !ok {
 					return in, apierr.Invalid(k, "unknown event type %v; the OpenAPI document lists them (\"invoice.*\" and \"*\" match several)", x)
 				}
-				if !slices.Contains(in.events, t) {
-					in.events = append(in.events, t)
-				}
+				in.Events = append(in.Events, t)
 			}
 		case "disabled":
 			b, ok := v.(bool)
 			if !ok {
 				return in, apierr.Invalid(k, "disabled must be true or false")
 			}
-			in.disabled = &b
+			in.Disabled = &b
 		default:
 			return in, apierr.Invalid(k, "unknown field %q", k)
 		}
 	}
-	if create && in.url == nil {
-		return in, apierr.Invalid("url", "url is required")
-	}
-	if create && in.events == nil {
-		return in, apierr.Invalid("enabled_events", "enabled_events is required: event types, or [\"*\"]")
-	}
-	return in, nil
+	return in, s.cfg.Webhooks.CheckEndpoint(c.UserContext(), &in, create)
 }
 
-func encodeTypes(t []string) string { b, _ := json.Marshal(t); return string(b) }
+// WebhookSettings are the endpoint URL rules this server checks at save time.
+func (s *Server) WebhookSettings() webhooks.Settings { return s.cfg.Webhooks }
+
+// keyedWrite runs an endpoint write in one transaction under the POST's
+// Idempotency-Key, like every POST write: a retry replays the first
+// answer, secret included, since a client that lost that answer has no
+// other way to learn the secret. do answers a status and the value shown.
+func (s *Server) keyedWrite(c *fiber.Ctx, do func(ctx context.Context, tx *ent.Tx) (int, any, error)) error {
+	res, err := s.underKey(c, principal(c).Workspace.ID, func(p *idempotency.Pending) (res writes.Result, err error) {
+		ctx := c.UserContext()
+		tx, err := s.DB.Ent.Tx(ctx)
+		if err != nil {
+			return res, err
+		}
+		defer func() {
+			if err != nil {
+				_ = tx.Rollback()
+			}
+		}()
+		if p != nil {
+			if err = p.Begin(ctx, tx); err != nil {
+				return res, err
+			}
+		}
+		status, v, err := do(ctx, tx)
+		if err != nil {
+			return res, err
+		}
+		res.Status = status
+		if res.Body, err = json.Marshal(v); err != nil {
+			return res, err
+		}
+		if p != nil {
+			if err = p.Keep(ctx, tx, res.Status, res.Body); err != nil {
+				return res, err
+			}
+		}
+		return res, tx.Commit()
+	})
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, res.Status, res.Body)
+}
 
 func (s *Server) createEndpoint(c *fiber.Ctx) error {
 	in, err := s.endpointBody(c, true)
 	if err != nil {
 		return err
 	}
-	cr := s.DB.Ent.WebhookEndpoint.Create().SetWorkspaceID(principal(c).Workspace.ID).SetURL(*in.url).
-		SetEnabledEvents(encodeTypes(in.events)).SetSecret(webhooks.NewSecret())
-	if in.description != nil {
-		cr.SetDescription(*in.description)
-	}
-	if in.disabled != nil {
-		cr.SetDisabled(*in.disabled)
-	}
-	e, err := cr.Save(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return sendValue(c, fiber.StatusCreated, showEndpoint(e, true))
+	return s.keyedWrite(c, func(ctx context.Context, tx *ent.Tx) (int, any, error) {
+		e, err := webhooks.CreateEndpoint(ctx, tx.Client(), principal(c).Workspace.ID, in)
+		if err != nil {
+			return 0, nil, err
+		}
+		return fiber.StatusCreated, showEndpoint(e, true), nil
+	})
 }
 
 // endpoint is the caller's workspace's endpoint :id, else 404.
 func (s *Server) endpoint(c *fiber.Ctx, client *ent.Client) (*ent.WebhookEndpoint, error) {
-	e, err := client.WebhookEndpoint.Query().Where(webhookendpoint.ID(c.Params("id")),
-		webhookendpoint.WorkspaceID(principal(c).Workspace.ID)).Only(c.UserContext())
-	if ent.IsNotFound(err) {
-		return nil, apierr.NotFound("webhook endpoint")
-	}
-	return e, err
+	return webhooks.FindEndpoint(c.UserContext(), client, principal(c).Workspace.ID, c.Params("id"))
 }
 
 func (s *Server) getEndpoint(c *fiber.Ctx) error {
@@ -250,23 +258,7 @@ func (s *Server) updateEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	up := e.Update()
-	if in.url != nil {
-		up.SetURL(*in.url)
-	}
-	if in.events != nil {
-		up.SetEnabledEvents(encodeTypes(in.events))
-	}
-	if in.description != nil {
-		up.SetDescription(*in.description)
-	}
-	if in.disabled != nil {
-		up.SetDisabled(*in.disabled)
-		if !*in.disabled { // enabled again: the failure streak starts over
-			up.SetDisabledReason("").ClearFailingSince()
-		}
-	}
-	if e, err = up.Save(c.UserContext()); err != nil {
+	if e, err = webhooks.UpdateEndpoint(c.UserContext(), e, s.DB.Ent, in); err != nil {
 		return err
 	}
 	return sendValue(c, fiber.StatusOK, showEndpoint(e, false))
@@ -277,45 +269,28 @@ func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	tx, err := s.DB.Ent.Tx(ctx)
-	if err != nil {
-		return err
-	}
 	// Its deliveries and their log go with it.
-	ids, err := tx.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(e.ID)).IDs(ctx)
-	if err == nil {
-		_, err = tx.WebhookAttempt.Delete().Where(webhookattempt.DeliveryIDIn(ids...)).Exec(ctx)
-	}
-	if err == nil {
-		_, err = tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(e.ID)).Exec(ctx)
-	}
-	if err == nil {
-		err = tx.WebhookEndpoint.DeleteOneID(e.ID).Exec(ctx)
-	}
-	if err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+	if err := webhooks.DeleteEndpoint(c.UserContext(), s.DB.Ent, e.ID); err != nil {
 		return err
 	}
 	return sendValue(c, fiber.StatusOK, map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
 }
 
 // rotateSecret issues a new secret; the old one keeps signing for 24 h, so
-// receivers can switch without missing a delivery.
+// receivers can switch without missing a delivery. Under an
+// Idempotency-Key a retry replays the first rotation: a second one would
+// end the first secret's overlap before anyone learned the new one.
 func (s *Server) rotateSecret(c *fiber.Ctx) error {
-	e, err := s.endpoint(c, s.DB.Ent)
-	if err != nil {
-		return err
-	}
-	e, err = e.Update().SetSecret(webhooks.NewSecret()).SetPreviousSecret(e.Secret).
-		SetPreviousSecretExpiresAt(time.Now().UTC().Add(24 * time.Hour)).Save(c.UserContext())
-	if err != nil {
-		return err
-	}
-	return sendValue(c, fiber.StatusOK, showEndpoint(e, true))
+	return s.keyedWrite(c, func(ctx context.Context, tx *ent.Tx) (int, any, error) {
+		e, err := s.endpoint(c, tx.Client())
+		if err != nil {
+			return 0, nil, err
+		}
+		if e, err = webhooks.RotateSecret(ctx, tx.Client(), e); err != nil {
+			return 0, nil, err
+		}
+		return fiber.StatusOK, showEndpoint(e, true), nil
+	})
 }
 
 // deliveryJSON is a delivery with its attempts, newest first.
@@ -340,14 +315,14 @@ type attemptJSON struct {
 	Response   string    `json:"response"`
 }
 
-func showDelivery(d *ent.WebhookDelivery, as []*ent.WebhookAttempt) deliveryJSON {
+func showDelivery(d webhooks.Delivery) deliveryJSON {
 	out := deliveryJSON{ID: d.ID, Object: "webhook_delivery", EndpointID: d.EndpointID, EventID: d.EventID, EventType: d.EventType,
-		Status: string(d.Status), AttemptCount: d.Attempts, CreatedAt: d.CreatedAt.UTC(), Attempts: []attemptJSON{}}
+		Status: string(d.Status), AttemptCount: d.WebhookDelivery.Attempts, CreatedAt: d.CreatedAt.UTC(), Attempts: []attemptJSON{}}
 	if d.Status == webhookdelivery.StatusPending {
 		t := d.NextAttemptAt.UTC()
 		out.NextAttemptAt = &t
 	}
-	for _, a := range as {
+	for _, a := range d.Attempts {
 		x := attemptJSON{At: a.CreatedAt.UTC(), LatencyMS: a.LatencyMs, Response: a.Response}
 		if a.StatusCode != 0 {
 			x.StatusCode = &a.StatusCode
@@ -369,33 +344,13 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	q := s.DB.Reader.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(e.ID))
-	total, err := q.Clone().Count(ctx)
+	ds, total, err := webhooks.Deliveries(c.UserContext(), s.DB.Reader, e.ID, limit, offset)
 	if err != nil {
 		return err
-	}
-	ds, err := q.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldEventSeq), ent.Desc(webhookdelivery.FieldID)).
-		Limit(limit).Offset(offset).All(ctx)
-	if err != nil {
-		return err
-	}
-	ids := make([]string, len(ds))
-	for i, d := range ds {
-		ids[i] = d.ID
-	}
-	as, err := s.DB.Reader.WebhookAttempt.Query().Where(webhookattempt.DeliveryIDIn(ids...)).
-		Order(ent.Desc(webhookattempt.FieldCreatedAt), ent.Desc(webhookattempt.FieldID)).All(ctx)
-	if err != nil {
-		return err
-	}
-	by := map[string][]*ent.WebhookAttempt{}
-	for _, a := range as {
-		by[a.DeliveryID] = append(by[a.DeliveryID], a)
 	}
 	data := make([]deliveryJSON, len(ds))
 	for i, d := range ds {
-		data[i] = showDelivery(d, by[d.ID])
+		data[i] = showDelivery(d)
 	}
 	return sendValue(c, fiber.StatusOK, map[string]any{"data": data, "meta": listMeta{limit, offset, total}})
 }
@@ -406,22 +361,9 @@ func (s *Server) retryDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	d, err := s.DB.Ent.WebhookDelivery.Query().Where(webhookdelivery.ID(c.Params("delivery_id")), webhookdelivery.EndpointID(e.ID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return apierr.NotFound("webhook delivery")
-	}
+	d, err := webhooks.Retry(c.UserContext(), s.DB.Ent, e.ID, c.Params("delivery_id"))
 	if err != nil {
 		return err
 	}
-	if d, err = d.Update().SetStatus(webhookdelivery.StatusPending).SetNextAttemptAt(time.Now().UTC()).Save(ctx); err != nil {
-		return err
-	}
-	webhooks.Wake()
-	as, err := s.DB.Ent.WebhookAttempt.Query().Where(webhookattempt.DeliveryID(d.ID)).
-		Order(ent.Desc(webhookattempt.FieldCreatedAt), ent.Desc(webhookattempt.FieldID)).All(ctx)
-	if err != nil {
-		return err
-	}
-	return sendValue(c, fiber.StatusOK, showDelivery(d, as))
+	return sendValue(c, fiber.StatusOK, showDelivery(d))
 }

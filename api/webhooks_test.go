@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
+	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
 // No test here sends a packet beyond the loopback interface: the resolver
@@ -316,5 +317,169 @@ func TestWebhookSendRefusesPrivateAddresses(t *testing.T) {
 	}
 	if dials != 0 || len(rcv.got) != 0 {
 		t.Fatalf("a refused address was dialed (%d) or reached (%d)", dials, len(rcv.got))
+	}
+}
+
+// Deliveries and their attempts go with the events' retention: the
+// housekeeping's pruning deletes an old event's delivery and its log, and
+// keeps the newer ones.
+func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	dials := 0
+	ws := open
+	ws.Dial, ws.Poll = loopbackOnly(t, &dials), 50*time.Millisecond
+	startWorker(t, env, ws)
+	w := env.Workspace(t, "growth", false, false)
+	rcv := newReceiver(t)
+	url := strings.Replace(rcv.URL, "127.0.0.1", "hooks.test", 1)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": url, "enabled_events": []string{"*"}}).WantStatus(t, 201).JSON(t)
+	for _, n := range []string{"old", "new"} {
+		env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": n}).WantStatus(t, 201)
+	}
+	got, _ := rcv.wait(t, 2)
+	oldEvent, newEvent := got[0].Header.Get("webhook-id"), got[1].Header.Get("webhook-id")
+	var log struct {
+		Data []struct {
+			ID, Status string
+			EventID    string `json:"event_id"`
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		env.Get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+		if len(log.Data) == 2 && log.Data[0].Status == "succeeded" && log.Data[1].Status == "succeeded" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var oldDelivery string
+	for _, d := range log.Data {
+		if d.EventID == oldEvent {
+			oldDelivery = d.ID
+		}
+	}
+	if len(log.Data) != 2 || oldDelivery == "" {
+		t.Fatalf("delivery log %+v", log)
+	}
+	longAgo := time.Now().UTC().Add(-31 * 24 * time.Hour)
+	for _, q := range []string{"UPDATE events SET created_at = ? WHERE id = ?", "UPDATE webhook_deliveries SET created_at = ? WHERE event_id = ?"} {
+		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind(q), longAgo, oldEvent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	env.Get(t, "/v1/events/"+oldEvent, w.Key).WantError(t, 404, "not_found")
+	env.Get(t, "/v1/events/"+newEvent, w.Key).WantStatus(t, 200)
+	env.Get(t, "/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+	if len(log.Data) != 1 || log.Data[0].EventID != newEvent {
+		t.Fatalf("after pruning, the delivery log is %+v; want only the new event's", log)
+	}
+	for id, want := range map[string]int{oldDelivery: 0, log.Data[0].ID: 1} {
+		var n int
+		if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind("SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?"), id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("delivery %s has %d attempts after pruning, want %d", id, n, want)
+		}
+	}
+}
+
+// A retried create under the same Idempotency-Key makes one endpoint and
+// answers the first response again, secret included (the client that lost
+// it has no other way to learn it); a retried rotation replays the first
+// rotation instead of ending the old secret's overlap.
+func TestWebhookEndpointWritesHonourIdempotencyKeys(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	w := env.Workspace(t, "growth", false, false)
+	body := map[string]any{"url": "https://public.test/hooks", "enabled_events": []string{"*"}}
+	first := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body, "Idempotency-Key", "ep-1").WantStatus(t, 201)
+	again := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body, "Idempotency-Key", "ep-1").WantStatus(t, 201)
+	if string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry answered %s (replayed %q), want the first answer %s", again.Body, again.Header.Get("Idempotent-Replayed"), first.Body)
+	}
+	ep := first.JSON(t)
+	if s, _ := ep["secret"].(string); !strings.HasPrefix(s, "whsec_") {
+		t.Fatalf("the first answer carries no secret: %s", first.Body)
+	}
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": "https://public.test/other", "enabled_events": []string{"*"}},
+		"Idempotency-Key", "ep-1").WantError(t, 409, "idempotency_key_reused")
+	if l := env.Get(t, "/v1/webhook-endpoints", w.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(1) {
+		t.Fatalf("a retried create made another endpoint: %v", l)
+	}
+	// Without a key, a second create is a second endpoint.
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body).WantStatus(t, 201)
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, body).WantStatus(t, 201)
+	if l := env.Get(t, "/v1/webhook-endpoints", w.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(3) {
+		t.Fatalf("two creates without a key: %v", l)
+	}
+
+	path := "/v1/webhook-endpoints/" + ep["id"].(string) + "/rotate-secret"
+	rot := env.Do(t, "POST", path, w.Key, nil, "Idempotency-Key", "rot-1").WantStatus(t, 200)
+	rot2 := env.Do(t, "POST", path, w.Key, nil, "Idempotency-Key", "rot-1").WantStatus(t, 200)
+	if string(rot2.Body) != string(rot.Body) || rot.JSON(t)["secret"] == ep["secret"] {
+		t.Fatalf("rotations %s and %s: want one new secret, replayed", rot.Body, rot2.Body)
+	}
+	var prev string
+	if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind("SELECT previous_secret FROM webhook_endpoints WHERE id = ?"), ep["id"]).Scan(&prev); err != nil {
+		t.Fatal(err)
+	}
+	if prev != ep["secret"] {
+		t.Fatal("after a retried rotation, the first secret no longer signs")
+	}
+	// Another workspace's endpoint is 404 under a key too.
+	other := env.Workspace(t, "growth", false, false)
+	env.Do(t, "POST", path, other.Key, nil, "Idempotency-Key", "rot-x").WantError(t, 404, "not_found")
+}
+
+// Behind a slow receiver, a worker does not send more of an endpoint's
+// claimed deliveries than its lease covers: the rest go back to the queue,
+// so a second worker never takes a delivery the first is still to send.
+// (Five deliveries of 600 ms each outlast a 2 s lease.)
+func TestSlowReceiverGetsEachDeliveryOnceFromTwoWorkers(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	w := env.Workspace(t, "growth", false, false)
+	var mu sync.Mutex
+	got := map[string]int{}
+	slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		mu.Lock()
+		got[r.Header.Get("webhook-id")]++
+		mu.Unlock()
+	}))
+	t.Cleanup(slow.Close)
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": strings.Replace(slow.URL, "127.0.0.1", "hooks.test", 1),
+		"enabled_events": []string{"client.created"}}).WantStatus(t, 201)
+	const n = 5
+	for i := range n {
+		env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": fmt.Sprintf("c%d", i)}).WantStatus(t, 201)
+	}
+	dials := 0
+	s := open
+	s.Dial, s.Poll, s.Timeout, s.LeaseMargin = loopbackOnly(t, &dials), 50*time.Millisecond, time.Second, time.Second
+	startWorker(t, env, s)
+	startWorker(t, env, s)
+	count := func() (ids, sends int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range got {
+			ids, sends = ids+1, sends+c
+		}
+		return ids, sends
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for ids, _ := count(); ids < n; ids, _ = count() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d events delivered", ids, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(2500 * time.Millisecond) // a lease run out would have sent one again by now
+	if ids, sends := count(); ids != n || sends != n {
+		t.Fatalf("%d events got %d sends, want each once: %v", ids, sends, got)
 	}
 }

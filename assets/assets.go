@@ -1,4 +1,4 @@
-// Package assets holds the admin UI's stylesheet and scripts, embedded into
+// Package assets holds the admin UI's stylesheet, scripts and icon, embedded into
 // the binary so the appliance works offline (no CDN). htmx.min.js is
 // htmx.org 2.0.11 from the npm registry (0BSD licence), unmodified.
 // redoc/ is the Redoc bundle /docs renders the API reference with (see
@@ -9,5 +9,5 @@ import "embed"
 
 // FS serves under /admin/assets/.
 //
-//go:embed app.css app.js htmx.min.js docs.js redoc/redoc.standalone.js redoc/redoc.standalone.js.LICENSE.txt redoc/LICENSE
+//go:embed app.css documents.css app.js favicon.svg htmx.min.js docs.js redoc/redoc.standalone.js redoc/redoc.standalone.js.LICENSE.txt redoc/LICENSE
 var FS embed.FS

@@ -78,7 +78,7 @@ const viewerRole = "viewer"
 // Toolsets lists the toolset names the declarations use.
 func Toolsets() []string {
 	var out []string
-	for _, r := range resource.All {
+	for _, r := range append(resource.All[:len(resource.All):len(resource.All)], resource.Events) {
 		if r.Toolset != "" && !slices.Contains(out, r.Toolset) {
 			out = append(out, r.Toolset)
 		}
@@ -245,6 +245,7 @@ func (b *Bridge) handler(t Tool) server.ToolHandlerFunc {
 		if err != nil {
 			var ae *APIError
 			if errors.As(err, &ae) {
+				ae.Param = t.argName(ae.Param)
 				return errorResult(ae), nil
 			}
 			return errorResult(&APIError{Code: "unreachable", Message: err.Error()}), nil

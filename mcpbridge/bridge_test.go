@@ -57,6 +57,7 @@ func TestBridge(t *testing.T) {
 		"FindsPaidUnshippedOnlineOrdersAndShips": findsPaidUnshippedOnlineOrdersAndShips,
 		"TypeScriptClientReadsEveryError":        typeScriptClientReadsEveryError,
 		"HTTPRefusesForeignOrigins":              httpRefusesForeignOrigins,
+		"ListsEventsLikeTheAPI":                  listsEventsLikeTheAPI,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -22,21 +22,36 @@ type Tool struct {
 	ReadOnly, Destructive, Idempotent bool
 	// params map the path's placeholders to argument names, in path order.
 	params []pathParam
+	// queryNames are the query parameters of arguments named otherwise
+	// (created_gte is created[gte]): tool arguments are identifiers.
+	queryNames map[string]string
 }
 
 // pathParam is a path placeholder, the argument that fills it and what the
 // argument is ("the invoice's id (inv_...)").
 type pathParam struct{ placeholder, arg, doc string }
 
+// argName is the argument behind an API error's param (a query
+// parameter's name).
+func (t Tool) argName(param string) string {
+	for arg, name := range t.queryNames {
+		if name == param {
+			return arg
+		}
+	}
+	return param
+}
+
 // argError is an argument the bridge refuses before calling the API.
 type argError struct{ param, msg string }
 
 func (e *argError) Error() string { return e.msg }
 
-// Tools derives a tool for every endpoint of every declared resource.
+// Tools derives a tool for every endpoint of every declared resource, and
+// of the event log.
 func Tools() []Tool {
 	var out []Tool
-	for _, e := range resource.Endpoints() {
+	for _, e := range append(resource.Endpoints(), resource.EventEndpoints()...) {
 		out = append(out, toolFor(e))
 	}
 	return out
@@ -126,6 +141,9 @@ func toolFor(e resource.Endpoint) Tool {
 			return t
 		}
 		listArgs(in, r)
+		if r == resource.Events {
+			t.queryNames = eventArgs(in)
+		}
 		t.Title = "List " + words(r)
 		of := ""
 		if r.Parent != nil {
@@ -226,6 +244,10 @@ func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
 		case resource.Enum:
 			s["type"] = "string"
 			s["enum"] = f.Values
+		case resource.Date:
+			s["type"] = "string"
+			s["format"] = "date"
+			s["pattern"] = `^\d{4}-\d{2}-\d{2}$`
 		default:
 			s["type"] = "string"
 			s["minLength"] = 1
@@ -234,7 +256,31 @@ func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
 	}
 }
 
+// eventArgs adds GET /v1/events's own parameters, named as identifiers
+// (created[gte] is created_gte), and answers the names that differ.
+func eventArgs(in *resource.ObjectSchema) map[string]string {
+	renamed := map[string]string{}
+	for _, p := range resource.EventParams {
+		arg := strings.NewReplacer("[", "_", "]", "").Replace(p.Name)
+		if arg != p.Name {
+			renamed[arg] = p.Name
+		}
+		s := map[string]any{"type": "string", "minLength": 1, "description": p.Doc}
+		if p.Time {
+			s["format"] = "date-time"
+		}
+		in.Add(arg, s, false)
+	}
+	return renamed
+}
+
 func listUse(r *resource.Resource) string {
+	if r == resource.Events {
+		return `Narrow it with type (invoice.paid, a comma list, or invoice.* for every invoice event) and created_gte / created_lt. ` +
+			`Answers {"data": [...], "meta": {"limit", "offset", "total", "has_more"}}. To catch up without gaps or repeats while changes keep coming, ` +
+			`keep the newest event id you have and call again with ending_before set to it (the events right after it) until meta.has_more is false; ` +
+			`starting_after pages back to older events. Use get_event for one event by id.`
+	}
 	var b strings.Builder
 	if len(r.Filters) > 0 {
 		var ps []string
@@ -343,6 +389,9 @@ func (t Tool) request(args map[string]any) (path string, query url.Values, body 
 	}
 	query = url.Values{}
 	for k, v := range rest {
+		if name, ok := t.queryNames[k]; ok {
+			k = name
+		}
 		switch x := v.(type) {
 		case string:
 			query.Set(k, x)

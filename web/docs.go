@@ -19,7 +19,7 @@ const docsHTML = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference · Ledgerbase</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="` + Base + `/assets/favicon.svg" type="image/svg+xml">
 <style>body { margin: 0; }</style>
 </head>
 <body>

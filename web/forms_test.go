@@ -248,11 +248,11 @@ func TestRecordFormsRefuse(t *testing.T) {
 	}
 
 	// A resource without writes has no New and no form; a gated one neither.
-	if p := c.Get(w + "/records/returns"); strings.Contains(p.Body, "/records/returns/new") {
-		t.Error("returns (read-only) offer New")
+	if p := c.Get(w + "/records/payments"); strings.Contains(p.Body, "/records/payments/new") {
+		t.Error("online payments (read-only) offer New")
 	}
-	if r := c.Get(w + "/records/returns/new"); r.Status != 404 {
-		t.Errorf("returns/new: %d, want 404", r.Status)
+	if r := c.Get(w + "/records/payments/new"); r.Status != 404 {
+		t.Errorf("payments/new: %d, want 404", r.Status)
 	}
 	starter := f.env.Workspace(t, "starter", false, false)
 	if r := c.Get("/admin/w/" + starter.ID + "/records/clients/new"); r.Status != 404 {

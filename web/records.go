@@ -191,7 +191,7 @@ func listColumns(r *resource.Resource) []string {
 		}
 	}
 	for _, f := range r.Filters {
-		if f.Type == resource.Enum {
+		if f.Type == resource.Enum || f.Type == resource.Date {
 			add(f.Column)
 		}
 	}
@@ -200,6 +200,7 @@ func listColumns(r *resource.Resource) []string {
 			break
 		}
 	}
+	add("remaining_cents") // what is still owed, beside the total
 	add("created_at")
 	return cols
 }
@@ -318,6 +319,8 @@ type subTable struct {
 	Cols     []string
 	Rows     []record
 	Timeline bool // tracking events read best as a timeline
+	// Edit is where a row's edit form lives, its id appended ("" for none).
+	Edit string
 }
 
 type detailData struct {
@@ -330,6 +333,10 @@ type detailData struct {
 	// EditURL and Actions are the writes the record's state allows.
 	EditURL string
 	Actions []recordAction
+	// Doc lays a document (invoice, order...) out like the paper one.
+	Doc *docView
+	// Names are the names of the records the page's ids point to.
+	Names map[string]string
 }
 
 func (u *UI) recordDetail(c *fiber.Ctx) error {
@@ -369,13 +376,15 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)
 	}
-	d.Actions = actionsOf(ws, r, id, rec)
+	if d.Actions, err = u.offered(c, actionsOf(ws, r, id, rec), id); err != nil {
+		return u.internal(c, err)
+	}
 	if hasOp(r, resource.Update) && writable(ws, r) {
 		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}
 	for _, f := range rec {
 		if rows, ok := objectRows(f.Value); ok {
-			d.Tables = append(d.Tables, subTable{Title: humanize(f.Name), Cols: columnsOf(rows), Rows: rows, Timeline: f.Name == "events"})
+			d.Tables = append(d.Tables, subTable{Title: humanize(f.Name), Cols: columnsOf(rows, id), Rows: rows, Timeline: f.Name == "events"})
 			continue
 		}
 		d.Fields = append(d.Fields, f)
@@ -392,12 +401,32 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		if err != nil {
 			return u.internal(c, err)
 		}
-		t := subTable{Title: humanize(sub.Parent.Segment), Rows: rows, Cols: columnsOf(rows)}
+		t := subTable{Title: humanize(sub.Parent.Segment), Rows: rows, Cols: columnsOf(rows, id)}
+		if hasOp(sub, resource.Update) && writable(ws, sub) {
+			t.Edit = wsURL(ws, "records", r.Name, url.PathEscape(id), "sub", sub.Name) + "/"
+		}
 		if env.Meta.Total > len(rows) {
 			t.Note = "The newest " + strconv.Itoa(len(rows)) + " of " + strconv.Itoa(env.Meta.Total) + "; GET " +
 				"/v1/" + r.Name + "/" + id + "/" + sub.Parent.Segment + " pages through all of them."
 		}
 		d.Tables = append(d.Tables, t)
+	}
+	if d.Doc, err = u.documentOf(ctx, ws, r, rec, d.Tables); err != nil {
+		return u.internal(c, err)
+	}
+	ids := idsIn(rec, nil)
+	for _, t := range d.Tables {
+		for _, row := range t.Rows {
+			ids = idsIn(row, ids)
+		}
+	}
+	if d.Doc != nil {
+		for _, cr := range d.Doc.Credits {
+			ids = idsIn(cr, ids)
+		}
+	}
+	if d.Names, err = u.namesOf(ctx, ws, ids); err != nil {
+		return u.internal(c, err)
 	}
 	return render(c, status, recordDetailView(d))
 }
@@ -419,9 +448,10 @@ func objectRows(v any) ([]record, bool) {
 	return rows, true
 }
 
-// columnsOf are the union of the rows' fields, minus the parent link that
-// every row repeats.
-func columnsOf(rows []record) []string {
+// columnsOf are the union of the rows' fields that say something: not the
+// workspace, not the link to the page's record that every row repeats, and
+// not a field empty in every row.
+func columnsOf(rows []record, parentID string) []string {
 	var cols []string
 	for _, r := range rows {
 		for _, f := range r {
@@ -430,30 +460,17 @@ func columnsOf(rows []record) []string {
 			}
 		}
 	}
-	return cols
+	return slices.DeleteFunc(cols, func(col string) bool {
+		for _, r := range rows {
+			if v := r.get(col); v != nil && v != "" && v != parentID {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func displayName(r *resource.Resource) string { return humanize(r.Name) }
-
-// label names a field for people: the unit suffix is dropped, since the
-// value is shown in its unit ("cost_cents" is "Cost", shown as 14.90 EUR).
-func label(name string) string {
-	for _, suffix := range []string{"_cents", "_milli", "_bp", "_g"} {
-		if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
-			return humanize(strings.TrimSuffix(name, suffix))
-		}
-	}
-	return humanize(name)
-}
-
-// humanize turns "credit-notes" or "amount_incl_vat_cents" into words.
-func humanize(s string) string {
-	s = strings.NewReplacer("-", " ", "_", " ").Replace(s)
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
 
 // gateNote says why the sidebar's link leads to a refusal, if it does.
 func gateNote(p page, r *resource.Resource) string {
@@ -512,6 +529,19 @@ func filtered(d listData) bool {
 
 func rangeText(d listData) string {
 	return strconv.Itoa(d.Offset+1) + "–" + strconv.Itoa(d.Offset+len(d.Rows)) + " of " + strconv.Itoa(d.Total)
+}
+
+// anyOf names a filter's several values: "Sent, partially paid or overdue".
+func anyOf(values string) string {
+	vs := strings.Split(values, ",")
+	for i, v := range vs {
+		vs[i] = strings.ToLower(humanize(v))
+	}
+	s := strings.Join(vs[:len(vs)-1], ", ")
+	if s != "" {
+		s += " or "
+	}
+	return capitalize(s + vs[len(vs)-1])
 }
 
 func textOf(v any) string {

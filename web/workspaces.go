@@ -140,9 +140,9 @@ func (u *UI) saveSettings(c *fiber.Ctx) error {
 }
 
 var planChoices = []struct{ Value, Label string }{
-	{"starter", "Starter: invoices, quotes, credit notes, orders, vendors, bills, items"},
-	{"growth", "Growth: adds clients and their addresses"},
-	{"business", "Business: adds stores, shipments, returns, promotions, gift cards, payments"},
+	{"starter", "Starter"},
+	{"growth", "Growth: + clients"},
+	{"business", "Business: + commerce"},
 }
 
 func onOff(b bool) string {

@@ -89,11 +89,6 @@ func (a *Authenticator) Cached(secret string) bool {
 	return a.known.Contains(h) || a.unknown.Contains(h)
 }
 
-// Authenticate checks an Authorization header value.
-func (a *Authenticator) Authenticate(ctx context.Context, header string) (*Principal, error) {
-	return a.AuthenticateAt(ctx, header, time.Now())
-}
-
 // AuthenticateAt checks an Authorization header value at time now (the
 // caller's clock reading, so a request reads the clock once).
 func (a *Authenticator) AuthenticateAt(ctx context.Context, header string, now time.Time) (*Principal, error) {

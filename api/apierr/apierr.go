@@ -69,12 +69,6 @@ func As(err error) (*Error, bool) {
 	return e, ok
 }
 
-// IsCode reports whether err is an *Error with the given code.
-func IsCode(err error, code string) bool {
-	e, ok := As(err)
-	return ok && e.Code == code
-}
-
 func New(status int, code, format string, a ...any) *Error {
 	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, a...)}
 }

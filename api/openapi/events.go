@@ -25,14 +25,14 @@ func (b *builder) events(doc *openapi3.T) {
 	data := object(map[string]*openapi3.Schema{"object": obj, "previous_attributes": prev}, "object")
 	actorType := str("Who made the change.")
 	actorType.Enum = []any{"api_key", "admin", "system"}
-	actor := object(map[string]*openapi3.Schema{"type": actorType, "id": str("The API key's or admin's id; empty for the system.")}, "type", "id")
+	actor := object(map[string]*openapi3.Schema{"type": actorType, "id": str("The API key's or admin's id; for the system, the job that made the change: overdue_sweep (invoice.overdue) or promotion_dates (promotion.active, promotion.expired).")}, "type", "id")
 	event := object(map[string]*openapi3.Schema{
 		"id":         str("evt_..."),
 		"object":     &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"event"}},
 		"type":       typ,
 		"created_at": openapi3.NewDateTimeSchema(),
 		"data":       data,
-		"request_id": str("The id of the request that made the change."),
+		"request_id": str("The id of the request that made the change; empty for the system."),
 		"actor":      actor,
 	}, "id", "object", "type", "created_at", "data", "request_id", "actor")
 	event.Description = "One committed change, written in the change's own transaction."
@@ -60,16 +60,13 @@ func (b *builder) events(doc *openapi3.T) {
 	l.Description = "Every committed change, on every plan, limited to the resources the key's role may read; kept 30 days. " +
 		"Page with limit/offset, or catch up with starting_after (older than an event) and ending_before (the events right after one), " +
 		"which follow commit order: a consumer neither misses nor repeats one while more arrive."
-	for _, p := range []struct{ name, doc string }{
-		{"limit", "Page size, 1 to 100 (default 25)."},
-		{"offset", "Events to skip (not with a cursor)."},
-		{"type", "One event type or a comma list; invoice.* matches every invoice event."},
-		{"created[gte]", "Only events at or after this RFC 3339 time."},
-		{"created[lt]", "Only events before this RFC 3339 time."},
-		{"starting_after", "An event id: the page of events older than it."},
-		{"ending_before", "An event id: the page of events right after it (newer), newest first."},
-	} {
-		l.AddParameter(openapi3.NewQueryParameter(p.name).WithDescription(p.doc).WithSchema(openapi3.NewStringSchema()))
+	params := []resource.EventParam{{Name: "limit", Doc: "Page size, 1 to 100 (default 25)."}, {Name: "offset", Doc: "Events to skip (not with a cursor)."}}
+	for _, p := range append(params, resource.EventParams...) {
+		s := openapi3.NewStringSchema()
+		if p.Time {
+			s = openapi3.NewDateTimeSchema()
+		}
+		l.AddParameter(openapi3.NewQueryParameter(p.Name).WithDescription(p.Doc).WithSchema(s))
 	}
 	l.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("A page of events.").WithJSONSchemaRef(ref("EventList")))
 	errs(l, http.StatusBadRequest)

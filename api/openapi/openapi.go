@@ -76,6 +76,7 @@ func Build() (*openapi3.T, error) {
 		Info: &openapi3.Info{
 			Title:   "Ledgerbase workspace API",
 			Version: "v1",
+			License: &openapi3.License{Name: "MIT", Identifier: "MIT"},
 			Description: "Business records of a workspace over JSON. Every call but this document needs " +
 				"`Authorization: Bearer <API key>`. Money is in minor units (`*_cents`), quantities in thousandths " +
 				"(`qty_milli`), times RFC 3339 UTC, dates YYYY-MM-DD. POST accepts an `Idempotency-Key` header.",

@@ -826,7 +826,42 @@ type Page struct {
 // FilterValue is one applied list filter.
 type FilterValue struct {
 	Column string
-	Value  any
+	// Value is a string or a bool; a []string matches any of its values.
+	Value any
+	// Bound compares instead of matching: ">=" or "<=" (a date range's ends).
+	Bound string
+}
+
+// where is the filter's SQL condition on the row t, with its arguments.
+func (f FilterValue) where() (string, []any) {
+	if vs, ok := f.Value.([]string); ok {
+		args := make([]any, len(vs))
+		for i, v := range vs {
+			args[i] = v
+		}
+		return "t." + f.Column + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vs)), ",") + ")", args
+	}
+	op := "="
+	if f.Bound == ">=" || f.Bound == "<=" {
+		op = f.Bound
+	}
+	return "t." + f.Column + " " + op + " ?", []any{f.Value}
+}
+
+// values are the values an equality filter matches, one counter each;
+// nil for a range.
+func (f FilterValue) values() []any {
+	if f.Bound != "" {
+		return nil
+	}
+	if vs, ok := f.Value.([]string); ok {
+		out := make([]any, len(vs))
+		for i, v := range vs {
+			out[i] = v
+		}
+		return out
+	}
+	return []any{f.Value}
 }
 
 // fewMatches reports whether fetching every match by key and sorting them
@@ -904,8 +939,9 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 	w, extra := p.where(pg.ParentID)
 	args := append([]any{ws.ID}, extra...)
 	for _, f := range pg.Filters {
-		w += " AND t." + f.Column + " = ?"
-		args = append(args, f.Value)
+		cond, fargs := f.where()
+		w += " AND " + cond
+		args = append(args, fargs...)
 	}
 	filtered := len(pg.Filters) > 0
 	var total int64
@@ -965,10 +1001,14 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 		switch {
 		case !filtered:
 			total, counted = e.Counts.Count(ctx, ws.ID, r.Table, r.Scope)
-		case len(pg.Filters) == 1 && pg.Q == "":
-			// One enum or boolean filter: its value is counted too.
+		case len(pg.Filters) == 1 && pg.Q == "" && pg.Filters[0].values() != nil:
+			// One enum or boolean filter: each value is counted too.
 			f := pg.Filters[0]
-			total, counted = e.Counts.Count(ctx, ws.ID, e.db.ValueKey(r.Table, f.Column, f.Value), r.Scope)
+			total, counted = 0, true
+			for _, v := range f.values() {
+				n, ok := e.Counts.Count(ctx, ws.ID, e.db.ValueKey(r.Table, f.Column, v), r.Scope)
+				total, counted = total+n, counted && ok
+			}
 		}
 	}
 	if !counted {

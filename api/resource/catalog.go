@@ -149,6 +149,15 @@ func idFilter(param, doc string) Filter {
 	return Filter{Param: param, Column: param, Type: String, Doc: doc}
 }
 
+// dateRange is the two ends of a range over a date column, inclusive:
+// due_date_from and due_date_to.
+func dateRange(column, what string) []Filter {
+	return []Filter{
+		{Param: column + "_from", Column: column, Type: Date, Bound: ">=", Doc: "Only records whose " + what + " is on or after this date, YYYY-MM-DD."},
+		{Param: column + "_to", Column: column, Type: Date, Bound: "<=", Doc: "Only records whose " + what + " is on or before this date, YYYY-MM-DD."},
+	}
+}
+
 // The resources of spec section 1 and 4.
 var (
 	Me = &Resource{Name: "me", Singular: "me", Plan: Starter, Toolset: "",
@@ -173,7 +182,9 @@ var (
 	Invoices = &Resource{Name: "invoices", Singular: "invoice", Table: "invoices", Prefix: "inv", Plan: Starter, Toolset: "sales",
 		Doc:    "Invoices sent to clients, with lines, totals and open balance.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
-		Filters:  []Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
+		Filters: append(append([]Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
+			dateRange("date", "date")...), dateRange("due_date", "due date")...),
+		Clock:    []string{"overdue"},
 		Hidden:   externalRefColumns,
 		Computed: []Computed{{Name: "external_ref", Doc: "{system, connection_id, external_id} or null.", Value: externalRef, Shape: externalRefShape}},
 		Ops:      invoiceOps(),
@@ -182,7 +193,8 @@ var (
 		Doc:    "Payments recorded on an invoice.",
 		Parent: &Parent{Resource: Invoices, FK: "invoice_id", Segment: "payments"},
 		Ops: []Op{{Kind: List},
-			{Kind: Create, Body: invoicePaymentBody, Summary: "Record a payment on the invoice; the same id is recorded once."}},
+			{Kind: Create, Body: invoicePaymentBody, From: []string{"sent", "partially_paid", "paid", "overdue"},
+				Summary: "Record a payment on the invoice; the same id is recorded once."}},
 	}
 	Quotes = &Resource{Name: "quotes", Singular: "quote", Table: "quotes", Prefix: "quo", Plan: Starter, Toolset: "sales",
 		Doc: "Quotes offered to clients.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
@@ -216,8 +228,9 @@ var (
 		Filters: []Filter{enumFilter("status", "shipped", "in_transit", "delivered"), idFilter("sales_order_id", "Only shipments of this order.")},
 		Embeds:  []Embed{{Name: "events", Table: "shipment_events", FK: "shipment_id", OrderBy: "occurred_at"}},
 		Ops: append(reads(),
-			Op{Kind: Create, Body: shipmentBody, Summary: "Ship the given lines of a sales order, or everything that remains."},
-			Op{Kind: Update, Body: shipmentBody, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."}),
+			Op{Kind: Create, Body: shipmentBody, From: []string{"confirmed", "partially_shipped", "shipped", "delivered"}, FromOf: "sales_order_id",
+				Touches: []*Resource{SalesOrders}, Summary: "Ship the given lines of a sales order, or everything that remains."},
+			Op{Kind: Update, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."}),
 	}
 	ShipmentEvents = &Resource{Name: "shipment-events", Singular: "tracking event", Table: "shipment_events", Prefix: "sev", Plan: Business, Needs: CommerceMode, Grant: "shipments", Toolset: "commerce",
 		Doc:    "Tracking events of a shipment.",
@@ -228,11 +241,12 @@ var (
 	Returns = &Resource{Name: "returns", Singular: "return", Table: "returns", Prefix: "ret", Plan: Business, Toolset: "commerce",
 		Doc: "Customer return requests (RMA) on online orders, with lines and refund outcome. Read-only.", Search: []string{"number", "reason"},
 		Filters: []Filter{enumFilter("status", "requested", "approved", "received", "refunded", "rejected"), idFilter("sales_order_id", "Only returns of this order.")},
-		Ops:     reads()}
+		Ops:     returnOps()}
 	Promotions = &Resource{Name: "promotions", Singular: "promotion", Table: "promotions", Prefix: "pro", Plan: Business, Toolset: "commerce",
 		Doc: "Promotions with usage totals; archived promotions are not listed.", Search: []string{"name"},
 		Filters: []Filter{enumFilter("status", "active", "scheduled", "expired")},
 		Scope:   "status <> 'archived'",
+		Clock:   []string{"active", "expired"},
 		Ops:     promotionOps()}
 	PromotionCodes = &Resource{Name: "promotion-codes", Singular: "promotion code", Table: "promotion_codes", Prefix: "pcd", Plan: Business, Grant: "promotions", Toolset: "commerce",
 		Doc:    "Coupon codes of a code promotion.",
@@ -243,7 +257,7 @@ var (
 	}
 	GiftCards = &Resource{Name: "gift-cards", Singular: "gift card", Table: "gift_cards", Prefix: "gc", Plan: Business, Toolset: "commerce",
 		Doc: "Gift cards with balance and ledger; only the last four characters of a code are shown. Read-only.", Search: []string{"code_last4"},
-		Hidden: []string{"code_hash"}, Ops: reads()}
+		Hidden: []string{"code_hash"}, Clock: []string{"expired"}, Ops: giftCardOps()}
 	Payments = &Resource{Name: "payments", Singular: "online payment", Plural: "online payments", Table: "payments", Prefix: "pay", Plan: Business, Toolset: "commerce",
 		Doc:     "Online store payment transactions (authorize, capture, refund, void) with fees and the posted receipt. Read-only.",
 		Search:  []string{"provider_ref"},
@@ -256,13 +270,15 @@ var (
 			Op{Kind: Update, Body: vendorBody, Summary: "Update a vendor."})}
 	Bills = &Resource{Name: "bills", Singular: "bill", Table: "bills", Prefix: "bill", Plan: Starter, Toolset: "purchasing",
 		Doc: "Vendors' bills, with lines, totals and open balance.", Search: []string{"number", "vendor_name"}, SearchFew: []string{"vendor_name"},
-		Filters: []Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
-		Ops:     billOps()}
+		Filters: append(append([]Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
+			dateRange("date", "date")...), dateRange("due_date", "due date")...),
+		Ops: billOps()}
 	BillPayments = &Resource{Name: "bill-payments", Singular: "bill payment", Table: "bill_payments", Prefix: "bpay", Plan: Starter, Grant: "bills", Toolset: "purchasing",
 		Doc:    "Payments recorded on a bill.",
 		Parent: &Parent{Resource: Bills, FK: "bill_id", Segment: "payments"},
 		Ops: []Op{{Kind: List},
-			{Kind: Create, Body: billPaymentBody, Summary: "Record a payment on the bill; the same id is recorded once."}}}
+			{Kind: Create, Body: billPaymentBody, From: []string{"open", "partially_paid", "paid"},
+				Summary: "Record a payment on the bill; the same id is recorded once."}}}
 	Items = &Resource{Name: "items", Singular: "item", Table: "items", Prefix: "itm", Plan: Starter, Toolset: "catalog",
 		Doc:             "Items sold or bought. Products' commerce fields are added on reads when commerce is on.",
 		Search:          []string{"number", "name"},

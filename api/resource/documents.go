@@ -60,7 +60,7 @@ func quoteOps() []Op {
 		Op{Kind: Action, Name: "send", From: []string{"draft"}, To: "sent", Summary: "Send a draft quote to the client."},
 		Op{Kind: Action, Name: "accept", From: []string{"sent"}, To: "accepted", Summary: "Record that the client accepted a sent quote."},
 		Op{Kind: Action, Name: "decline", From: []string{"sent"}, To: "declined", Summary: "Record that the client declined a sent quote."},
-		Op{Kind: Action, Name: "invoice", From: []string{"accepted"}, To: "invoiced",
+		Op{Kind: Action, Name: "invoice", From: []string{"accepted"}, To: "invoiced", Makes: []*Resource{Invoices},
 			Summary: "Make a draft invoice of an accepted quote's client, currency, lines and notes; answers the quote, invoiced, with its invoice_id."},
 	)
 }
@@ -73,7 +73,7 @@ func creditNoteOps() []Op {
 		Op{Kind: Create, Body: creditNoteBody, Summary: "Create a draft credit note, optionally against an invoice; totals are computed from the lines."},
 		Op{Kind: Update, Body: creditNoteBody, Summary: "Edit a credit note: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
 		Op{Kind: Action, Name: "issue", From: []string{"draft"}, To: "issued", Summary: "Issue a draft credit note."},
-		Op{Kind: Action, Name: "apply", From: []string{"issued"}, To: "applied",
+		Op{Kind: Action, Name: "apply", From: []string{"issued"}, To: "applied", Touches: []*Resource{Invoices},
 			Body:    []Field{str("invoice_id", "The invoice (inv_...) to credit; optional when the note was created against one, and then it must be that one.")},
 			Summary: "Apply an issued credit note to an invoice: its amount_incl_vat_cents lowers the invoice's remaining_cents (over the open balance is 409)."},
 		Op{Kind: Action, Name: "void", From: []string{"draft", "issued"}, To: "void", Summary: "Void a credit note that was not applied."})

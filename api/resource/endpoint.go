@@ -11,7 +11,21 @@ type Endpoint struct {
 
 // Endpoints lists every /v1 endpoint, in declaration order. In a
 // sub-resource's paths :id is the parent's id and :{IDParam} the child's.
+// AdminOnly operations are not among them.
 func Endpoints() []Endpoint {
+	all := AllEndpoints()
+	out := all[:0:0]
+	for _, e := range all {
+		if !e.Op.AdminOnly {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// AllEndpoints is Endpoints with the AdminOnly operations, which the admin
+// UI runs: their paths name them as /v1 would, but no route serves them.
+func AllEndpoints() []Endpoint {
 	var out []Endpoint
 	for _, r := range All {
 		base := "/v1/" + r.Name

@@ -11,7 +11,8 @@ import (
 // (invoice.sent, quote.accepted). A sub-resource that answers its parent
 // (tracking events) names both: shipment.tracking_event.created. A write
 // that moves its parent's status (a payment paying an invoice) also tells
-// of the parent in its new state: invoice.paid.
+// of the parent in its new state: invoice.paid. A state the clock moves a
+// record to (Resource.Clock) is told the same way: invoice.overdue.
 
 // Object is the resource's name in event types and `object` fields.
 func (r *Resource) Object() string { return text.NewReplacer("-", "_", " ", "_").Replace(r.Singular) }
@@ -48,13 +49,16 @@ func (r *Resource) EventType(o Op, created bool) string {
 func (r *Resource) StateEvent(state string) string { return r.Object() + "." + state }
 
 // HasStatus reports whether r's records have a status (a declared status filter).
-func (r *Resource) HasStatus() bool {
+func (r *Resource) HasStatus() bool { return r.states() != nil }
+
+// states are the values of r's status filter.
+func (r *Resource) states() []string {
 	for _, f := range r.Filters {
 		if f.Param == "status" {
-			return true
+			return f.Values
 		}
 	}
-	return false
+	return nil
 }
 
 // PastTense is an action's verb in events and messages: send → sent.
@@ -93,14 +97,22 @@ func EventTypes() []string {
 			default:
 				seen[r.EventType(o, false)] = true
 			}
-		}
-		if r.Parent != nil && r.Parent.Resource.HasStatus() {
-			for _, f := range r.Parent.Resource.Filters {
-				if f.Param == "status" {
-					for _, v := range f.Values {
-						seen[r.Parent.Resource.StateEvent(v)] = true
-					}
+			for _, m := range o.Makes {
+				seen[m.Object()+".created"] = true
+			}
+			for _, t := range o.Touches {
+				seen[t.Object()+".updated"] = true
+				for _, st := range t.states() {
+					seen[t.StateEvent(st)] = true
 				}
+			}
+		}
+		for _, st := range r.Clock {
+			seen[r.StateEvent(st)] = true
+		}
+		if r.Parent != nil {
+			for _, v := range r.Parent.Resource.states() {
+				seen[r.Parent.Resource.StateEvent(v)] = true
 			}
 		}
 	}
@@ -110,4 +122,36 @@ func EventTypes() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Events is the workspace's change log, GET /v1/events and
+// /v1/events/{id}. It is served by hand (api/events.go), not by the
+// records engine, so it is not among All; the OpenAPI document and the MCP
+// tools (list_events, get_event) derive from it and from EventParams.
+var Events = &Resource{Name: "events", Singular: "event", Prefix: "evt", Plan: Starter, Toolset: "events",
+	Doc: "Every committed change of the workspace (type resource.verb, e.g. invoice.paid; data.object is the record as GET showed it " +
+		"right after the change, data.previous_attributes the fields an update changed), on every plan, limited to the resources " +
+		"the key's role may read.",
+	Ops: []Op{{Kind: List}, {Kind: Get}}}
+
+// EventEndpoints are the endpoints of Events.
+func EventEndpoints() []Endpoint {
+	return []Endpoint{{"GET", "/v1/events", Events, Op{Kind: List}}, {"GET", "/v1/events/:id", Events, Op{Kind: Get}}}
+}
+
+// EventParam is a query parameter of GET /v1/events besides limit and offset.
+type EventParam struct {
+	Name string
+	Time bool // an RFC 3339 time
+	Doc  string
+}
+
+// EventParams are GET /v1/events's own query parameters: the API reads
+// them, the OpenAPI document and the MCP list_events tool describe them.
+var EventParams = []EventParam{
+	{Name: "type", Doc: "One event type or a comma list; invoice.* matches every invoice event."},
+	{Name: "created[gte]", Time: true, Doc: "Only events at or after this RFC 3339 time."},
+	{Name: "created[lt]", Time: true, Doc: "Only events before this RFC 3339 time."},
+	{Name: "starting_after", Doc: "An event id: the page of events older than it (newest first); not with offset."},
+	{Name: "ending_before", Doc: "An event id: the page of events right after it (newer), newest first; not with offset."},
 }

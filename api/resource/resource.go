@@ -91,9 +91,28 @@ type Op struct {
 	Name string
 	// From lists the states (the record's status) the operation is allowed
 	// from; from any other it is 409 invalid_state_transition. Empty: any.
-	From []string
-	// To is the state an Action moves the record to.
+	// A sub-resource's create lists its parent's states (an invoice takes
+	// payments while sent); FromOf names the body field of the record
+	// whose states they are otherwise (a shipment's sales_order_id).
+	From   []string
+	FromOf string
+	// To is the state an Action moves the record to ("" when the
+	// operation decides: an adjustment may deplete a gift card or not).
 	To string
+	// AdminOnly keeps the operation off /v1: it is not routed, not in the
+	// OpenAPI document and not an MCP tool; the admin UI's forms run it
+	// (gift cards and returns, read-only in the /v1 contract).
+	AdminOnly bool
+	// Makes lists the other resources whose records the operation creates
+	// (a refund's online payment): each tells of it as <object>.created.
+	Makes []*Resource
+	// Secret names what the operation shows its caller once and keeps
+	// nowhere readable (a gift card's "code").
+	Secret string
+	// Touches lists the other resources whose records the operation
+	// changes (a shipment's order): each tells of it as <object>.updated
+	// or <object>.<its new status>.
+	Touches []*Resource
 }
 
 // Allowed reports whether the operation may run on a record in state.
@@ -113,9 +132,12 @@ func (o Op) Allowed(state string) bool {
 type Filter struct {
 	Param  string
 	Column string
-	Type   Type     // String, Bool or Enum
-	Values []string // for Enum
-	Doc    string
+	Type   Type     // String, Boolean, Enum or Date
+	Values []string // for Enum; a list takes several, comma-separated (status=sent,overdue)
+	// Bound makes a Date filter one end of a range: ">=" (from) or "<="
+	// (to), both inclusive; empty is equality.
+	Bound string
+	Doc   string
 }
 
 // Embed is a child table shown inside each record (order lines, events).
@@ -155,7 +177,7 @@ type Resource struct {
 	// Grant is the resource whose permission governs this one (sub-resources
 	// follow their parent: addresses are governed by "clients").
 	Grant string
-	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog.
+	// Toolset groups resources for the MCP bridge: sales, commerce, purchasing, catalog (events: the event log).
 	Toolset string
 	Doc     string
 	Parent  *Parent
@@ -169,6 +191,10 @@ type Resource struct {
 	Embeds    []Embed
 	// Scope is a fixed SQL condition on the table (products: is_product; promotions: not archived).
 	Scope string
+	// Clock lists the states the clock moves records to without a request
+	// (an invoice past its due date becomes overdue): each move is a
+	// system write with its <object>.<state> event.
+	Clock []string
 	// Hidden columns never leave the server.
 	Hidden []string
 	// CommerceColumns appear on item reads only where the CommerceFlag column
@@ -214,10 +240,11 @@ func (r *Resource) Op(k OpKind) (Op, bool) {
 	return Op{}, false
 }
 
-// ReadOnly reports whether the resource offers no writes.
+// ReadOnly reports whether the resource offers no writes over /v1 (the
+// admin UI may still write it through AdminOnly operations).
 func (r *Resource) ReadOnly() bool {
 	for _, o := range r.Ops {
-		if o.Kind != List && o.Kind != Get {
+		if o.Kind != List && o.Kind != Get && !o.AdminOnly {
 			return false
 		}
 	}

@@ -1,107 +1,25 @@
 package telemetry
 
 import (
-	"strings"
-
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/routing"
 )
 
-// routeIndex holds the app's endpoint patterns (middleware excluded) by
-// method, to name the route of a request by its pattern.
-type routeIndex map[string]*methodRoutes
-
-// methodRoutes are one method's patterns in the app's order, and a tree of
-// their segments so a path is named in a few map lookups instead of a
-// scan of every pattern (a refused request is named on every 401 and 429).
-type methodRoutes struct {
-	patterns []string
-	slots    []*routeSlot   // the series of each pattern
-	known    map[string]int // pattern -> its first index
-	root     *segNode
-	scan     bool // a pattern is not plain ASCII: match by scanning
+// routeIndex names a request's route for its metrics and keeps the series
+// of each route pattern.
+type routeIndex struct {
+	table *routing.Table
+	slots map[string][]*routeSlot // by method, in the order of its patterns
 }
-
-func newMethodRoutes() *methodRoutes {
-	return &methodRoutes{known: map[string]int{}, root: newSegNode()}
-}
-
-// segNode is one segment of the patterns; the ints are pattern indexes,
-// -1 for none, and the least one wins (the app's order decides).
-type segNode struct {
-	lit   map[string]*segNode // literal segments, ASCII lower case
-	param *segNode            // ":name"
-	end   int                 // a pattern ends here
-	star  int                 // a pattern continues with "*" here
-	plus  int                 // a pattern continues with "+" here
-}
-
-func newSegNode() *segNode { return &segNode{end: -1, star: -1, plus: -1} }
 
 func newRouteIndex(app *fiber.App) routeIndex {
-	ix := routeIndex{}
-	for _, r := range app.GetRoutes(true) {
-		m := ix[r.Method]
-		if m == nil {
-			m = newMethodRoutes()
-			ix[r.Method] = m
-		}
-		m.add(r.Path)
+	routes := app.GetRoutes(true)
+	ix := routeIndex{table: routing.New(routes), slots: map[string][]*routeSlot{}}
+	for _, r := range routes {
+		ix.slots[r.Method] = append(ix.slots[r.Method], &routeSlot{})
 	}
 	return ix
-}
-
-func least(cur, i int) int {
-	if cur < 0 || i < cur {
-		return i
-	}
-	return cur
-}
-
-func (m *methodRoutes) add(pattern string) {
-	i := len(m.patterns)
-	m.patterns = append(m.patterns, pattern)
-	m.slots = append(m.slots, &routeSlot{})
-	if _, ok := m.known[pattern]; !ok {
-		m.known[pattern] = i
-	}
-	if !plainASCII(pattern) {
-		m.scan = true
-		return
-	}
-	n := m.root
-	rest := strings.Trim(pattern, "/")
-	for {
-		ps, more, hasMore := strings.Cut(rest, "/")
-		switch {
-		case ps == "*":
-			n.star = least(n.star, i)
-			return
-		case ps == "+":
-			n.plus = least(n.plus, i)
-			return
-		case strings.HasPrefix(ps, ":"):
-			if n.param == nil {
-				n.param = newSegNode()
-			}
-			n = n.param
-		default:
-			key := strings.ToLower(ps)
-			if n.lit == nil {
-				n.lit = map[string]*segNode{}
-			}
-			c := n.lit[key]
-			if c == nil {
-				c = newSegNode()
-				n.lit[key] = c
-			}
-			n = c
-		}
-		if !hasMore {
-			n.end = least(n.end, i)
-			return
-		}
-		rest = more
-	}
 }
 
 // lookup names the endpoint of a request. matched is the path of the route
@@ -112,129 +30,14 @@ func (m *methodRoutes) add(pattern string) {
 // named by its prefix; anything else is Unmatched. slot holds the series
 // of a pattern's label; it is nil for the other labels.
 func (ix routeIndex) lookup(method, matched, path string, status int) (route string, slot *routeSlot) {
-	if m := ix[method]; m != nil {
-		if i, ok := m.known[matched]; ok && matchPattern(matched, path) {
-			return matched, m.slots[i]
-		}
-		if i := m.first(path); i >= 0 {
-			return m.patterns[i], m.slots[i]
-		}
+	if i := ix.table.Index(method, matched); i >= 0 && routing.Match(matched, path) {
+		return matched, ix.slots[method][i]
+	}
+	if p, i := ix.table.Find(method, path); i >= 0 {
+		return p, ix.slots[method][i]
 	}
 	if status < 400 {
 		return matched, nil
 	}
 	return Unmatched, nil
-}
-
-// first is the index of the first pattern path matches, or -1.
-func (m *methodRoutes) first(path string) int {
-	if m.scan || !plainASCII(path) {
-		for i, p := range m.patterns {
-			if matchPattern(p, path) {
-				return i
-			}
-		}
-		return -1
-	}
-	return m.root.match(strings.Trim(path, "/"), -1)
-}
-
-// match walks the tree with the path's segments (path trimmed of slashes,
-// plain ASCII), keeping the least pattern index that matches.
-func (n *segNode) match(path string, best int) int {
-	xs, rest, more := strings.Cut(path, "/")
-	if n.star >= 0 {
-		best = least(best, n.star)
-	}
-	if n.plus >= 0 && xs != "" {
-		best = least(best, n.plus)
-	}
-	if n.lit != nil {
-		var c *segNode
-		var buf [64]byte
-		switch {
-		case !hasUpper(xs):
-			c = n.lit[xs]
-		case len(xs) <= len(buf):
-			c = n.lit[string(lower(buf[:0], xs))] // a lookup by converted bytes does not allocate
-		default:
-			c = n.lit[strings.ToLower(xs)]
-		}
-		if c != nil {
-			best = c.after(rest, more, best)
-		}
-	}
-	if n.param != nil && xs != "" {
-		best = n.param.after(rest, more, best)
-	}
-	return best
-}
-
-func (n *segNode) after(rest string, more bool, best int) int {
-	if !more {
-		if n.end >= 0 {
-			best = least(best, n.end)
-		}
-		return best
-	}
-	return n.match(rest, best)
-}
-
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-func hasUpper(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return true
-		}
-	}
-	return false
-}
-
-func lower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
-// matchPattern reports whether path is one fiber would route to pattern
-// (its defaults: case-insensitive, trailing slash optional). Patterns use
-// ":param" segments and a trailing "*" or "+" wildcard.
-func matchPattern(pattern, path string) bool {
-	pattern = strings.Trim(pattern, "/")
-	path = strings.Trim(path, "/")
-	for {
-		var ps, xs string
-		var pmore, xmore bool
-		ps, pattern, pmore = strings.Cut(pattern, "/")
-		xs, path, xmore = strings.Cut(path, "/")
-		switch {
-		case ps == "*" || ps == "+":
-			return ps == "*" || xs != ""
-		case strings.HasPrefix(ps, ":"):
-			if xs == "" {
-				return false
-			}
-		case !strings.EqualFold(ps, xs):
-			return false
-		}
-		if pmore != xmore {
-			return false
-		}
-		if !pmore {
-			return true
-		}
-	}
 }

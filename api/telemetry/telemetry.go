@@ -4,9 +4,7 @@
 package telemetry
 
 import (
-	"bytes"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -60,14 +58,12 @@ type Telemetry struct {
 	// looks for a mounted sub-app's handler on every call, allocating; the
 	// appliance mounts none (Server.Mount adds routes to the one app).
 	onError fiber.ErrorHandler
-	proxied bool // the app takes the client's address from a proxy header
 
 	// series caches the request counter and histogram of each route,
 	// method and status: WithLabelValues hashes the labels every time.
 	// A route pattern's series are also kept in its routeSlot.
 	series sync.Map // seriesKey -> *series
 
-	lastIP atomic.Pointer[formattedIP]
 }
 
 // lineCounter is a counter alone on its cache line (64-byte objects are
@@ -229,7 +225,6 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 		t.routes = newRouteIndex(c.App())
 		cfg := c.App().Config() // a copy of the whole Config: once, not per request
 		t.onError = cfg.ErrorHandler
-		t.proxied = cfg.ProxyHeader != ""
 	})
 	t.inFlight.Add(1)
 	defer t.inFlight.Add(-1)
@@ -276,31 +271,10 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			status:     status,
 			durationUS: elapsed.Microseconds(),
 			keyID:      keyID,
-			ip:         t.clientIP(c),
+			ip:         c.IP(),
 		})
 	}
 	return nil
-}
-
-// clientIP is c.IP(). Without a proxy header that is the connection's
-// address, formatted anew by net.IP.String on every request: the last
-// formatting is kept and reused while the address is the same.
-func (t *Telemetry) clientIP(c *fiber.Ctx) string {
-	if t.proxied {
-		return c.IP()
-	}
-	ip := c.Context().RemoteIP()
-	if last := t.lastIP.Load(); last != nil && bytes.Equal(last.ip, ip) {
-		return last.s
-	}
-	s := ip.String()
-	t.lastIP.Store(&formattedIP{ip: append(net.IP(nil), ip...), s: s})
-	return s
-}
-
-type formattedIP struct {
-	ip net.IP
-	s  string
 }
 
 // methods are the label values of the methods fiber routes (it answers

@@ -86,7 +86,7 @@ func (s Settings) CheckURL(ctx context.Context, raw string) error {
 func (s Settings) addrs(ctx context.Context, host string) ([]netip.Addr, error) {
 	host = strings.TrimSuffix(host, ".")
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return nil, fmt.Errorf("%s is loopback", host)
+		return nil, &RefusedError{msg: host + " is loopback"}
 	}
 	var out []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
@@ -110,11 +110,16 @@ func (s Settings) addrs(ctx context.Context, host string) ([]netip.Addr, error) 
 	}
 	for _, ip := range out {
 		if why := refusal(ip); why != "" {
-			return nil, fmt.Errorf("%s resolves to %s, a %s address", host, ip, why)
+			return nil, &RefusedError{msg: fmt.Sprintf("%s resolves to %s, a %s address", host, ip, why)}
 		}
 	}
 	return out, nil
 }
+
+// RefusedError is the guard's refusal of an address: nothing was dialed.
+type RefusedError struct{ msg string }
+
+func (e *RefusedError) Error() string { return e.msg }
 
 // dial connects to addr (host:port) through the guard: resolve, check
 // every address, dial the first that answers.

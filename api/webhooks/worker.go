@@ -35,6 +35,8 @@ type Worker struct {
 	client *http.Client
 	// Batch is how many deliveries one claim takes.
 	Batch int
+	// Metrics, when set, count the attempts.
+	Metrics *Metrics
 }
 
 // NewWorker builds a worker on db.
@@ -58,7 +60,7 @@ func NewWorker(db *database.DB, s Settings) *Worker {
 }
 
 // lease is how long a claim holds a delivery: past the send's deadline.
-func (w *Worker) lease() time.Duration { return w.s.Timeout + 20*time.Second }
+func (w *Worker) lease() time.Duration { return w.s.Timeout + w.s.LeaseMargin }
 
 // Run sends deliveries until ctx ends; a send in flight then is cut off
 // unrecorded and its claim runs out, so another run sends it again.
@@ -115,7 +117,15 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, j := range byEndpoint[ep] {
+			for k, j := range byEndpoint[ep] {
+				// An endpoint's deliveries go one at a time: behind a slow
+				// receiver the claim would run out before the last were sent,
+				// and another worker would send them too. Those the lease
+				// cannot cover go back to the queue instead.
+				if time.Until(now.Add(w.lease())) < w.s.Timeout+w.s.LeaseMargin/2 {
+					errs[i] = w.release(ctx, byEndpoint[ep][k:])
+					return
+				}
 				res := w.send(ctx, j)
 				if ctx.Err() != nil {
 					return // cut off: unrecorded, the claim runs out
@@ -157,6 +167,16 @@ func (w *Worker) claim(ctx context.Context, now time.Time) ([]*ent.WebhookDelive
 		return nil, err
 	}
 	return ds, tx.Commit()
+}
+
+// release hands claimed deliveries back, due now.
+func (w *Worker) release(ctx context.Context, js []*job) error {
+	ids := make([]string, len(js))
+	for i, j := range js {
+		ids[i] = j.d.ID
+	}
+	return w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+		SetNextAttemptAt(time.Now().UTC()).Exec(ctx)
 }
 
 // job is a claimed delivery with what sending it needs.
@@ -219,6 +239,9 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 	if len(dropped) > 0 {
 		err = w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(dropped...)).
 			SetStatus(webhookdelivery.StatusFailed).Exec(ctx)
+		if err == nil {
+			w.Metrics.dropped(len(dropped))
+		}
 	}
 	return out, err
 }
@@ -238,6 +261,7 @@ type result struct {
 	latency  time.Duration
 	err      string
 	response string
+	refused  bool // the guard refused the address: nothing was dialed
 }
 
 func (r result) ok() bool { return r.err == "" && r.status >= 200 && r.status < 300 }
@@ -262,6 +286,8 @@ func (w *Worker) send(ctx context.Context, j *job) result {
 	res.latency = time.Since(res.at)
 	if err != nil {
 		res.err = clean(err.Error())
+		var refused *RefusedError
+		res.refused = errors.As(err, &refused)
 		return res
 	}
 	defer resp.Body.Close()
@@ -297,31 +323,41 @@ func (w *Worker) record(ctx context.Context, j *job, r result) error {
 	if err != nil {
 		return err
 	}
-	err = w.recordTx(ctx, tx, j, r)
+	outcome, err := w.recordTx(ctx, tx, j, r)
 	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if r.refused {
+		outcome = OutcomeRefused
+	}
+	w.Metrics.attempt(outcome, r.latency)
+	return nil
 }
 
-func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) error {
+// recordTx writes the attempt and what follows; it returns the outcome.
+func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) (string, error) {
 	d, ep := j.d, j.ep
 	if err := tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
 		SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response).
 		Exec(ctx); err != nil {
-		return err
+		return "", err
 	}
 	attempts := d.Attempts + 1
 	up := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts)
 	if r.ok() {
 		if err := up.SetStatus(webhookdelivery.StatusSucceeded).Exec(ctx); err != nil {
-			return err
+			return "", err
 		}
-		return tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(ep.ID), webhookendpoint.FailingSinceNotNil()).
+		return OutcomeSuccess, tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(ep.ID), webhookendpoint.FailingSinceNotNil()).
 			ClearFailingSince().Exec(ctx)
 	}
+	outcome := OutcomeRetry
 	if attempts > len(w.s.Schedule) {
+		outcome = OutcomeFailed
 		up.SetStatus(webhookdelivery.StatusFailed)
 	} else {
 		delay := w.s.Schedule[attempts-1]
@@ -329,15 +365,15 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) err
 		up.SetNextAttemptAt(time.Now().UTC().Add(delay))
 	}
 	if err := up.Exec(ctx); err != nil {
-		return err
+		return "", err
 	}
 	cur, err := tx.WebhookEndpoint.Get(ctx, ep.ID)
 	if err != nil {
-		return ignoreNotFound(err)
+		return outcome, ignoreNotFound(err)
 	}
 	switch {
 	case cur.FailingSince == nil:
-		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetFailingSince(r.at).Exec(ctx)
+		return outcome, tx.WebhookEndpoint.UpdateOneID(ep.ID).SetFailingSince(r.at).Exec(ctx)
 	case !cur.Disabled && r.at.Sub(*cur.FailingSince) >= w.s.DisableAfter:
 		why := r.err
 		if why == "" {
@@ -345,9 +381,9 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) err
 		}
 		reason := fmt.Sprintf("every delivery failed since %s (last: %s)", cur.FailingSince.UTC().Format(time.RFC3339), why)
 		w.s.Logger.Warn("webhooks: endpoint disabled", "endpoint", ep.ID, "workspace", d.WorkspaceID, "reason", reason)
-		return tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
+		return outcome, tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
 	}
-	return nil
+	return outcome, nil
 }
 
 func ignoreNotFound(err error) error {

@@ -3,7 +3,9 @@ package writes
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -113,6 +115,14 @@ func (q *Request) made(r *resource.Resource, id string) {
 func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 	var out []Change
 	for _, t := range q.touched {
+		declared := q.Op.Touches
+		if t.made {
+			declared = q.Op.Makes
+		}
+		if !slices.Contains(declared, t.r) {
+			// Its events would be missing from the published types.
+			return nil, fmt.Errorf("writes: %s %s changes %s, which its declaration's Makes or Touches does not list", q.Resource.Name, q.Op.Kind, t.r.Name)
+		}
 		rec, err := q.Records.Render(q.Ctx, tx, t.r, q.Workspace(), t.id, "")
 		if err != nil {
 			return nil, err
@@ -222,11 +232,12 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 			return err
 		}
 	}
-	actorType, actorID := "system", ""
-	if q.Principal != nil && q.Principal.Admin != "" {
+	actorType, actorID := "api_key", q.Principal.Key.ID
+	switch {
+	case q.System != "":
+		actorType, actorID = "system", q.System
+	case q.Principal.Admin != "":
 		actorType, actorID = "admin", q.Principal.Admin
-	} else if q.Principal != nil {
-		actorType, actorID = "api_key", q.Principal.Key.ID
 	}
 	// One fixed statement per event rather than ent's builder: the SQL is
 	// the same every time, so the driver's statement cache answers it.

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
@@ -223,5 +225,207 @@ func TestOldEventsArePruned(t *testing.T) {
 	env.Get(t, "/v1/events/"+oldID, ws.Key).WantError(t, 404, "not_found")
 	if got := events(t, env, ws.Key, ""); len(got.Data) != 1 || got.Data[0].ID != p.Data[0].ID {
 		t.Fatalf("after pruning: %+v", got.Data)
+	}
+}
+
+// systemEvents are the events of workspace ws whose actor is the system.
+func systemEvents(t *testing.T, env *apitest.Env, key string) []eventRead {
+	t.Helper()
+	var out []eventRead
+	for _, e := range events(t, env, key, "?limit=100").Data {
+		if e.Actor.Type == "system" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// declared reports whether typ is one of the published event types.
+func declared(typ string) bool {
+	for _, t := range resource.EventTypes() {
+		if t == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// The overdue sweep is a write: each invoice it moves gets one
+// invoice.overdue event by the system, with the invoice as GET shows it
+// and its status before; a second sweep moves and tells nothing. Not
+// parallel: the sweep covers every workspace of the package's database,
+// and the parallel tests' invoices must not move under them.
+func TestOverdueSweepAppendsEvents(t *testing.T) {
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	other := env.Workspace(t, "starter", false, false)
+	mk := func(w *apitest.Workspace, due string, pay int64) string {
+		id := readInvoice(t, env.Do(t, "POST", "/v1/invoices", w.Key, obj{"client_name": "Late", "due_date": due,
+			"lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)).ID
+		env.Do(t, "POST", "/v1/invoices/"+id+"/send", w.Key, nil).WantStatus(t, 200)
+		if pay > 0 {
+			env.Do(t, "POST", "/v1/invoices/"+id+"/payments", w.Key, payment(id+"-p", pay)).WantStatus(t, 201)
+		}
+		return id
+	}
+	late, partly, onTime := mk(ws, "2026-01-10", 0), mk(ws, "2026-01-20", 300), mk(ws, "2099-01-01", 0)
+	theirs := mk(other, "2026-01-15", 0)
+	before := events(t, env, ws.Key, "").Meta.Total
+	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+	n, err := writes.MarkOverdue(t.Context(), env.DB, env.Server.Records, now)
+	if err != nil || n < 3 {
+		t.Fatalf("sweep moved %d (%v), want at least these 3", n, err)
+	}
+	sys := systemEvents(t, env, ws.Key)
+	if len(sys) != 2 || events(t, env, ws.Key, "").Meta.Total != before+2 {
+		t.Fatalf("%d system events in the workspace, want 2", len(sys))
+	}
+	prev := map[string]string{late: "sent", partly: "partially_paid"}
+	for _, e := range sys {
+		var obj struct{ ID, Status string }
+		if err := json.Unmarshal(e.Data.Object, &obj); err != nil {
+			t.Fatal(err)
+		}
+		if e.Type != "invoice.overdue" || !declared(e.Type) || e.Actor.ID != "overdue_sweep" || obj.Status != "overdue" {
+			t.Fatalf("sweep event: %+v", e)
+		}
+		if want, ok := prev[obj.ID]; !ok || e.Data.PreviousAttributes["status"] != want {
+			t.Fatalf("event of %s, previous %v", obj.ID, e.Data.PreviousAttributes)
+		}
+		delete(prev, obj.ID)
+		if got := env.Get(t, "/v1/invoices/"+obj.ID, ws.Key).WantStatus(t, 200).Body; !sameJSON(e.Data.Object, got) {
+			t.Fatalf("invoice.overdue object:\n%s\nGET:\n%s", e.Data.Object, got)
+		}
+		one := env.Get(t, "/v1/events/"+e.ID, ws.Key).WantStatus(t, 200).JSON(t)
+		if actor, _ := one["actor"].(map[string]any); actor["type"] != "system" {
+			t.Fatalf("GET /v1/events/{id}: %v", one)
+		}
+		env.Get(t, "/v1/events/"+e.ID, other.Key).WantError(t, 404, "not_found")
+	}
+	if got := events(t, env, other.Key, "?type=invoice.overdue"); len(got.Data) != 1 || !strings.Contains(string(got.Data[0].Data.Object), theirs) {
+		t.Fatalf("the other workspace's overdue events: %+v", got.Data)
+	}
+	if st := readInvoice(t, env.Get(t, "/v1/invoices/"+onTime, ws.Key)).Status; st != "sent" {
+		t.Fatalf("an invoice not yet due is %s", st)
+	}
+	if n, err := writes.MarkOverdue(t.Context(), env.DB, env.Server.Records, now); err != nil || n != 0 {
+		t.Fatalf("second sweep moved %d (%v)", n, err)
+	}
+	if got := len(systemEvents(t, env, ws.Key)); got != 2 {
+		t.Fatalf("second sweep: %d system events", got)
+	}
+}
+
+// Promotions' date-driven moves are writes too: the reads that find a
+// promotion the clock overtook move it once, however many run at once,
+// with one promotion.active or promotion.expired event by the system.
+func TestPromotionClockMovesAppendEvents(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", false, false)
+	now := time.Now().UTC()
+	rfc := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	soon := env.Do(t, "POST", "/v1/promotions", ws.Key, obj{"name": "Flash", "discount_value": 1000,
+		"starts_at": rfc(now.Add(time.Hour)), "ends_at": rfc(now.Add(2 * time.Hour))}).WantStatus(t, 201).JSON(t)["id"].(string)
+	ending := env.Do(t, "POST", "/v1/promotions", ws.Key, obj{"name": "Ending", "discount_value": 1000,
+		"ends_at": rfc(now.Add(time.Hour))}).WantStatus(t, 201).JSON(t)["id"].(string)
+	// The clock overtakes both: their dates move, their rows' versions do not.
+	for id, d := range map[string][2]time.Time{soon: {now.Add(-time.Minute), now.Add(time.Hour)}, ending: {now.Add(-time.Hour), now.Add(-time.Second)}} {
+		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE promotions SET starts_at = ?, ends_at = ? WHERE id = ?"),
+			d[0].UTC(), d[1].UTC(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env.Get(t, "/v1/promotions", ws.Key).WantStatus(t, 200)
+		}()
+	}
+	wg.Wait()
+	sys := systemEvents(t, env, ws.Key)
+	if len(sys) != 2 {
+		t.Fatalf("%d system events, want 2: %+v", len(sys), sys)
+	}
+	want := map[string]string{soon: "promotion.active", ending: "promotion.expired"}
+	for _, e := range sys {
+		var obj struct{ ID string }
+		if err := json.Unmarshal(e.Data.Object, &obj); err != nil {
+			t.Fatal(err)
+		}
+		if e.Type != want[obj.ID] || !declared(e.Type) || e.Actor.ID != "promotion_dates" {
+			t.Fatalf("event of %s: %s by %+v", obj.ID, e.Type, e.Actor)
+		}
+		if e.Data.PreviousAttributes["status"] == nil {
+			t.Fatalf("no previous status: %+v", e.Data.PreviousAttributes)
+		}
+		if got := env.Get(t, "/v1/promotions/"+obj.ID, ws.Key).WantStatus(t, 200).Body; !sameJSON(e.Data.Object, got) {
+			t.Fatalf("%s object:\n%s\nGET:\n%s", e.Type, e.Data.Object, got)
+		}
+	}
+	env.Get(t, "/v1/promotions", ws.Key).WantStatus(t, 200)
+	if got := len(systemEvents(t, env, ws.Key)); got != 2 {
+		t.Fatalf("reading again: %d system events", got)
+	}
+}
+
+// Walking back with starting_after while writers keep appending sees every
+// older event once, newest first: new events land ahead of the walk.
+func TestEventStartingAfterWhileWriting(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	const before = 30
+	for i := range before {
+		env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": fmt.Sprintf("old-%d", i)}).WantStatus(t, 201)
+	}
+	newest := events(t, env, ws.Key, "?limit=1").Data[0].ID
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": fmt.Sprintf("new-%d-%d", w, i)}).WantStatus(t, 201)
+				if i == 200 {
+					return
+				}
+			}
+		}()
+	}
+	seen := map[string]bool{newest: true}
+	walked := []string{newest}
+	for cursor := newest; ; {
+		p := events(t, env, ws.Key, "?limit=7&starting_after="+cursor)
+		for _, e := range p.Data {
+			if seen[e.ID] {
+				t.Fatalf("event %s seen twice", e.ID)
+			}
+			seen[e.ID] = true
+			walked = append(walked, e.ID)
+			cursor = e.ID
+		}
+		if !p.Meta.HasMore {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if len(walked) != before {
+		t.Fatalf("walked back over %d events, want %d", len(walked), before)
+	}
+	all := events(t, env, ws.Key, "?limit=100&starting_after="+walked[0])
+	for i, e := range all.Data[:min(len(all.Data), before-1)] {
+		if e.ID != walked[i+1] {
+			t.Fatalf("event %d of the walk is %s, a page from the start says %s", i+1, walked[i+1], e.ID)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -277,28 +278,31 @@ func archivePromotion(q *Request) (Result, error) {
 	}, func() Answer { return Answer{Status: http.StatusOK, Body: b} })
 }
 
-// stalePromotions are the workspace's promotions whose dates have overtaken
-// their status: time only moves forward, so scheduled ones that started and
+// stalePromotions are the promotions whose dates have overtaken their
+// status: time only moves forward, so scheduled ones that started and
 // scheduled or active ones that ended. Times compare as stored: timestamptz
 // on PostgreSQL; on SQLite text in one UTC format, whose order is the time
 // order (every write stores UTC).
-const stalePromotions = "workspace_id = ? AND ((status = 'scheduled' AND (starts_at IS NULL OR starts_at <= ?)) OR " +
-	"(status IN ('scheduled', 'active') AND ends_at <= ?))"
+const stalePromotions = "(status = 'scheduled' AND (starts_at IS NULL OR starts_at <= ?)) OR " +
+	"(status IN ('scheduled', 'active') AND ends_at <= ?)"
 
 // refreshPromotions stores the status the clock gives the stale promotions
-// of a workspace. The check is one read on the read pool; the update runs
-// only when something is stale, and re-checks in its WHERE, so concurrent
-// readers that all saw the same stale rows move them once.
-func refreshPromotions(ctx context.Context, db *database.DB, ws string, now time.Time) error {
+// of a workspace, with their events (promotion.active, promotion.expired).
+// The check is one read on the read pool; the move runs only when
+// something is stale, and picks the rows again under its lock, so
+// concurrent readers that all saw the same stale rows move them once.
+func refreshPromotions(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
 	var one int
-	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM promotions WHERE "+stalePromotions+" LIMIT 1"), ws, now, now).Scan(&one)
+	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM promotions WHERE workspace_id = ? AND ("+stalePromotions+") LIMIT 1"), ws, now, now).Scan(&one)
 	if err == sql.ErrNoRows {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	_, err = db.Write.ExecContext(ctx, db.Rebind("UPDATE promotions SET status = CASE WHEN starts_at > ? THEN 'scheduled' "+
-		"WHEN ends_at <= ? THEN 'expired' ELSE 'active' END, updated_at = ? WHERE "+stalePromotions), now, now, now, ws, now, now)
+	m := clockMove{r: resource.Promotions, job: "promotion_dates", stale: stalePromotions, staleArgs: []any{now, now},
+		set:     "status = CASE WHEN starts_at > ? THEN 'scheduled' WHEN ends_at <= ? THEN 'expired' ELSE 'active' END, updated_at = ?",
+		setArgs: []any{now, now, now}}
+	_, err = m.run(ctx, db, eng, ws)
 	return err
 }

@@ -39,7 +39,7 @@ func createShipment(q *Request) (Result, error) {
 	if st, ok := v.String("status"); ok && st != string(shipment.StatusShipped) {
 		return Result{}, apierr.Invalid("status", "a new shipment is shipped; move it to in_transit or delivered with PATCH")
 	}
-	want, err := requestedLines(v)
+	want, err := requestedLines(v, "ship")
 	if err != nil {
 		return Result{}, err
 	}
@@ -49,7 +49,7 @@ func createShipment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		if order.Status == salesorder.StatusDraft || order.Status == salesorder.StatusCancelled {
+		if !q.Op.Allowed(string(order.Status)) {
 			return apierr.Conflict("invalid_state_transition", "a %s order cannot be shipped", order.Status)
 		}
 		lines, err := tx.OrderLine.Query().Where(orderline.SalesOrderID(order.ID)).
@@ -109,14 +109,15 @@ func createShipment(q *Request) (Result, error) {
 	}, func() Answer { return record(http.StatusCreated, resource.Shipments, shpID, "") })
 }
 
-// requestedLines reads lines; nil means everything that remains.
-func requestedLines(v Values) ([]shape.ShipmentLine, error) {
+// requestedLines reads lines of order lines and quantities to verb (ship,
+// return); nil means everything that remains.
+func requestedLines(v Values, verb string) ([]shape.ShipmentLine, error) {
 	given, ok := v.Objects("lines")
 	if !ok {
 		return nil, nil
 	}
 	if len(given) == 0 {
-		return nil, apierr.Invalid("lines", "lines must not be empty; omit it to ship everything that remains")
+		return nil, apierr.Invalid("lines", "lines must not be empty; omit it to %s everything that remains", verb)
 	}
 	out := make([]shape.ShipmentLine, len(given))
 	seen := map[string]bool{}

@@ -31,6 +31,9 @@ type Request struct {
 	// ChildID the sub-resource's own id (address_id).
 	ID, ChildID string
 	RequestID   string
+	// System names the job of a write no request made (the overdue sweep):
+	// its events' actor is {type: system, id: System}.
+	System string
 	// Idem, when the POST carries an Idempotency-Key, keeps the answer in
 	// the write's transaction.
 	Idem *idempotency.Pending
@@ -47,6 +50,10 @@ type Values = body.Values
 type Result struct {
 	Status int
 	Body   []byte
+	// Secret is shown to this caller once and kept nowhere: not in Body,
+	// so neither in the write's event, its Idempotency-Key answer nor any
+	// read (a new gift card's code).
+	Secret string
 }
 
 // Func implements one write operation.

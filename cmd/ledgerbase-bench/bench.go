@@ -85,6 +85,7 @@ type benchEnv struct {
 	data      *sample
 	baseGen   func(*rand.Rand) request // the baseline's requests
 	nonce     string                   // keeps this run's created records apart from earlier runs'
+	dashboard request                  // the admin dashboard, signed in
 }
 
 func runBench(c *cobra.Command, _ []string) error {
@@ -160,6 +161,9 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	defer access.RevokeKey(context.WithoutCancel(ctx), db.Ent, limitedKey.ID)
 	env.auth, env.limited = "Bearer "+secret, "Bearer "+limited
+	if env.dashboard, err = dashboardRequest(ctx, db, ws.ID); err != nil {
+		return err
+	}
 	if env.data, err = sampleData(ctx, db, ws.ID, seed); err != nil {
 		return err
 	}

@@ -236,6 +236,7 @@ func scenarios(env *benchEnv) []scenario {
 					return getInvoice(r)
 				}
 			}},
+		dashboardScenario(env),
 		{name: "429 to an over-limit key", ok: status(429),
 			gen: func(r *rand.Rand) request {
 				return request{method: "GET", path: "/v1/invoices/" + d.invoice(r).id, auth: env.limited}

@@ -151,6 +151,10 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	if err != nil {
 		return nil, err
 	}
+	hookMetrics := webhooks.NewMetrics(db)
+	if err := a.telemetry.Registry.Register(hookMetrics); err != nil {
+		return nil, err
+	}
 	srv, err := api.New(db, api.Config{
 		Webhooks:         hooks,
 		Logger:           log,
@@ -204,9 +208,14 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	overdueDone := make(chan struct{})
-	go func() { writes.RunHousekeeping(uctx, db, time.Minute, cfg.Events.Retention, log); close(overdueDone) }()
+	go func() {
+		writes.RunHousekeeping(uctx, db, srv.Records, time.Minute, cfg.Events.Retention, log)
+		close(overdueDone)
+	}()
 	webhooksDone := make(chan struct{})
-	go func() { webhooks.NewWorker(db, hooks).Run(uctx); close(webhooksDone) }()
+	worker := webhooks.NewWorker(db, hooks)
+	worker.Metrics = hookMetrics
+	go func() { worker.Run(uctx); close(webhooksDone) }()
 	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; <-webhooksDone; close(a.usageDone) }()
 	return a, nil
 }

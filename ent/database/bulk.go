@@ -239,6 +239,8 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 			if d.counted(t.table) {
 				t.fill = d.bulkTotals(t.table)
 			}
+		case t.table + "_sums_ai":
+			t.fill = d.bulkSums(t.table)
 		}
 		if t.fill != nil {
 			out = append(out, t)

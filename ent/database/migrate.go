@@ -76,6 +76,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.migrateTotals(ctx); err != nil {
 		return fmt.Errorf("database: list totals: %w", err)
 	}
+	if err := d.migrateSums(ctx); err != nil {
+		return fmt.Errorf("database: kept sums: %w", err)
+	}
 	if err := d.migrateAccess(ctx); err != nil {
 		return fmt.Errorf("database: access changes: %w", err)
 	}

@@ -170,10 +170,9 @@ func (g *gen) leaves() []category {
 // among the services over time.
 func (g *gen) catalog() {
 	n := scale(g.n, 50, 12)
-	services, products := n-n/2, n/2
+	services := n - n/2
 	if g.o.Products > 0 {
-		products = g.o.Products
-		n = services + products
+		n = services + g.o.Products
 	}
 	leaves := g.leaves()
 	made := 0 // services so far

@@ -141,7 +141,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 
 // demoSeries are the workspace counters (see api/writes' series) behind
 // the numbers the demo gives out, by the demo's own sequence names.
-var demoSeries = map[string]string{"inv": "invoices", "quo": "quotes", "crn": "credit_notes", "so": "sales_orders", "bill": "bills", "shp": "shipments"}
+var demoSeries = map[string]string{"inv": "invoices", "quo": "quotes", "crn": "credit_notes", "so": "sales_orders", "bill": "bills", "shp": "shipments", "ret": "returns"}
 
 // advanceSequences moves the workspace's number counters past the numbers
 // the demo gave out, so numbers the API allocates next (INV-000051) never

@@ -19,8 +19,8 @@ func TestIDsArePrefixedAndSortByTime(t *testing.T) {
 	if !(a < b) {
 		t.Fatalf("ids do not sort by time: %s >= %s", a, b)
 	}
-	if New("inv") == New("inv") {
-		t.Fatal("ids repeat")
+	if x, y := New("inv"), New("inv"); x == y {
+		t.Fatalf("ids repeat: %s", x)
 	}
 }
 

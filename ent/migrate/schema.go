@@ -146,6 +146,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{BillsColumns[1], BillsColumns[2], BillsColumns[0]},
 			},
+			{
+				Name:    "bill_workspace_id_status_due_date",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[1], BillsColumns[15], BillsColumns[6]},
+			},
 		},
 	}
 	// BillPaymentsColumns holds the columns for the "bill_payments" table.
@@ -267,6 +272,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[2], CreditNotesColumns[0]},
 			},
+			{
+				Name:    "creditnote_workspace_id_invoice_id",
+				Unique:  false,
+				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[16]},
+			},
 		},
 	}
 	// ClientsColumns holds the columns for the "clients" table.
@@ -377,6 +387,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{GiftCardsColumns[1], GiftCardsColumns[2], GiftCardsColumns[0]},
 			},
+			{
+				Name:    "giftcard_workspace_id_status_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{GiftCardsColumns[1], GiftCardsColumns[6], GiftCardsColumns[10]},
+			},
 		},
 	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
@@ -473,6 +488,16 @@ var (
 				Annotation: &entsql.IndexAnnotation{
 					Where: "ext_key IS NOT NULL",
 				},
+			},
+			{
+				Name:    "invoice_workspace_id_status_due_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[1], InvoicesColumns[19], InvoicesColumns[6]},
+			},
+			{
+				Name:    "invoice_workspace_id_status_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[1], InvoicesColumns[19], InvoicesColumns[5]},
 			},
 		},
 	}
@@ -1244,6 +1269,11 @@ var (
 				Name:    "webhookdelivery_endpoint_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{WebhookDeliveriesColumns[4], WebhookDeliveriesColumns[2]},
+			},
+			{
+				Name:    "webhookdelivery_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[2]},
 			},
 		},
 	}

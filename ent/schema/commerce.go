@@ -234,6 +234,12 @@ func (GiftCard) Fields() []ent.Field {
 	}
 }
 
+// Active cards past their expiry are found by this index before each read
+// (api/writes' refresh), never by a scan of the workspace's cards.
+func (GiftCard) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("workspace_id", "status", "expires_at")}
+}
+
 // Payment is an online payment transaction of a store.
 type Payment struct{ ent.Schema }
 

@@ -48,6 +48,7 @@ func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("status", "next_attempt_at"),
 		index.Fields("endpoint_id", "created_at"),
+		index.Fields("created_at"), // pruned with the events' retention
 	}
 }
 

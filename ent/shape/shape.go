@@ -40,13 +40,16 @@ type ReturnLine struct {
 	Reason      string `json:"reason"`
 }
 
-// LedgerEntry is one movement of a gift card's balance.
+// LedgerEntry is one movement of a gift card's balance. Entries written by
+// the admin UI's operations also carry their id (gcl_...) and a reason.
 type LedgerEntry struct {
+	ID                string  `json:"id,omitempty"`
 	At                string  `json:"at"`
 	Kind              string  `json:"kind"` // issue, redeem, refund, adjust
 	AmountCents       int64   `json:"amount_cents"`
 	BalanceAfterCents int64   `json:"balance_after_cents"`
 	SalesOrderID      *string `json:"sales_order_id"`
+	Reason            string  `json:"reason,omitempty"`
 }
 
 // Receipt is the posted accounting receipt of an online payment.

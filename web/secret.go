@@ -1,0 +1,34 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// A create that declares a Secret (a gift card's code) answers it once,
+// beside the record, and keeps it nowhere readable: the page after the
+// create shows it in that response only, as a new API key's secret is;
+// the record's page never can.
+
+type secretData struct {
+	page
+	R      *resource.Resource
+	ID     string
+	Label  string // what the secret is: "code"
+	Secret string
+	URL    string // the record's page
+}
+
+func (u *UI) showSecret(c *fiber.Ctx, r *resource.Resource, rt api.Route, id, secret string) error {
+	ws := workspaceOf(c)
+	d := secretData{page: u.pageOf(c, humanize(r.Singular)+" "+id), R: r, ID: id, Label: rt.Op.Secret, Secret: secret,
+		URL: wsURL(ws, "records", r.Name, url.PathEscape(id))}
+	d.Current = "rec:" + r.Name
+	d.Notice = "The " + r.Singular + " is created."
+	return render(c, http.StatusCreated, secretView(d))
+}
