@@ -245,7 +245,7 @@ var (
 	}
 	GiftCards = &Resource{Name: "gift-cards", Singular: "gift card", Table: "gift_cards", Prefix: "gc", Plan: Business, Toolset: "commerce",
 		Doc: "Gift cards with balance and ledger; only the last four characters of a code are shown. Read-only.", Search: []string{"code_last4"},
-		Hidden: []string{"code_hash"}, Ops: giftCardOps()}
+		Hidden: []string{"code_hash"}, Clock: []string{"expired"}, Ops: giftCardOps()}
 	Payments = &Resource{Name: "payments", Singular: "online payment", Plural: "online payments", Table: "payments", Prefix: "pay", Plan: Business, Toolset: "commerce",
 		Doc:     "Online store payment transactions (authorize, capture, refund, void) with fees and the posted receipt. Read-only.",
 		Search:  []string{"provider_ref"},

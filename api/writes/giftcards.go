@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -26,25 +27,26 @@ func init() {
 	registerRefresh(resource.GiftCards, refreshGiftCards)
 }
 
-// staleGiftCards are the workspace's active cards whose expiry has passed
-// (times compare as stored, as for promotions). A depleted card stays
-// depleted: nothing is left to expire.
-const staleGiftCards = "workspace_id = ? AND status = 'active' AND expires_at <= ?"
+// staleGiftCards are the active cards whose expiry has passed (times
+// compare as stored, as for promotions). A depleted card stays depleted:
+// nothing is left to expire.
+const staleGiftCards = "status = 'active' AND expires_at <= ?"
 
 // refreshGiftCards marks the workspace's active cards past their expiry
-// expired before they are read: one indexed read, and an UPDATE only when
-// some are stale, whose WHERE checks again so concurrent readers move each
-// card once.
-func refreshGiftCards(ctx context.Context, db *database.DB, ws string, now time.Time) error {
+// expired before they are read, as a system write with gift_card.expired
+// events: one indexed read, and the move only when some are stale.
+func refreshGiftCards(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
 	var one int
-	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)
+	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE workspace_id = ? AND "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)
 	if err == sql.ErrNoRows {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	_, err = db.Write.ExecContext(ctx, db.Rebind("UPDATE gift_cards SET status = 'expired', updated_at = ? WHERE "+staleGiftCards), now, ws, now)
+	m := clockMove{r: resource.GiftCards, job: "gift_card_expiry", stale: staleGiftCards, staleArgs: []any{now},
+		set: "status = 'expired', updated_at = ?", setArgs: []any{now}}
+	_, err = m.run(ctx, db, eng, ws)
 	return err
 }
 
