@@ -434,3 +434,52 @@ func TestWebhookEndpointWritesHonourIdempotencyKeys(t *testing.T) {
 	other := env.Workspace(t, "growth", false, false)
 	env.Do(t, "POST", path, other.Key, nil, "Idempotency-Key", "rot-x").WantError(t, 404, "not_found")
 }
+
+// Behind a slow receiver, a worker does not send more of an endpoint's
+// claimed deliveries than its lease covers: the rest go back to the queue,
+// so a second worker never takes a delivery the first is still to send.
+// (Five deliveries of 600 ms each outlast a 2 s lease.)
+func TestSlowReceiverGetsEachDeliveryOnceFromTwoWorkers(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	w := env.Workspace(t, "growth", false, false)
+	var mu sync.Mutex
+	got := map[string]int{}
+	slow := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		mu.Lock()
+		got[r.Header.Get("webhook-id")]++
+		mu.Unlock()
+	}))
+	t.Cleanup(slow.Close)
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": strings.Replace(slow.URL, "127.0.0.1", "hooks.test", 1),
+		"enabled_events": []string{"client.created"}}).WantStatus(t, 201)
+	const n = 5
+	for i := range n {
+		env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": fmt.Sprintf("c%d", i)}).WantStatus(t, 201)
+	}
+	dials := 0
+	s := open
+	s.Dial, s.Poll, s.Timeout, s.LeaseMargin = loopbackOnly(t, &dials), 50*time.Millisecond, time.Second, time.Second
+	startWorker(t, env, s)
+	startWorker(t, env, s)
+	count := func() (ids, sends int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range got {
+			ids, sends = ids+1, sends+c
+		}
+		return ids, sends
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for ids, _ := count(); ids < n; ids, _ = count() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d events delivered", ids, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(2500 * time.Millisecond) // a lease run out would have sent one again by now
+	if ids, sends := count(); ids != n || sends != n {
+		t.Fatalf("%d events got %d sends, want each once: %v", ids, sends, got)
+	}
+}

@@ -92,30 +92,39 @@ func (s *Server) runWrite(c *fiber.Ctx, req *writes.Request, f writes.Func) (wri
 // (p is nil otherwise); do keeps its answer through p in its transaction.
 // Only a request that reached its operation uses the key: one refused
 // earlier (gating, permission, media type, validation) did not run, so a
-// corrected retry may reuse the key. A success keeps its answer in its own
-// transaction (see api/idempotency); a client error the operation decided
-// (404, 409, business 400) is kept after it, since it wrote nothing; a 5xx
-// is not kept, and a retry runs again.
+// corrected retry may reuse the key.
 func (s *Server) underKey(c *fiber.Ctx, ws string, do func(p *idempotency.Pending) (writes.Result, error)) (writes.Result, error) {
 	key := c.Get(idempotency.Header)
 	if key == "" || c.Method() != fiber.MethodPost {
 		return do(nil)
 	}
-	if err := idempotency.Check(key); err != nil {
-		return writes.Result{}, err
+	res, replayed, err := s.once(c.UserContext(), ws, key, idempotency.Hash(c.Method(), c.Path(), c.Body()), requestID(c), c.Path(), do)
+	if replayed {
+		c.Set(idempotency.ReplayedHeader, "true")
 	}
-	ctx, hash := c.UserContext(), idempotency.Hash(c.Method(), c.Path(), c.Body())
+	return res, err
+}
+
+// once runs do under an idempotency key: the first answer of key with this
+// hash is kept, a repeat gets it again (replayed), and another hash under
+// the same key is 409 idempotency_key_reused. A success keeps its answer in
+// its own transaction (see api/idempotency); a client error the operation
+// decided (404, 409, business 400) is kept after it, since it wrote
+// nothing; a 5xx is not kept, and a retry runs again.
+func (s *Server) once(ctx context.Context, ws, key, hash, requestID, path string, do func(p *idempotency.Pending) (writes.Result, error)) (res writes.Result, replayed bool, err error) {
+	if err := idempotency.Check(key); err != nil {
+		return writes.Result{}, false, err
+	}
 	for attempt := 0; ; attempt++ {
 		prev, err := s.idem.Lookup(ctx, ws, key, hash)
 		if err != nil {
-			return writes.Result{}, err
+			return writes.Result{}, false, err
 		}
 		if prev != nil {
-			c.Set(idempotency.ReplayedHeader, "true")
 			if prev.Status >= 400 {
-				return writes.Result{}, prev.Replay()
+				return writes.Result{}, true, prev.Replay()
 			}
-			return writes.Result{Status: prev.Status, Body: prev.Body}, nil
+			return writes.Result{Status: prev.Status, Body: prev.Body}, true, nil
 		}
 		p := s.idem.Pending(ws, key, hash)
 		res, err := do(p)
@@ -125,19 +134,19 @@ func (s *Server) underKey(c *fiber.Ctx, ws string, do func(p *idempotency.Pendin
 		if err == nil && !p.Kept() {
 			// Every operation answers through a transaction that keeps the
 			// key; this one did not, so keep it late rather than never.
-			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", requestID(c), "path", c.Path())
+			s.log.Error("idempotency: an operation answered outside its transaction", "request_id", requestID, "path", path)
 			if err2 := p.KeepOutcome(ctx, res.Status, res.Body); err2 != nil {
-				s.log.Error("idempotency: keep the answer", "request_id", requestID(c), "err", err2)
+				s.log.Error("idempotency: keep the answer", "request_id", requestID, "err", err2)
 			}
 		}
 		if err != nil {
 			if e := s.toAPIError(err); idempotency.Stored(e.Status) {
 				if err2 := p.KeepOutcome(ctx, e.Status, idempotency.EncodeError(e)); err2 != nil {
-					s.log.Error("idempotency: keep the refusal", "request_id", requestID(c), "err", err2)
+					s.log.Error("idempotency: keep the refusal", "request_id", requestID, "err", err2)
 				}
 			}
 		}
-		return res, err
+		return res, false, err
 	}
 }
 
@@ -148,8 +157,17 @@ func (s *Server) underKey(c *fiber.Ctx, ws string, do func(p *idempotency.Pendin
 // sub-resource, whose own id is childID). A refusal comes back as the
 // error /v1 would answer, with its status, code, message and param.
 func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id, childID string, raw []byte) (writes.Result, *apierr.Error) {
+	return s.RunWriteOnce(ctx, p, rt, id, childID, raw, "")
+}
+
+// RunWriteOnce is RunWrite under an idempotency key (none when key is ""),
+// kept as a POST's Idempotency-Key is: the same key and body answer the
+// first outcome again without writing, another body under the key is 409
+// idempotency_key_reused. A bulk operation takes raw as /v1 does, its
+// array under the declared key.
+func (s *Server) RunWriteOnce(ctx context.Context, p *access.Principal, rt Route, id, childID string, raw []byte, key string) (writes.Result, *apierr.Error) {
 	f, ok := writes.Lookup(rt.Resource, rt.Op)
-	if !ok || rt.Op.BulkKey != "" {
+	if !ok {
 		return writes.Result{}, apierr.New(fiber.StatusNotFound, "route_not_found", "no such operation")
 	}
 	if err := p.Gate(rt.Resource, resource.Write); err != nil {
@@ -158,16 +176,36 @@ func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
-	v, err := body.Parse(raw, rt.Op.Body)
-	if err != nil {
-		return writes.Result{}, s.toAPIError(err)
-	}
 	req := &writes.Request{
 		Ctx: ctx, DB: s.DB, Records: s.Records, Principal: p,
 		Resource: rt.Resource, Op: rt.Op, RequestID: ids.QuickAt("req", time.Now()),
-		ID: id, ChildID: childID, Body: v,
+		ID: id, ChildID: childID,
 	}
-	res, err := f(req)
+	if rt.Op.BulkKey != "" {
+		m, err := body.Decode(raw)
+		if err != nil {
+			return writes.Result{}, s.toAPIError(err)
+		}
+		req.Raw = m
+	} else {
+		v, err := body.Parse(raw, rt.Op.Body)
+		if err != nil {
+			return writes.Result{}, s.toAPIError(err)
+		}
+		req.Body = v
+	}
+	var res writes.Result
+	var err error
+	if key == "" {
+		res, err = f(req)
+	} else {
+		path := rt.Method + " " + rt.Path + " " + id + " " + childID
+		res, _, err = s.once(ctx, p.Workspace.ID, key, idempotency.Hash(rt.Method, path, raw), req.RequestID, path,
+			func(pending *idempotency.Pending) (writes.Result, error) {
+				req.Idem = pending
+				return f(req)
+			})
+	}
 	if err != nil {
 		e := s.toAPIError(err)
 		if e.Status >= 500 {
@@ -179,9 +217,9 @@ func (s *Server) RunWrite(ctx context.Context, p *access.Principal, rt Route, id
 }
 
 // FindRoute is the declared endpoint of r's operation of kind k (an
-// action's name for Action), AdminOnly ones included.
+// action's name for Action).
 func FindRoute(r *resource.Resource, k resource.OpKind, name string) (Route, bool) {
-	for _, rt := range resource.AllEndpoints() {
+	for _, rt := range Routes() {
 		if rt.Resource == r && rt.Op.Kind == k && (k != resource.Action || rt.Op.Name == name) {
 			return rt, true
 		}

@@ -20,8 +20,9 @@ import (
 func TestEveryEndpointIsOneToolWithAValidSchema(t *testing.T) {
 	t.Parallel()
 	tools := Tools()
-	if len(tools) != len(resource.Endpoints()) {
-		t.Fatalf("%d tools for %d endpoints", len(tools), len(resource.Endpoints()))
+	endpoints := append(resource.Endpoints(), resource.EventEndpoints()...)
+	if len(tools) != len(endpoints) {
+		t.Fatalf("%d tools for %d endpoints", len(tools), len(endpoints))
 	}
 	valid := regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 	seen := map[string]bool{}

@@ -7,14 +7,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // The New and Edit forms are made from the write operations' declared
@@ -36,10 +40,16 @@ type formField struct {
 	// Tri makes a boolean a select with a "default" choice (on create,
 	// an unset boolean keeps the operation's default).
 	Tri bool
+	// Choices make a select of records the field may name (an order's lines).
+	Choices []choice
+	Attrs   templ.Attributes // htmx's, on a line's description
 }
 
 // kind is the input a field gets.
 func (f formField) kind() string {
+	if f.Choices != nil {
+		return "choices"
+	}
 	switch f.F.Type {
 	case resource.Integer:
 		return "number"
@@ -66,6 +76,12 @@ type formRows struct {
 	Cols  []resource.Field
 	Rows  [][]formField
 	Error string
+	// Post is where the rows' buttons post (the form's address); Base the
+	// resource's pages, under which Pick searches items and Totals prices
+	// the lines ("" when the rows name no item or carry no prices).
+	Post, Base, Pick, Totals string
+	Sums                     *lineSums
+	Picks                    map[int][]pick // a search asked without script, by row
 }
 
 // formItem is a field or a rows editor, in declaration order.
@@ -83,6 +99,8 @@ type formData struct {
 	Items  []formItem
 	Submit string
 	Doc    string
+	Spec   formSpec
+	Idem   string // this render's Idempotency-Key
 }
 
 // formable reports whether a form can edit a field: integration-only
@@ -96,7 +114,9 @@ func formable(f resource.Field) bool {
 			return true
 		}
 		for _, it := range f.Items {
-			if it.Name == "" || !formable(it) || it.Type == resource.Array {
+			// A row's column may be a list of strings (a variant axis's
+			// values), not a list of rows.
+			if it.Name == "" || !formable(it) || it.Type == resource.Array && !stringArray(it) {
 				return false
 			}
 		}
@@ -137,24 +157,32 @@ func valuesOf(rec record, fields []resource.Field) formValues {
 			rows, _ := objectRows(rec.get(f.Name))
 			for i, row := range rows {
 				for _, it := range f.Items {
-					v[rowName(f, i, it)] = scalarText(row.get(it.Name))
+					if stringArray(it) {
+						v[rowName(f, i, it)] = linesText(row.get(it.Name))
+					} else {
+						v[rowName(f, i, it)] = scalarText(row.get(it.Name))
+					}
 				}
 			}
 			continue
 		}
 		if stringArray(f) {
-			if xs, ok := rec.get(f.Name).([]any); ok {
-				var lines []string
-				for _, x := range xs {
-					lines = append(lines, scalarText(x))
-				}
-				v[f.Name] = strings.Join(lines, "\n")
-			}
+			v[f.Name] = linesText(rec.get(f.Name))
 			continue
 		}
 		v[f.Name] = scalarText(rec.get(f.Name))
 	}
 	return v
+}
+
+// linesText writes a list of strings one a line.
+func linesText(x any) string {
+	xs, _ := x.([]any)
+	var lines []string
+	for _, e := range xs {
+		lines = append(lines, scalarText(e))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func scalarText(x any) string {
@@ -357,9 +385,9 @@ func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
 			return n, true
 		}
 		return s, true
-	case resource.Array: // strings, one a line
+	case resource.Array: // strings, one a line or separated by commas
 		var xs []string
-		for _, l := range strings.Split(s, "\n") {
+		for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ',' }) {
 			if l = strings.TrimSpace(l); l != "" {
 				xs = append(xs, l)
 			}
@@ -381,40 +409,139 @@ func (u *UI) principal(c *fiber.Ctx) *access.Principal {
 	return access.AdminPrincipal(access.WorkspaceOf(workspaceOf(c)), a.ID, a.Email)
 }
 
-// formTarget resolves the resource and operation of a form page.
-func formTarget(c *fiber.Ctx, k resource.OpKind) (*resource.Resource, api.Route, bool) {
+// formSpec is what a form writes and where it goes: a record of a
+// resource, or a sub-resource's under its parent's record.
+type formSpec struct {
+	R      *resource.Resource // the resource written
+	RT     api.Route
+	Parent *resource.Resource // a sub-resource's parent, whose page the form belongs to
+	// ID is the record edited, or a sub-resource's parent's id; ChildID
+	// the sub-resource's own id when one is edited.
+	ID, ChildID  string
+	Action, Back string // where the form posts, and Cancel
+	Title        string
+	Submit       string
+}
+
+func (s formSpec) create() bool { return s.RT.Op.Kind == resource.Create }
+
+// formSpecOf resolves the resource and operation a form page names: the
+// resource's own (/records/:res/new, /records/:res/:id/edit) or a
+// sub-resource's (/records/:res/:id/add/:sub, /records/:res/:id/sub/:sub/:cid/edit).
+func formSpecOf(c *fiber.Ctx, k resource.OpKind) (formSpec, bool) {
+	ws := workspaceOf(c)
 	r := browsableByName(c.Params("res"))
-	if r == nil {
-		return nil, api.Route{}, false
+	if r == nil || !writable(ws, r) {
+		return formSpec{}, false
 	}
-	rt, ok := api.FindRoute(r, k, "")
-	return r, rt, ok
+	s := formSpec{R: r, ID: c.Params("id"), ChildID: c.Params("cid")}
+	if sub := c.Params("sub"); sub != "" {
+		child := resource.ByName(sub)
+		if child == nil || child.Parent == nil || child.Parent.Resource != r || !writable(ws, child) {
+			return formSpec{}, false
+		}
+		s.Parent, s.R = r, child
+	}
+	rt, ok := api.FindRoute(s.R, k, "")
+	if !ok {
+		return formSpec{}, false
+	}
+	s.RT = rt
+	page := wsURL(ws, "records", r.Name)
+	switch {
+	case s.Parent != nil:
+		page = wsURL(ws, "records", r.Name, url.PathEscape(s.ID))
+		s.Back = page
+		if k == resource.Create {
+			s.Action = page + "/add/" + s.R.Name
+			s.Title, s.Submit = humanize(addLabel(s.R)), humanize(addLabel(s.R))
+		} else {
+			s.Action = page + "/sub/" + s.R.Name + "/" + url.PathEscape(s.ChildID)
+			s.Title, s.Submit = "Edit "+s.R.Singular+" "+s.ChildID, "Save"
+		}
+	case k == resource.Create:
+		s.Action, s.Back = page, page
+		s.Title, s.Submit = "New "+r.Singular, "Create "+r.Singular
+	default:
+		s.Action = page + "/" + url.PathEscape(s.ID)
+		s.Back = s.Action
+		s.Title, s.Submit = "Edit "+r.Singular+" "+s.ID, "Save"
+	}
+	return s, true
+}
+
+// addLabel names a sub-resource's create: "add address", "record
+// invoice payment" (a payment is recorded, not added).
+func addLabel(r *resource.Resource) string {
+	if strings.HasSuffix(r.Singular, "payment") {
+		return "record " + r.Singular
+	}
+	return "add " + r.Singular
 }
 
 func (u *UI) newForm(c *fiber.Ctx) error {
-	r, rt, ok := formTarget(c, resource.Create)
-	if !ok || !writable(workspaceOf(c), r) {
+	s, ok := formSpecOf(c, resource.Create)
+	if !ok {
 		return u.notFound(c)
 	}
-	v, err := u.prefill(c, r, rt)
-	if err != nil {
-		return u.internal(c, err)
+	v := formValues{}
+	if s.Parent != nil {
+		parent, err := u.current(c, s.Parent, s.ID)
+		if err != nil {
+			return u.internal(c, err)
+		}
+		if parent == nil {
+			return u.recordMissing(c, s.Parent, s.ID)
+		}
+	} else if err := u.prefill(c, s, v); err != nil {
+		return err
 	}
-	return u.showForm(c, r, rt, "", v, emptyRows, nil, nil)
+	defaults(s, v)
+	return u.showForm(c, s, v, emptyRows, nil, nil)
 }
 
-func (u *UI) showForm(c *fiber.Ctx, r *resource.Resource, rt api.Route, id string, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
-	ws := workspaceOf(c)
-	d := formData{R: r, ID: id, Doc: rt.Op.Summary}
-	if id == "" {
-		d.page = u.pageOf(c, "New "+r.Singular)
-		d.Action, d.Back, d.Submit = wsURL(ws, "records", r.Name), wsURL(ws, "records", r.Name), "Create "+r.Singular
-	} else {
-		d.page = u.pageOf(c, "Edit "+r.Singular+" "+id)
-		d.Action = wsURL(ws, "records", r.Name, url.PathEscape(id))
-		d.Back, d.Submit = d.Action, "Save"
+func (u *UI) editForm(c *fiber.Ctx) error {
+	s, ok := formSpecOf(c, resource.Update)
+	if !ok {
+		return u.notFound(c)
 	}
-	d.Current = "rec:" + r.Name
+	rec, err := u.editing(c, s)
+	if err != nil || rec == nil {
+		return err
+	}
+	return u.showForm(c, s, valuesOf(rec, s.RT.Op.Body), 1, nil, nil)
+}
+
+// editing reads the record an edit form changes as the API answers it;
+// nil (with the page already answered) when the workspace has none.
+func (u *UI) editing(c *fiber.Ctx, s formSpec) (record, error) {
+	var rec record
+	var err error
+	if s.Parent != nil {
+		rec, err = u.currentChild(c, s.R, s.ID, s.ChildID)
+	} else {
+		rec, err = u.current(c, s.R, s.ID)
+	}
+	if err != nil {
+		return nil, u.internal(c, err)
+	}
+	if rec == nil {
+		if s.Parent != nil {
+			return nil, u.fail(c, http.StatusNotFound, "Not found", "This "+s.Parent.Singular+" has no "+s.R.Singular+" with the id "+s.ChildID+".")
+		}
+		return nil, u.recordMissing(c, s.R, s.ID)
+	}
+	return rec, nil
+}
+
+func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
+	d := formData{R: s.R, ID: s.ID, Doc: s.RT.Op.Summary, Spec: s, Idem: newIdemKey()}
+	d.page = u.pageOf(c, capitalize(s.Title))
+	d.Action, d.Back, d.Submit = s.Action, s.Back, s.Submit
+	d.Current = "rec:" + s.R.Name
+	if s.Parent != nil {
+		d.Current = "rec:" + s.Parent.Name
+	}
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
@@ -423,44 +550,105 @@ func (u *UI) showForm(c *fiber.Ctx, r *resource.Resource, rt api.Route, id strin
 		if in, ok := paths[param]; ok {
 			param = in
 		}
+		if e.Code == "idempotency_key_reused" {
+			// This form was sent before with other values (back, changed,
+			// sent again): the first answer stands; this render's key is new.
+			msg = "This form was already sent with other values, and that first submission stands. Check the " +
+				whereShown(s) + ", then send this form again to write another."
+		}
 	}
-	items, placed := buildForm(rt.Op.Body, v, id == "", extra, param, msg)
+	items, placed := buildForm(s.RT.Op.Body, v, s.create(), extra, param, msg)
+	u.decorateRows(c, s, items, v)
 	d.Items = items
 	if e != nil {
-		d.Error = "The " + r.Singular + " was not saved: " + msg
+		d.Error = "The " + s.R.Singular + " was not saved: " + msg
 		if placed {
-			d.Error = "The " + r.Singular + " was not saved; see the field marked below."
+			d.Error = "The " + s.R.Singular + " was not saved; see the field marked below."
 		}
 	}
 	return render(c, status, recordFormView(d))
 }
 
 // moreRows is the "add lines" submit button: it shows the form again with
-// more blank rows, saving nothing.
-const moreRows = "_more"
+// more blank rows, saving nothing. rowOp is a rows editor's other buttons
+// (remove, move, find and pick an item), which save nothing either.
+const (
+	moreRows = "_more"
+	rowOp    = "_op"
+	idemName = "_idem"
+)
 
 func (u *UI) createRecord(c *fiber.Ctx) error {
-	r, rt, ok := formTarget(c, resource.Create)
-	if !ok || !writable(workspaceOf(c), r) {
+	s, ok := formSpecOf(c, resource.Create)
+	if !ok {
 		return u.notFound(c)
 	}
-	v := formValuesOf(c, rt.Op.Body)
+	return u.submitForm(c, s, nil)
+}
+
+func (u *UI) updateRecord(c *fiber.Ctx) error {
+	s, ok := formSpecOf(c, resource.Update)
+	if !ok {
+		return u.notFound(c)
+	}
+	rec, err := u.editing(c, s)
+	if err != nil || rec == nil {
+		return err
+	}
+	return u.submitForm(c, s, valuesOf(rec, s.RT.Op.Body))
+}
+
+// submitForm runs a posted New or Edit form (old is the record's values on
+// Edit), or redraws it after a rows editor's button.
+func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
+	op := s.RT.Op
+	v := formValuesOf(c, op.Body)
 	if c.FormValue(moreRows) != "" {
-		return u.showForm(c, r, rt, "", v, emptyRows, nil, nil)
+		return u.showForm(c, s, v, emptyRows, nil, nil)
 	}
-	body, paths := bodyOf(rt.Op.Body, v, nil)
-	res, e := u.srv.RunWrite(c.UserContext(), u.principal(c), rt, "", "", body)
+	if o := c.FormValue(rowOp); o != "" {
+		return u.rowsOp(c, s, v, o)
+	}
+	body, paths := bodyOf(op.Body, v, old)
+	if op.BulkKey != "" {
+		// One element of a bulk body (a tracking event): its fields' params
+		// come back as events[0].field.
+		body = append(append([]byte(`{"`+op.BulkKey+`":[`), body...), "]}"...)
+		for _, f := range op.Body {
+			paths[op.BulkKey+"[0]."+f.Name] = f.Name
+		}
+	}
+	key := ""
+	if s.create() {
+		// A double submit, or the same form sent again from the browser's
+		// history, replays the first answer instead of writing twice. An
+		// edit needs no key: it sends what differs from the record, so a
+		// repeat finds nothing more to change.
+		key = c.FormValue(idemName)
+	}
+	res, e := u.srv.RunWriteOnce(c.UserContext(), u.principal(c), s.RT, s.ID, s.ChildID, body, key)
 	if e != nil {
-		return u.writeRefused(c, e, func() error { return u.showForm(c, r, rt, "", v, 0, e, paths) })
+		return u.writeRefused(c, e, func() error { return u.showForm(c, s, v, 0, e, paths) })
 	}
-	var made struct{ ID string }
-	if err := json.Unmarshal(res.Body, &made); err != nil || made.ID == "" {
-		return u.internal(c, err)
+	ws := workspaceOf(c)
+	switch {
+	case s.Parent != nil:
+		done := "saved"
+		if s.create() {
+			done = "added:" + s.R.Name
+		}
+		return redirect(c, s.Back+"?done="+url.QueryEscape(done))
+	case s.create():
+		var made struct{ ID string }
+		if err := json.Unmarshal(res.Body, &made); err != nil || made.ID == "" {
+			return u.internal(c, err)
+		}
+		if res.Secret != "" {
+			return u.showSecret(c, s.R, s.RT, made.ID, res.Secret)
+		}
+		return redirect(c, wsURL(ws, "records", s.R.Name, url.PathEscape(made.ID))+"?done=created")
 	}
-	if res.Secret != "" {
-		return u.showSecret(c, r, rt, made.ID, res.Secret)
-	}
-	return redirect(c, wsURL(workspaceOf(c), "records", r.Name, url.PathEscape(made.ID))+"?done=created")
+	return redirect(c, s.Action+"?done=saved")
 }
 
 // writeRefused shows a client error with its form, and anything else as
@@ -488,49 +676,55 @@ func (u *UI) current(c *fiber.Ctx, r *resource.Resource, id string) (record, err
 	return decodeRecord(b)
 }
 
+// currentChild reads a sub-resource's record (an address) from its
+// parent's list, as GET /v1/{parent}/{id}/{segment} answers it; nil when
+// the parent has none with this id.
+func (u *UI) currentChild(c *fiber.Ctx, sub *resource.Resource, parentID, id string) (record, error) {
+	b, err := u.srv.Records.List(c.UserContext(), sub, recordsWorkspace(workspaceOf(c)), records.Page{Limit: api.MaxLimit, ParentID: parentID})
+	if err != nil {
+		return nil, err
+	}
+	_, rows, err := decodeList(b)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		if textOf(row.get("id")) == id {
+			return row, nil
+		}
+	}
+	return nil, nil
+}
+
 func (u *UI) recordMissing(c *fiber.Ctx, r *resource.Resource, id string) error {
 	return u.fail(c, http.StatusNotFound, "Not found", "This workspace has no "+r.Singular+" with the id "+id+".")
 }
 
-func (u *UI) editForm(c *fiber.Ctx) error {
-	r, rt, ok := formTarget(c, resource.Update)
-	if !ok || !writable(workspaceOf(c), r) {
-		return u.notFound(c)
+// whereShown names where a form's records show: "invoice's payments", "sales orders".
+func whereShown(s formSpec) string {
+	if s.Parent != nil {
+		return s.Parent.Singular + "'s " + s.R.Parent.Segment
 	}
-	id := c.Params("id")
-	rec, err := u.current(c, r, id)
-	if err != nil {
-		return u.internal(c, err)
-	}
-	if rec == nil {
-		return u.recordMissing(c, r, id)
-	}
-	return u.showForm(c, r, rt, id, valuesOf(rec, rt.Op.Body), 1, nil, nil)
+	return humanizeLower(s.R.Name)
 }
 
-func (u *UI) updateRecord(c *fiber.Ctx) error {
-	r, rt, ok := formTarget(c, resource.Update)
-	if !ok || !writable(workspaceOf(c), r) {
-		return u.notFound(c)
+// defaults fill what a person should not have to invent on New: a
+// required id the caller chooses (a payment's) gets a new one, a required
+// date today's.
+func defaults(s formSpec, v formValues) {
+	for _, f := range s.RT.Op.Body {
+		switch {
+		case !f.Required || v[f.Name] != "":
+		case f.Name == "id" && f.Type == resource.String:
+			v[f.Name] = ids.New(s.R.Prefix)
+		case f.Type == resource.Date:
+			v[f.Name] = time.Now().UTC().Format(time.DateOnly)
+		}
 	}
-	id := c.Params("id")
-	rec, err := u.current(c, r, id)
-	if err != nil {
-		return u.internal(c, err)
-	}
-	if rec == nil {
-		return u.recordMissing(c, r, id)
-	}
-	v := formValuesOf(c, rt.Op.Body)
-	if c.FormValue(moreRows) != "" {
-		return u.showForm(c, r, rt, id, v, emptyRows, nil, nil)
-	}
-	body, paths := bodyOf(rt.Op.Body, v, valuesOf(rec, rt.Op.Body))
-	if _, e := u.srv.RunWrite(c.UserContext(), u.principal(c), rt, id, "", body); e != nil {
-		return u.writeRefused(c, e, func() error { return u.showForm(c, r, rt, id, v, 0, e, paths) })
-	}
-	return redirect(c, wsURL(workspaceOf(c), "records", r.Name, url.PathEscape(id))+"?done=saved")
 }
+
+// newIdemKey is a form's Idempotency-Key, new on every render.
+func newIdemKey() string { return ids.QuickAt("form", time.Now()) }
 
 // Actions.
 
@@ -539,20 +733,33 @@ var irreversible = []string{"void", "delete", "cancel", "archive", "decline", "r
 
 // recordAction is a button of a record page.
 type recordAction struct {
-	Name    string // the action's name, or "delete"
+	Name    string // the action's name, "delete", or "to-<status>"
 	Label   string
 	Summary string
-	URL     string // where the button posts, or the confirmation page
+	URL     string // where the button posts, or the confirmation page or form
 	Confirm bool   // the button leads to a confirmation page
+	Link    bool   // the button opens a form (a sub-resource's or a related record's)
+	Idem    string // a one-button form's Idempotency-Key
 }
 
-// actionsOf lists the operations the record's state allows, in
-// declaration order.
+// stepPrefix names the actions that move a status forward through an
+// update (a shipment's in_transit, delivered).
+const stepPrefix = "to-"
+
+// actionsOf lists what the record's state allows, in declaration order:
+// its actions and delete, the forward moves of an update-only status, a
+// sub-resource's create (record a payment, add a tracking event), and the
+// creates of other resources that name this record (a shipment of an
+// order, an invoice of a client).
 func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) []recordAction {
 	if !writable(ws, r) {
 		return nil
 	}
 	status := textOf(rec.get("status"))
+	allowed := func(op resource.Op) bool {
+		return status != "" && op.Allowed(status) || status == "" && len(op.From) == 0
+	}
+	base := wsURL(ws, "records", r.Name, url.PathEscape(id))
 	var out []recordAction
 	for _, op := range r.Ops {
 		name := op.Name
@@ -560,18 +767,62 @@ func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) [
 		case resource.Action:
 		case resource.Delete:
 			name = "delete"
+		case resource.Update:
+			if !allowed(op) {
+				continue
+			}
+			for _, to := range statusSteps(op, status) {
+				out = append(out, recordAction{Name: stepPrefix + to, Label: "Mark " + humanizeLower(to), Idem: newIdemKey(),
+					Summary: op.Summary, URL: base + "/do/" + stepPrefix + to})
+			}
+			continue
 		default:
 			continue
 		}
-		if status != "" && !op.Allowed(status) || status == "" && len(op.From) > 0 {
+		if !allowed(op) {
 			continue
 		}
-		a := recordAction{Name: name, Label: humanize(name), Summary: op.Summary,
-			URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name)}
+		a := recordAction{Name: name, Label: humanize(name), Summary: op.Summary, URL: base + "/do/" + name, Idem: newIdemKey()}
 		a.Confirm = slices.Contains(irreversible, name) || anyFormable(op.Body)
 		out = append(out, a)
 	}
+	for _, sub := range resource.All {
+		if sub.Parent == nil || sub.Parent.Resource != r {
+			continue
+		}
+		op, ok := sub.Op(resource.Create)
+		if !ok || !writable(ws, sub) || !allowed(op) {
+			continue
+		}
+		out = append(out, recordAction{Name: "add-" + sub.Name, Label: humanize(addLabel(sub)), Summary: op.Summary,
+			URL: base + "/add/" + sub.Name, Link: true})
+	}
+	for _, rel := range related(r) {
+		op, _ := rel.R.Op(resource.Create)
+		if !writable(ws, rel.R) || op.FromOf == rel.Field && !(status != "" && op.Allowed(status)) {
+			continue
+		}
+		if rows, ok := prefillRows(op, r, rec); ok && len(rows) == 0 {
+			continue // nothing of the record is left to take (an order shipped whole)
+		}
+		out = append(out, recordAction{Name: "new-" + rel.R.Name, Label: "New " + rel.R.Singular, Summary: op.Summary,
+			URL: wsURL(ws, "records", rel.R.Name, "new") + "?" + url.Values{rel.Field: {id}}.Encode(), Link: true})
+	}
 	return out
+}
+
+// statusSteps are the states an update may move a record to from status:
+// an update-only status enum (a shipment's) moves only forward, in its
+// declared order.
+func statusSteps(op resource.Op, status string) []string {
+	for _, f := range op.Body {
+		if f.Name == "status" && f.Type == resource.Enum && f.UpdateOnly {
+			if i := slices.Index(f.Values, status); i >= 0 {
+				return f.Values[i+1:]
+			}
+		}
+	}
+	return nil
 }
 
 func anyFormable(fs []resource.Field) bool {
@@ -580,10 +831,36 @@ func anyFormable(fs []resource.Field) bool {
 
 // actionRoute is the operation a record's action button names.
 func actionRoute(r *resource.Resource, name string) (api.Route, bool) {
-	if name == "delete" {
+	switch {
+	case name == "delete":
 		return api.FindRoute(r, resource.Delete, "")
+	case strings.HasPrefix(name, stepPrefix):
+		rt, ok := api.FindRoute(r, resource.Update, "")
+		if !ok {
+			return rt, false
+		}
+		for _, f := range rt.Op.Body {
+			if f.Name == "status" && f.UpdateOnly && slices.Contains(f.Values, strings.TrimPrefix(name, stepPrefix)) {
+				return rt, true
+			}
+		}
+		return api.Route{}, false
 	}
 	return api.FindRoute(r, resource.Action, name)
+}
+
+// stepBody is the update that moves rec to status: the fields a PATCH
+// carries (the declared required ones) as the record has them, and the
+// status.
+func stepBody(op resource.Op, rec record, status string) []byte {
+	out := map[string]any{"status": status}
+	for _, f := range op.Body {
+		if f.Required {
+			out[f.Name] = rec.get(f.Name)
+		}
+	}
+	b, _ := json.Marshal(out)
+	return b
 }
 
 type actionData struct {
@@ -618,8 +895,12 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 	if rec == nil {
 		return u.recordMissing(c, r, id)
 	}
-	d := actionData{page: u.pageOf(c, humanize(name)+" "+r.Singular+" "+id), R: r, ID: id, Danger: slices.Contains(irreversible, name),
-		A: recordAction{Name: name, Label: humanize(name), Summary: rt.Op.Summary, URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name)}}
+	label, fields := humanize(name), rt.Op.Body
+	if rt.Op.Kind == resource.Update {
+		label, fields = "Mark "+humanizeLower(strings.TrimPrefix(name, stepPrefix)), nil
+	}
+	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+id), R: r, ID: id, Danger: slices.Contains(irreversible, name),
+		A: recordAction{Name: name, Label: label, Summary: rt.Op.Summary, URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name), Idem: newIdemKey()}}
 	d.Current = "rec:" + r.Name
 	status := http.StatusOK
 	var param, msg string
@@ -627,7 +908,7 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 		status, param, msg = e.Status, e.Param, capitalize(e.Message)+"."
 	}
 	var placed bool
-	d.Items, placed = buildForm(rt.Op.Body, v, true, 0, param, msg)
+	d.Items, placed = buildForm(fields, v, true, 0, param, msg)
 	if e != nil && !placed {
 		d.Error = msg
 	}
@@ -649,7 +930,20 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 	}
 	v := formValuesOf(c, rt.Op.Body)
 	body, _ := bodyOf(rt.Op.Body, v, nil)
-	_, e := u.srv.RunWrite(c.UserContext(), u.principal(c), rt, id, "", body)
+	key := c.FormValue(idemName)
+	if rt.Op.Kind == resource.Update {
+		// A status step: the record's required fields and the new status.
+		// It needs no key: a repeat asks for the state the record has.
+		rec, err := u.current(c, r, id)
+		if err != nil {
+			return u.internal(c, err)
+		}
+		if rec == nil {
+			return u.recordMissing(c, r, id)
+		}
+		body, key = stepBody(rt.Op, rec, strings.TrimPrefix(name, stepPrefix)), ""
+	}
+	_, e := u.srv.RunWriteOnce(c.UserContext(), u.principal(c), rt, id, "", body, key)
 	if e == nil {
 		if name == "delete" {
 			return redirect(c, wsURL(ws, "records", r.Name)+"?done=deleted")
@@ -682,12 +976,25 @@ func doneNotice(r *resource.Resource, done string, rec record) string {
 	case "deleted":
 		return "The " + r.Singular + " is deleted."
 	}
-	if _, ok := r.Action(done); ok {
-		s := "Done: " + humanizeLower(done) + "."
-		if st := textOf(rec.get("status")); st != "" {
-			s += " The " + r.Singular + " is now " + strings.ReplaceAll(st, "_", " ") + "."
+	if sub, ok := strings.CutPrefix(done, "added:"); ok {
+		if c := resource.ByName(sub); c != nil && c.Parent != nil && c.Parent.Resource == r {
+			return "The " + c.Singular + " is " + map[bool]string{true: "recorded", false: "added"}[strings.HasSuffix(c.Singular, "payment")] + "." + nowState(r, rec)
 		}
-		return s
+		return ""
+	}
+	if to, ok := strings.CutPrefix(done, stepPrefix); ok {
+		return "Done: marked " + humanizeLower(to) + "." + nowState(r, rec)
+	}
+	if _, ok := r.Action(done); ok {
+		return "Done: " + humanizeLower(done) + "." + nowState(r, rec)
+	}
+	return ""
+}
+
+// nowState says the record's status after a write: " The invoice is now paid."
+func nowState(r *resource.Resource, rec record) string {
+	if st := textOf(rec.get("status")); st != "" {
+		return " The " + r.Singular + " is now " + strings.ReplaceAll(st, "_", " ") + "."
 	}
 	return ""
 }

@@ -318,6 +318,8 @@ type subTable struct {
 	Cols     []string
 	Rows     []record
 	Timeline bool // tracking events read best as a timeline
+	// Edit is where a row's edit form lives, its id appended ("" for none).
+	Edit string
 }
 
 type detailData struct {
@@ -369,12 +371,9 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)
 	}
-	d.Actions = actionsOf(ws, r, id, rec)
-	linked, err := u.linkedCreates(c, r, id)
-	if err != nil {
+	if d.Actions, err = u.offered(c, actionsOf(ws, r, id, rec), id); err != nil {
 		return u.internal(c, err)
 	}
-	d.Actions = append(d.Actions, linked...)
 	if hasOp(r, resource.Update) && writable(ws, r) {
 		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}
@@ -398,6 +397,9 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 			return u.internal(c, err)
 		}
 		t := subTable{Title: humanize(sub.Parent.Segment), Rows: rows, Cols: columnsOf(rows, id)}
+		if hasOp(sub, resource.Update) && writable(ws, sub) {
+			t.Edit = wsURL(ws, "records", r.Name, url.PathEscape(id), "sub", sub.Name) + "/"
+		}
 		if env.Meta.Total > len(rows) {
 			t.Note = "The newest " + strconv.Itoa(len(rows)) + " of " + strconv.Itoa(env.Meta.Total) + "; GET " +
 				"/v1/" + r.Name + "/" + id + "/" + sub.Parent.Segment + " pages through all of them."

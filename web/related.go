@@ -2,11 +2,9 @@ package web
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -29,46 +27,26 @@ type offerFunc func(ctx context.Context, u *UI, ws *ent.Workspace, id string) (b
 
 var offers = map[*resource.Resource]offerFunc{resource.Returns: returnOffered}
 
-func (u *UI) prefill(c *fiber.Ctx, r *resource.Resource, rt api.Route) (formValues, error) {
-	v := formValues{}
-	for _, f := range rt.Op.Body {
-		if f.IDOf != nil && c.Query(f.Name) != "" {
-			v[f.Name] = c.Query(f.Name)
-		}
-	}
-	if p, ok := prefills[r]; ok {
-		if err := p(c.UserContext(), u, workspaceOf(c), v); err != nil {
-			return nil, err
-		}
-	}
-	return v, nil
-}
-
-// linkedCreates are the New buttons of a record's page for the creates
-// that point at it.
-func (u *UI) linkedCreates(c *fiber.Ctx, r *resource.Resource, id string) ([]recordAction, error) {
+// offered drops a record page's "New …" action (see actionsOf) whose
+// resource says the record cannot take one now (an order with nothing
+// left to return).
+func (u *UI) offered(c *fiber.Ctx, actions []recordAction, id string) ([]recordAction, error) {
 	ws := workspaceOf(c)
-	var out []recordAction
-	for _, other := range browsable() {
-		rt, ok := api.FindRoute(other, resource.Create, "")
-		if !ok || !writable(ws, other) {
-			continue
-		}
-		for _, f := range rt.Op.Body {
-			if f.IDOf != r || !f.Required {
+	out := actions[:0]
+	for _, a := range actions {
+		keep := true
+		for other, offer := range offers {
+			if a.Name != "new-"+other.Name {
 				continue
 			}
-			if offer, ok := offers[other]; ok {
-				yes, err := offer(c.UserContext(), u, ws, id)
-				if err != nil {
-					return nil, err
-				}
-				if !yes {
-					continue
-				}
+			yes, err := offer(c.UserContext(), u, ws, id)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, recordAction{Name: "new-" + other.Name, Label: "New " + other.Singular, Summary: rt.Op.Summary,
-				URL: wsURL(ws, "records", other.Name, "new") + "?" + url.Values{f.Name: {id}}.Encode(), Confirm: true})
+			keep = yes
+		}
+		if keep {
+			out = append(out, a)
 		}
 	}
 	return out, nil

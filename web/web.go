@@ -93,12 +93,18 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/webhooks/:id/deliveries/:delivery/retry", u.retryDelivery)
 	w.Get("/records/:res", u.recordList)
 	w.Get("/records/:res/new", u.newForm)
+	w.Get("/records/:res/pick", u.pickList)
+	w.Post("/records/:res/totals", u.lineTotals)
 	w.Post("/records/:res", u.createRecord)
 	w.Get("/records/:res/:id", u.recordDetail)
 	w.Get("/records/:res/:id/edit", u.editForm)
 	w.Post("/records/:res/:id", u.updateRecord)
 	w.Get("/records/:res/:id/do/:name", u.actionPage)
 	w.Post("/records/:res/:id/do/:name", u.runAction)
+	w.Get("/records/:res/:id/add/:sub", u.newForm)
+	w.Post("/records/:res/:id/add/:sub", u.createRecord)
+	w.Get("/records/:res/:id/sub/:sub/:cid/edit", u.editForm)
+	w.Post("/records/:res/:id/sub/:sub/:cid", u.updateRecord)
 	a.Use(u.notFound)
 }
 

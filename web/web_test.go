@@ -438,7 +438,7 @@ func TestKeyStates(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	env.Get(t, "/v1/me", expired).WantError(t, 401, "expired_api_key")
 	p := c.Get("/admin/w/" + ws.ID + "/keys")
-	for _, want := range []string{`<td>short-lived</td>`, `<span class="badge warn">expired</span>`, `<span class="badge ok">active</span>`} {
+	for _, want := range []string{`<td data-label="Name">short-lived</td>`, `<span class="badge warn">expired</span>`, `<span class="badge ok">active</span>`} {
 		if !strings.Contains(p.Body, want) {
 			t.Errorf("keys page lacks %s", want)
 		}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,14 +41,7 @@ func (f endpointForm) errorFor(field string) string {
 	return ""
 }
 
-func (f endpointForm) has(t string) bool {
-	for _, e := range f.Events {
-		if e == t {
-			return true
-		}
-	}
-	return false
-}
+func (f endpointForm) has(t string) bool { return slices.Contains(f.Events, t) }
 
 // eventGroup is the event types of one object, for the events chooser.
 type eventGroup struct {
@@ -307,13 +301,5 @@ func offsetURL(ws *ent.Workspace, id string, offset int) string {
 
 // groupChosen tells a group whose events the form chose: it shows open.
 func groupChosen(f endpointForm, g eventGroup) bool {
-	if f.has(g.Object + ".*") {
-		return true
-	}
-	for _, t := range g.Types {
-		if f.has(t) {
-			return true
-		}
-	}
-	return false
+	return f.has(g.Object+".*") || slices.ContainsFunc(g.Types, f.has)
 }

@@ -92,7 +92,14 @@ func (b *builder) webhooks(doc *openapi3.T) {
 		if in != "" {
 			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithJSONSchemaRef(ref(in))}
 		}
-		o.AddResponse(status, openapi3.NewResponse().WithDescription(summary).WithJSONSchemaRef(answer))
+		res := openapi3.NewResponse().WithDescription(summary).WithJSONSchemaRef(answer)
+		if id == "createWebhookEndpoint" || id == "rotateWebhookSecret" {
+			// A replay repeats the first answer, secret included.
+			o.AddParameter(idempotencyParameter())
+			res = replayable(res)
+			codes = append(codes, http.StatusConflict)
+		}
+		o.AddResponse(status, res)
 		errs(o, codes...)
 		doc.AddOperation(path, method, o)
 	}

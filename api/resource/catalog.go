@@ -183,7 +183,8 @@ var (
 		Doc:    "Payments recorded on an invoice.",
 		Parent: &Parent{Resource: Invoices, FK: "invoice_id", Segment: "payments"},
 		Ops: []Op{{Kind: List},
-			{Kind: Create, Body: invoicePaymentBody, Summary: "Record a payment on the invoice; the same id is recorded once."}},
+			{Kind: Create, Body: invoicePaymentBody, From: []string{"sent", "partially_paid", "paid", "overdue"},
+				Summary: "Record a payment on the invoice; the same id is recorded once."}},
 	}
 	Quotes = &Resource{Name: "quotes", Singular: "quote", Table: "quotes", Prefix: "quo", Plan: Starter, Toolset: "sales",
 		Doc: "Quotes offered to clients.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
@@ -217,7 +218,8 @@ var (
 		Filters: []Filter{enumFilter("status", "shipped", "in_transit", "delivered"), idFilter("sales_order_id", "Only shipments of this order.")},
 		Embeds:  []Embed{{Name: "events", Table: "shipment_events", FK: "shipment_id", OrderBy: "occurred_at"}},
 		Ops: append(reads(),
-			Op{Kind: Create, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Ship the given lines of a sales order, or everything that remains."},
+			Op{Kind: Create, Body: shipmentBody, From: []string{"confirmed", "partially_shipped", "shipped", "delivered"}, FromOf: "sales_order_id",
+				Touches: []*Resource{SalesOrders}, Summary: "Ship the given lines of a sales order, or everything that remains."},
 			Op{Kind: Update, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."}),
 	}
 	ShipmentEvents = &Resource{Name: "shipment-events", Singular: "tracking event", Table: "shipment_events", Prefix: "sev", Plan: Business, Needs: CommerceMode, Grant: "shipments", Toolset: "commerce",
@@ -264,7 +266,8 @@ var (
 		Doc:    "Payments recorded on a bill.",
 		Parent: &Parent{Resource: Bills, FK: "bill_id", Segment: "payments"},
 		Ops: []Op{{Kind: List},
-			{Kind: Create, Body: billPaymentBody, Summary: "Record a payment on the bill; the same id is recorded once."}}}
+			{Kind: Create, Body: billPaymentBody, From: []string{"open", "partially_paid", "paid"},
+				Summary: "Record a payment on the bill; the same id is recorded once."}}}
 	Items = &Resource{Name: "items", Singular: "item", Table: "items", Prefix: "itm", Plan: Starter, Toolset: "catalog",
 		Doc:             "Items sold or bought. Products' commerce fields are added on reads when commerce is on.",
 		Search:          []string{"number", "name"},

@@ -91,7 +91,11 @@ type Op struct {
 	Name string
 	// From lists the states (the record's status) the operation is allowed
 	// from; from any other it is 409 invalid_state_transition. Empty: any.
-	From []string
+	// A sub-resource's create lists its parent's states (an invoice takes
+	// payments while sent); FromOf names the body field of the record
+	// whose states they are otherwise (a shipment's sales_order_id).
+	From   []string
+	FromOf string
 	// To is the state an Action moves the record to ("" when the
 	// operation decides: an adjustment may deplete a gift card or not).
 	To string

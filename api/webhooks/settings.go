@@ -32,6 +32,10 @@ type Settings struct {
 	Schedule []time.Duration
 	// Timeout is how long a receiver has to answer 2xx.
 	Timeout time.Duration
+	// LeaseMargin is how long a claim holds a delivery beyond the send's
+	// Timeout: room to record the attempt, and for the clocks of several
+	// servers to disagree.
+	LeaseMargin time.Duration
 	// DisableAfter disables an endpoint that has failed this long without a success.
 	DisableAfter time.Duration
 	// Poll is how often the worker looks for due deliveries when nothing woke it.
@@ -57,6 +61,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Timeout <= 0 {
 		s.Timeout = 10 * time.Second
+	}
+	if s.LeaseMargin <= 0 {
+		s.LeaseMargin = 20 * time.Second
 	}
 	if s.DisableAfter <= 0 {
 		s.DisableAfter = 72 * time.Hour

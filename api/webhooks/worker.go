@@ -59,12 +59,8 @@ func NewWorker(db *database.DB, s Settings) *Worker {
 	}}
 }
 
-// leaseMargin is what a claim holds beyond a send's deadline: room for
-// recording the attempt and for clocks of several servers that disagree.
-const leaseMargin = 20 * time.Second
-
 // lease is how long a claim holds a delivery: past the send's deadline.
-func (w *Worker) lease() time.Duration { return w.s.Timeout + leaseMargin }
+func (w *Worker) lease() time.Duration { return w.s.Timeout + w.s.LeaseMargin }
 
 // Run sends deliveries until ctx ends; a send in flight then is cut off
 // unrecorded and its claim runs out, so another run sends it again.
@@ -126,7 +122,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 				// receiver the claim would run out before the last were sent,
 				// and another worker would send them too. Those the lease
 				// cannot cover go back to the queue instead.
-				if time.Until(now.Add(w.lease())) < w.s.Timeout+leaseMargin/2 {
+				if time.Until(now.Add(w.lease())) < w.s.Timeout+w.s.LeaseMargin/2 {
 					errs[i] = w.release(ctx, byEndpoint[ep][k:])
 					return
 				}

@@ -150,7 +150,7 @@ func applyCreditNote(q *Request) (Result, error) {
 		if field, why := notePartyMismatch(n, inv); field != "" {
 			return apierr.Invalid("invoice_id", "a credit note credits an invoice of its own client and currency: %s", why)
 		}
-		b := balance{what: "invoice", status: string(inv.Status), currency: inv.CurrencyCode, remaining: inv.RemainingCents, paid: inv.PaidCents}
+		b := balance{what: "invoice", takes: paymentOp(resource.InvoicePayments), status: string(inv.Status), currency: inv.CurrencyCode, remaining: inv.RemainingCents, paid: inv.PaidCents}
 		after, err := b.take(n.AmountInclVatCents, "credit note")
 		if err != nil {
 			return err

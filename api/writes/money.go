@@ -86,3 +86,14 @@ func sumLines(lines []shape.DocLine) (docTotals, error) {
 	t.incl, err = fits("lines", &i)
 	return t, err
 }
+
+// Totals are a document's amounts as its create and edit store them.
+type Totals struct{ ExclVATCents, VATCents, InclVATCents int64 }
+
+// PriceLines prices a validated body's lines exactly as a document's
+// create and edit do: each line's amounts, then the sums. The admin UI
+// shows these as one types; a refusal is the 400 the write would answer.
+func PriceLines(v Values) ([]shape.DocLine, Totals, error) {
+	lines, t, err := pricedLines(v)
+	return lines, Totals{t.excl, t.vat, t.incl}, err
+}

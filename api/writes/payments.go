@@ -23,7 +23,10 @@ func init() {
 
 // balance is what applying a payment needs of an invoice or a bill.
 type balance struct {
-	what            string // "invoice" or "bill"
+	what string // "invoice" or "bill"
+	// takes is the document's payment create: its declared From are the
+	// states that take money (payments and applied credit notes alike).
+	takes           *resource.Op
 	status          string
 	currency        string
 	remaining, paid int64
@@ -50,10 +53,20 @@ func (b balance) apply(v Values, completed bool) (after balance, err error) {
 	return after, nil
 }
 
+// paymentOp is the declared payment create of r.
+func paymentOp(r *resource.Resource) *resource.Op {
+	for i := range r.Ops {
+		if r.Ops[i].Kind == resource.Create {
+			return &r.Ops[i]
+		}
+	}
+	panic("writes: " + r.Name + " declares no create")
+}
+
 // open refuses money (by a payment, a credit note) on a document that is
 // not open for it.
 func (b balance) open(by string) error {
-	if b.status == "draft" || b.status == "void" {
+	if !b.takes.Allowed(b.status) {
 		return apierr.Conflict("invalid_state_transition", "a %s %s cannot take %ss", b.status, b.what, by)
 	}
 	return nil
@@ -129,7 +142,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 			return err
 		}
 		status, _ := q.Body.String("status")
-		b := balance{what: "invoice", status: string(inv.Status), currency: inv.CurrencyCode, remaining: inv.RemainingCents, paid: inv.PaidCents}
+		b := balance{what: "invoice", takes: paymentOp(resource.InvoicePayments), status: string(inv.Status), currency: inv.CurrencyCode, remaining: inv.RemainingCents, paid: inv.PaidCents}
 		after, err := b.apply(q.Body, status == "completed")
 		if err != nil {
 			return err
@@ -193,7 +206,7 @@ func recordBillPayment(q *Request) (Result, error) {
 		if s, ok := q.Body.String("status"); ok {
 			status = s
 		}
-		b := balance{what: "bill", status: string(bl.Status), currency: bl.CurrencyCode, remaining: bl.RemainingCents, paid: bl.PaidCents}
+		b := balance{what: "bill", takes: paymentOp(resource.BillPayments), status: string(bl.Status), currency: bl.CurrencyCode, remaining: bl.RemainingCents, paid: bl.PaidCents}
 		after, err := b.apply(q.Body, status == "completed")
 		if err != nil {
 			return err

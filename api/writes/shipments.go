@@ -49,7 +49,7 @@ func createShipment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		if order.Status == salesorder.StatusDraft || order.Status == salesorder.StatusCancelled {
+		if !q.Op.Allowed(string(order.Status)) {
 			return apierr.Conflict("invalid_state_transition", "a %s order cannot be shipped", order.Status)
 		}
 		lines, err := tx.OrderLine.Query().Where(orderline.SalesOrderID(order.ID)).

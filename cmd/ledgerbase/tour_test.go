@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 )
@@ -60,7 +61,11 @@ func TestTheREADMEToursRunOnAFreshDemo(t *testing.T) {
 	t.Parallel()
 	tours := readTours(t)
 	srv := startServer(t, "sqlite:"+filepath.Join(t.TempDir(), "tour.db"), "--demo")
-	key := regexp.MustCompile(`lb_[0-9A-Za-z]{40}`).FindString(srv.stdout.String())
+	// The banner follows the first ready answer by a moment.
+	var key string
+	for deadline := time.Now().Add(10 * time.Second); key == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		key = regexp.MustCompile(`lb_[0-9A-Za-z]{40}`).FindString(srv.stdout.String())
+	}
 	if key == "" {
 		t.Fatalf("serve --demo printed no key:\n%s", srv.stdout)
 	}

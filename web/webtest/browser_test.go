@@ -108,6 +108,55 @@ func (b *tab) text(sel string) string {
 	return strings.TrimSpace(s)
 }
 
+// value is an input's current value.
+func (b *tab) value(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(`+jsString(sel)+`) || {value: "(none)"}).value`))
+	if err != nil {
+		b.t.Fatalf("value of %s: %v", sel, err)
+	}
+	return v
+}
+
+// until waits for a script's condition (htmx swaps part of the page).
+func (b *tab) until(what, cond string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	body, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	b.t.Fatalf("waiting for %s on %s; page:\n%s", what, b.location(), body)
+}
+
+func (b *tab) waitVisible(sel string) {
+	b.t.Helper()
+	b.until(sel, `!!document.querySelector(`+jsString(sel)+`)`)
+}
+
+func (b *tab) waitGone(sel string) {
+	b.t.Helper()
+	b.until(sel+" gone", `!document.querySelector(`+jsString(sel)+`)`)
+}
+
+func (b *tab) waitValue(sel, v string) {
+	b.t.Helper()
+	b.until(sel+" = "+v, `(document.querySelector(`+jsString(sel)+`) || {}).value === `+jsString(v))
+}
+
+func (b *tab) waitTextIn(sel, s string) {
+	b.t.Helper()
+	b.until(s+" in "+sel, `((document.querySelector(`+jsString(sel)+`) || {}).innerText || "").trim() === `+jsString(s))
+}
+
 func (b *tab) location() string {
 	b.t.Helper()
 	u, err := chromedp.Run(b.ctx, chromedp.Location())
@@ -310,43 +359,110 @@ func TestAdminUIInABrowser(t *testing.T) {
 		env.Do(t, "POST", "/v1/vendors", reader, map[string]any{"name": "Refused Ltd"}).WantError(t, 403, "permission_denied")
 	})
 
-	step("write an invoice with two lines and send it", func(t *testing.T) {
-		b.open("/admin/w/" + wsID + "/records/invoices")
-		b.submit(`a[href$="/records/invoices/new"]`)
-		b.fill("#f-client_name", "Acme Outfitters")
+	var invID string
+	step("create a client and write it an invoice with two lines, totals as one types", func(t *testing.T) {
+		b.open("/admin/w/" + wsID + "/records/clients")
+		b.submit(`a[href$="/records/clients/new"]`)
+		b.fill("#f-name", "Acme Outfitters")
+		b.fill("#f-email", "billing@acme.example")
+		b.fill("#f-currency_code", "EUR")
+		b.submit(`.actions button[type=submit]`)
+		b.waitText("The client is created.")
+		cli := regexp.MustCompile(`/records/clients/(cli_[0-9a-z]+)`).FindStringSubmatch(b.location())
+		if cli == nil {
+			t.Fatalf("not on the client's page: %s", b.location())
+		}
+		// Back to the form and sent again: the form's key replays the
+		// first answer, so there is still one client.
+		b.do("back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+		b.waitVisible("#f-name")
+		if v := b.value("#f-name"); v != "Acme Outfitters" {
+			t.Fatalf("back shows the form with %q", v)
+		}
+		// A page restored from the back-forward cache escapes chromedp's
+		// DOM tracking: the page's own script clicks.
+		b.do("send again", chromedp.Evaluate[chromedp.Void](`window.__leaving = true; document.querySelector(".actions button[type=submit]").click()`))
+		b.until("the next page", `window.__leaving !== true && document.readyState !== "loading"`)
+		b.waitText("The client is created.")
+		var clients struct{ Meta struct{ Total int } }
+		env.Get(t, "/v1/clients?q=Acme", secret).WantStatus(t, 200).Decode(t, &clients)
+		if clients.Meta.Total != 1 || !strings.Contains(b.location(), cli[1]) {
+			t.Fatalf("back and sent again: %d clients, on %s", clients.Meta.Total, b.location())
+		}
+		b.submit(`a[href*="/records/invoices/new?client_id="]`)
+		if v := b.value("#f-client_id"); v != cli[1] {
+			t.Fatalf("the client's New invoice names %q", v)
+		}
 		b.fill("#f-date", "11/02/2026")
 		b.fill("#f-lines-0-description", "Design")
 		b.fill("#f-lines-0-qty_milli", "2000")
 		b.fill("#f-lines-0-unit_price_cents", "5000")
 		b.fill("#f-lines-0-vat_rate_bp", "2000")
-		b.submit(`button[name="_more"]`) // more rows keep what was typed
+		b.waitText("120.00")            // the total with VAT, priced by the server as one types
+		b.click(`button[name="_more"]`) // more rows keep what was typed (htmx swaps the editor)
+		b.waitVisible("#f-lines-5-description")
+		if v := b.value("#f-lines-0-description"); v != "Design" {
+			t.Fatalf("Add lines lost the first line: %q", v)
+		}
 		b.fill("#f-lines-1-description", "Hosting")
 		b.fill("#f-lines-1-qty_milli", "1000")
 		b.fill("#f-lines-1-unit_price_cents", "1500")
-		if n := b.text("#f-lines-5-description"); n != "" {
-			t.Fatalf("a blank row holds %q", n)
+		b.waitTextIn("#total-incl-lines", "135.00") // the client's currency, once saved
+		if got := b.text("#amount-lines-1"); got != "15.00" {
+			t.Fatalf("the second line's amount: %q", got)
 		}
-		b.submit(`form.stack button[type=submit]:not([name])`)
+		b.screenshot("invoice-editor.png", true)
+		b.do("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		// At phone width the page does not scroll sideways: the lines table
+		// scrolls within its frame.
+		if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); err != nil || n > 390 {
+			wide, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("main *, .sidebar, .shell, main, .topbar")].filter(e => e.getBoundingClientRect().right > 392).slice(0, 12).map(e => e.tagName + "." + e.className + "#" + e.id + " " + Math.round(e.getBoundingClientRect().right)).join("\\n")`))
+			t.Fatalf("the invoice editor at 390 px is %d px wide (%v):\n%s", n, err, wide)
+		}
+		b.screenshot("invoice-editor-phone.png", false)
+		b.do("laptop viewport", chromedp.ResetViewport())
+		b.submit(`.actions button[type=submit]:not([name])`)
 		b.waitText("The invoice is created.")
 		m := regexp.MustCompile(`/records/invoices/(inv_[0-9a-z]+)`).FindStringSubmatch(b.location())
 		if m == nil {
 			t.Fatalf("not on the invoice's page: %s", b.location())
 		}
+		invID = m[1]
 		var inv struct {
 			Status             string
 			Date               string
-			AmountInclVatCents int64 `json:"amount_incl_vat_cents"`
+			ClientID           string `json:"client_id"`
+			AmountInclVatCents int64  `json:"amount_incl_vat_cents"`
 			Lines              []any
 		}
-		env.Get(t, "/v1/invoices/"+m[1], secret).WantStatus(t, 200).Decode(t, &inv)
-		if inv.Status != "draft" || len(inv.Lines) != 2 || inv.AmountInclVatCents != 13500 || inv.Date != "2026-11-02" {
+		env.Get(t, "/v1/invoices/"+invID, secret).WantStatus(t, 200).Decode(t, &inv)
+		if inv.Status != "draft" || len(inv.Lines) != 2 || inv.AmountInclVatCents != 13500 || inv.Date != "2026-11-02" || inv.ClientID != cli[1] {
 			t.Fatalf("the invoice through /v1: %+v", inv)
 		}
+	})
+
+	step("send the invoice, pay part of it, then the rest", func(t *testing.T) {
 		b.submit(`form[action$="/do/send"] button`)
 		b.waitText("The invoice is now sent.")
-		env.Get(t, "/v1/invoices/"+m[1], secret).WantStatus(t, 200).Decode(t, &inv)
-		if inv.Status != "sent" {
-			t.Fatalf("after Send, /v1 says %s", inv.Status)
+		pay := func(amount, number string) {
+			b.submit(`a[href$="/add/invoice-payments"]`)
+			b.fill("#f-number", number)
+			b.choose("#f-status", "completed")
+			b.fill("#f-amount_incl_vat_cents", amount)
+			b.submit(`.actions button[type=submit]`)
+		}
+		pay("5000", "PAY-1")
+		b.waitText("The invoice payment is recorded. The invoice is now partially paid.")
+		pay("8500", "PAY-2")
+		b.waitText("The invoice is now paid.")
+		var inv struct {
+			Status         string
+			PaidCents      int64 `json:"paid_cents"`
+			RemainingCents int64 `json:"remaining_cents"`
+		}
+		env.Get(t, "/v1/invoices/"+invID, secret).WantStatus(t, 200).Decode(t, &inv)
+		if inv.Status != "paid" || inv.PaidCents != 13500 || inv.RemainingCents != 0 {
+			t.Fatalf("the paid invoice through /v1: %+v", inv)
 		}
 	})
 
@@ -456,6 +572,79 @@ func TestAdminUIInABrowser(t *testing.T) {
 		}
 		if ps := env.Get(t, "/v1/sales-orders/"+so, checker).JSON(t)["payment_status"]; ps != "refunded" {
 			t.Fatalf("the order's payment status: %v", ps)
+		}
+	})
+
+	step("confirm an order and ship it in two shipments", func(t *testing.T) {
+		secret, _, err := access.NewKey(t.Context(), env.DB.Ent, access.KeySpec{WorkspaceID: wsID, Role: access.RoleAdmin}) // the first was revoked
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.open("/admin/w/" + wsID + "/records/items/new")
+		b.fill("#f-name", "Walnut desk")
+		b.fill("#f-number", "DESK-1")
+		b.fill("#f-unit_price_cents", "45000")
+		b.submit(`.actions button[type=submit]`)
+		b.waitText("The item is created.")
+		b.open("/admin/w/" + wsID + "/records/sales-orders/new")
+		b.fill("#f-client_name", "Acme Outfitters")
+		b.fill("#f-currency_code", "EUR")
+		b.fill("#f-lines-0-description", "walnut d") // picks the item by typing
+		b.click(`#picks-lines-0 button.pick`)
+		b.waitValue("#f-lines-0-unit_price_cents", "45000")
+		if d := b.value("#f-lines-0-description"); d != "Walnut desk" {
+			t.Fatalf("the picked line says %q", d)
+		}
+		b.fill("#f-lines-0-qty_milli", "3000")
+		b.fill("#f-lines-1-description", "Gift wrap")
+		b.fill("#f-lines-1-qty_milli", "1000")
+		b.fill("#f-lines-1-unit_price_cents", "500")
+		b.waitTextIn("#total-incl-lines", "1,355.00 EUR")
+		b.submit(`.actions button[type=submit]:not([name])`)
+		b.waitText("The sales order is created.")
+		m := regexp.MustCompile(`/records/sales-orders/(so_[0-9a-z]+)`).FindStringSubmatch(b.location())
+		if m == nil {
+			t.Fatalf("not on the order's page: %s", b.location())
+		}
+		so := m[1]
+		b.submit(`form[action$="/do/confirm"] button`)
+		b.waitText("The sales order is now confirmed.")
+		// The first shipment: one desk, no wrap (the row removed).
+		b.submit(`a[href*="/records/shipments/new?sales_order_id="]`)
+		if q := b.value("#f-lines-0-qty_milli"); q != "3000" {
+			t.Fatalf("the shipment form offers %q of the desk", q)
+		}
+		b.fill("#f-lines-0-qty_milli", "1000")
+		b.click(`button[value="remove:lines:1"]`)
+		b.waitGone("#f-lines-4-qty_milli") // two rows of the order and three blank ones, less one
+		if v := b.value("#f-lines-1-qty_milli"); v != "" {
+			t.Fatalf("after removing the wrap, line 2 holds %q", v)
+		}
+		b.fill("#f-carrier", "DHL")
+		b.submit(`.actions button[type=submit]:not([name])`)
+		b.waitText("The shipment is created.")
+		var order struct{ Status string }
+		env.Get(t, "/v1/sales-orders/"+so, secret).WantStatus(t, 200).Decode(t, &order)
+		if order.Status != "partially_shipped" {
+			t.Fatalf("after the first shipment /v1 says %s", order.Status)
+		}
+		// The second: all that remains.
+		b.open("/admin/w/" + wsID + "/records/sales-orders/" + so)
+		b.waitText("partially_shipped")
+		b.submit(`a[href*="/records/shipments/new?sales_order_id="]`)
+		if q := b.value("#f-lines-0-qty_milli"); q != "2000" {
+			t.Fatalf("the second shipment offers %q of the desk", q)
+		}
+		b.submit(`.actions button[type=submit]:not([name])`)
+		b.waitText("The shipment is created.")
+		env.Get(t, "/v1/sales-orders/"+so, secret).WantStatus(t, 200).Decode(t, &order)
+		if order.Status != "shipped" {
+			t.Fatalf("after the second shipment /v1 says %s", order.Status)
+		}
+		var shps struct{ Meta struct{ Total int } }
+		env.Get(t, "/v1/shipments?sales_order_id="+so, secret).WantStatus(t, 200).Decode(t, &shps)
+		if shps.Meta.Total != 2 {
+			t.Fatalf("shipments of the order through /v1: %d", shps.Meta.Total)
 		}
 	})
 

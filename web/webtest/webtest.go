@@ -39,7 +39,24 @@ func Start(t testing.TB, adjust ...func(*web.UI)) *apitest.Env {
 // process's pools on the same database).
 func StartOn(t testing.TB, db *database.DB, adjust ...func(*web.UI)) *apitest.Env {
 	t.Helper()
-	srv, err := api.New(db, api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond})
+	return start(t, db, nil, adjust...)
+}
+
+// StartWith is Start with the API's configuration adjusted (its webhook
+// settings, say).
+func StartWith(t testing.TB, config func(*api.Config), adjust ...func(*web.UI)) *apitest.Env {
+	t.Helper()
+	db, _ := apitest.DB(t)
+	return start(t, db, config, adjust...)
+}
+
+func start(t testing.TB, db *database.DB, config func(*api.Config), adjust ...func(*web.UI)) *apitest.Env {
+	t.Helper()
+	cfg := api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}
+	if config != nil {
+		config(&cfg)
+	}
+	srv, err := api.New(db, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

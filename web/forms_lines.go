@@ -1,0 +1,508 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/writes"
+)
+
+// The rows editor of a document's lines: add, remove and move rows, pick
+// an item or a variant by typing, and the totals as the API would store
+// them. Every button is a submit that redraws the form and saves nothing,
+// so the editor works without script; htmx swaps only the editor (or
+// only the amounts, as one types) instead of the page.
+
+// choice is an option of a select made from records (an order's lines).
+type choice struct{ Value, Label string }
+
+// pick is an item or a variant a row may take.
+type pick struct {
+	Op    string // the rowOp that fills the row with it
+	Label string
+	Note  string
+}
+
+// lineSums are the amounts of a priced rows editor.
+type lineSums struct {
+	Amounts  map[int]string // the form row's amount excluding VAT
+	Excl     string
+	VAT      string
+	Incl     string
+	Problem  string // why the lines cannot be priced (the API's 400)
+	Currency string
+}
+
+// priced reports whether rows are a document's priced lines.
+func priced(f resource.Field) bool { return hasItem(f, "qty_milli") && hasItem(f, "unit_price_cents") }
+
+// pickable reports whether rows name an item that a search can fill.
+func pickable(f resource.Field) bool { return hasItem(f, "item_id") && hasItem(f, "description") }
+
+func hasItem(f resource.Field, name string) bool {
+	return slices.ContainsFunc(f.Items, func(it resource.Field) bool { return it.Name == name })
+}
+
+// decorateRows adds to each rows editor what its declaration allows: the
+// addresses its buttons post to, the amounts, the choices of a related
+// record's lines, and the results of a search asked without script.
+func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValues) {
+	ws := workspaceOf(c)
+	for _, it := range items {
+		rs := it.Rows
+		if rs == nil {
+			continue
+		}
+		rs.Post = s.Action
+		if s.Parent == nil { // the search and the totals are a resource's own
+			rs.Base = wsURL(ws, "records", s.R.Name)
+		}
+		if pickable(rs.F) && rs.Base != "" {
+			rs.Pick = rs.Base + "/pick"
+			for i := range rs.Rows {
+				for j := range rs.Rows[i] {
+					if ff := &rs.Rows[i][j]; ff.F.Name == "description" {
+						ff.Attrs = templ.Attributes{"autocomplete": "off", "hx-get": rs.Pick + "?field=" + rs.F.Name + "&row=" + strconv.Itoa(i),
+							"hx-trigger": "input changed delay:300ms", "hx-target": "#" + pickID(rs.F.Name, i), "hx-swap": "innerHTML", "hx-sync": "this:replace"}
+					}
+				}
+			}
+		}
+		if priced(rs.F) && rs.Base != "" {
+			rs.Totals = rs.Base + "/totals"
+			sums := sumsOf(rs.F, v)
+			rs.Sums = &sums
+		}
+		if src, ok := u.rowSource(c, s, v, rs.F); ok {
+			for i := range rs.Rows {
+				for j := range rs.Rows[i] {
+					if rs.Rows[i][j].F.Name == src.Field {
+						rs.Rows[i][j].Choices = src.Choices
+					}
+				}
+			}
+		}
+		if verb, field, row, _ := parseRowOp(c.FormValue(rowOp)); verb == "find" && field == rs.F.Name && row < len(rs.Rows) {
+			rs.Picks = map[int][]pick{row: u.picks(c, rs.F, row, v[rowName(rs.F, row, resource.Field{Name: "description"})])}
+		}
+	}
+}
+
+// parseRowOp reads a rows button's value: "remove:lines:2",
+// "pick:lines:0:itm_…:var_…".
+func parseRowOp(o string) (verb, field string, row int, ids []string) {
+	parts := strings.Split(o, ":")
+	if len(parts) < 3 {
+		return "", "", 0, nil
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil || n < 0 {
+		return "", "", 0, nil
+	}
+	return parts[0], parts[1], n, parts[3:]
+}
+
+// rowsOp runs a rows editor's button and draws the form again.
+func (u *UI) rowsOp(c *fiber.Ctx, s formSpec, v formValues, o string) error {
+	verb, field, row, ids := parseRowOp(o)
+	var f resource.Field
+	for _, b := range s.RT.Op.Body {
+		if b.Name == field && rowsField(b) {
+			f = b
+		}
+	}
+	n := rowCount(v, f)
+	if f.Name == "" || row >= n {
+		return u.showForm(c, s, v, 0, nil, nil)
+	}
+	switch verb {
+	case "remove":
+		for i := row; i < n-1; i++ {
+			swapRows(v, f, i, i+1)
+		}
+		for _, it := range f.Items {
+			delete(v, rowName(f, n-1, it))
+		}
+	case "up":
+		if row > 0 {
+			swapRows(v, f, row, row-1)
+		}
+	case "down":
+		if row+1 < n {
+			swapRows(v, f, row, row+1)
+		}
+	case "pick":
+		if len(ids) > 0 {
+			if err := u.fillRow(c, f, v, row, ids); err != nil {
+				return u.internal(c, err)
+			}
+		}
+	}
+	return u.showForm(c, s, v, 0, nil, nil)
+}
+
+func swapRows(v formValues, f resource.Field, i, j int) {
+	for _, it := range f.Items {
+		a, b := rowName(f, i, it), rowName(f, j, it)
+		v[a], v[b] = v[b], v[a]
+	}
+}
+
+// fillRow fills a row from an item, or one of its variants: what it is,
+// its price and SKU, and the ids the row has columns for. Items carry no
+// VAT rate: a row without one takes the row above's.
+func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids []string) error {
+	item, err := u.current(c, resource.Items, ids[0])
+	if err != nil || item == nil {
+		return err
+	}
+	set := func(name, value string) {
+		if hasItem(f, name) {
+			v[rowName(f, row, resource.Field{Name: name})] = value
+		}
+	}
+	desc, price, sku := textOf(item.get("name")), scalarText(item.get("unit_price_cents")), textOf(item.get("number"))
+	set("item_id", ids[0])
+	if len(ids) > 1 {
+		vars, _ := objectRows(item.get("variants"))
+		for _, va := range vars {
+			if textOf(va.get("id")) != ids[1] {
+				continue
+			}
+			desc += " – " + optionsText(va.get("options"))
+			sku = textOf(va.get("sku"))
+			if p := scalarText(va.get("unit_price_cents")); p != "" {
+				price = p
+			}
+			set("variant_id", ids[1])
+		}
+	}
+	set("description", desc)
+	set("unit_price_cents", price)
+	set("sku", sku)
+	qty := rowName(f, row, resource.Field{Name: "qty_milli"})
+	if strings.TrimSpace(v[qty]) == "" {
+		set("qty_milli", "1000")
+	}
+	vat := rowName(f, row, resource.Field{Name: "vat_rate_bp"})
+	if row > 0 && strings.TrimSpace(v[vat]) == "" {
+		set("vat_rate_bp", v[rowName(f, row-1, resource.Field{Name: "vat_rate_bp"})])
+	}
+	return nil
+}
+
+// optionsText writes a variant's options: "M, blue".
+func optionsText(x any) string {
+	o, _ := x.(record)
+	var parts []string
+	for _, f := range o {
+		parts = append(parts, scalarText(f.Value))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// picks searches the items (and their variants) as GET /v1/items?q=
+// does, for a row of f.
+func (u *UI) picks(c *fiber.Ctx, f resource.Field, row int, q string) []pick {
+	q = strings.TrimSpace(q)
+	if len([]rune(q)) < 2 {
+		return nil
+	}
+	b, err := u.srv.Records.List(c.UserContext(), resource.Items, recordsWorkspace(workspaceOf(c)), records.Page{Limit: 8, Q: q})
+	if err != nil {
+		u.log.Warn("item search", "err", err)
+		return nil
+	}
+	_, items, err := decodeList(b)
+	if err != nil {
+		return nil
+	}
+	prefix := "pick:" + f.Name + ":" + strconv.Itoa(row) + ":"
+	var out []pick
+	for _, it := range items {
+		id, name := textOf(it.get("id")), textOf(it.get("name"))
+		out = append(out, pick{Op: prefix + id, Label: name, Note: textOf(it.get("number")) + " · " + money(it.get("unit_price_cents"), it)})
+		vars, _ := objectRows(it.get("variants"))
+		for _, va := range vars {
+			price := va.get("unit_price_cents")
+			if price == nil {
+				price = it.get("unit_price_cents")
+			}
+			out = append(out, pick{Op: prefix + id + ":" + textOf(va.get("id")), Label: name + " – " + optionsText(va.get("options")),
+				Note: textOf(va.get("sku")) + " · " + money(price, it)})
+		}
+	}
+	return out
+}
+
+func money(x any, rec record) string { return show(nil, "unit_price_cents", x, rec).Text }
+
+// pickList answers the item search of a row as one types (htmx).
+func (u *UI) pickList(c *fiber.Ctx) error {
+	s, ok := formSpecOf(c, resource.Create)
+	if !ok {
+		return u.notFound(c)
+	}
+	field := c.Query("field")
+	row, err := strconv.Atoi(c.Query("row"))
+	var f resource.Field
+	for _, b := range s.RT.Op.Body {
+		if b.Name == field && pickable(b) {
+			f = b
+		}
+	}
+	if f.Name == "" || err != nil || row < 0 || row >= maxRows(f) {
+		return c.SendStatus(http.StatusBadRequest)
+	}
+	return render(c, http.StatusOK, pickResults(rowPicks{Field: f.Name, Row: row, Post: s.Action, Picks: u.picks(c, f, row, c.Query(rowName(f, row, resource.Field{Name: "description"})))}))
+}
+
+// rowPicks is a row's search results; Asked when the search was the
+// form's own (without script), which says when nothing matched.
+type rowPicks struct {
+	Field string
+	Row   int
+	Post  string
+	Picks []pick
+	Asked bool
+}
+
+func pickID(field string, row int) string   { return "picks-" + field + "-" + strconv.Itoa(row) }
+func amountID(field string, row int) string { return "amount-" + field + "-" + strconv.Itoa(row) }
+
+// sumsOf prices the rows of f as the write would: the body's lines,
+// checked by the declaration, through api/writes' own money code.
+func sumsOf(f resource.Field, v formValues) lineSums {
+	s := lineSums{Amounts: map[int]string{}, Currency: v["currency_code"]}
+	raw, paths := bodyOf([]resource.Field{f}, v, nil)
+	vals, err := body.Parse(raw, []resource.Field{f})
+	if err != nil {
+		s.Problem = problemOf(err, paths)
+		return s
+	}
+	lines, t, err := writes.PriceLines(vals)
+	if err != nil {
+		s.Problem = problemOf(err, paths)
+		return s
+	}
+	for i, l := range lines {
+		in := paths[f.Name+"["+strconv.Itoa(i)+"]"]
+		if _, row, ok := rowOf(in); ok {
+			s.Amounts[row] = fixed(l.AmountExclVATCents, 2)
+		}
+	}
+	s.Excl, s.VAT, s.Incl = fixed(t.ExclVATCents, 2), fixed(t.VATCents, 2), fixed(t.InclVATCents, 2)
+	return s
+}
+
+// rowOf reads "lines[3].description" as lines, 3.
+func rowOf(name string) (string, int, bool) {
+	field, rest, ok := strings.Cut(name, "[")
+	if !ok {
+		return "", 0, false
+	}
+	n, _, ok := strings.Cut(rest, "]")
+	if !ok {
+		return "", 0, false
+	}
+	i, err := strconv.Atoi(n)
+	return field, i, err == nil
+}
+
+// problemOf is a refusal's message, naming the form's row.
+func problemOf(err error, paths map[string]string) string {
+	e, ok := apierr.As(err)
+	if !ok {
+		return "These lines cannot be priced."
+	}
+	msg := capitalize(e.Message) + "."
+	if in, ok := paths[e.Param]; ok {
+		if _, row, ok := rowOf(in); ok {
+			msg = "Line " + strconv.Itoa(row+1) + ": " + msg
+		}
+	}
+	return msg
+}
+
+// lineTotals answers the amounts of a form's lines as one types (htmx):
+// the totals, and each row's amount swapped in place.
+func (u *UI) lineTotals(c *fiber.Ctx) error {
+	s, ok := formSpecOf(c, resource.Create)
+	if !ok {
+		return u.notFound(c)
+	}
+	field := c.Query("field")
+	for _, f := range s.RT.Op.Body {
+		if f.Name == field && rowsField(f) && priced(f) {
+			v := formValuesOf(c, []resource.Field{f, {Name: "currency_code", Type: resource.String}})
+			sums := sumsOf(f, v)
+			return render(c, http.StatusOK, totalsSwap(f.Name, wsURL(workspaceOf(c), "records", s.R.Name, "totals"), rowCount(v, f), sums))
+		}
+	}
+	return c.SendStatus(http.StatusBadRequest)
+}
+
+// relation is a resource whose create names a record of another: an
+// invoice's client_id, a shipment's sales_order_id.
+type relation struct {
+	R     *resource.Resource
+	Field string
+}
+
+// related lists the resources whose create body names a record of r.
+func related(r *resource.Resource) []relation {
+	fk := strings.ReplaceAll(r.Singular, " ", "_") + "_id"
+	var out []relation
+	for _, o := range browsable() {
+		if o == r {
+			continue
+		}
+		op, ok := o.Op(resource.Create)
+		if !ok {
+			continue
+		}
+		if slices.ContainsFunc(op.Body, func(f resource.Field) bool { return f.Name == fk && formable(f) && !rowsField(f) }) {
+			out = append(out, relation{R: o, Field: fk})
+		}
+	}
+	return out
+}
+
+// rowSourceOf is where a rows editor's rows come from: a related record's
+// embedded rows (a shipment's lines from its order's lines).
+type rowSourceOf struct {
+	Field   string // the rows' column naming a source row: order_line_id
+	Rows    []map[string]string
+	Choices []choice
+}
+
+// sourceRows finds, for the rows of f, the embedded rows of rec (a record
+// of r) they name: a column X_id names the rows of the embed whose table
+// is Xs. Each gives a row of f: its id, and the quantities left (what a
+// shipped_ column of the same name has not taken). ok is false when f
+// names no rows of r.
+func sourceRows(f resource.Field, r *resource.Resource, rec record) (rowSourceOf, bool) {
+	for _, it := range f.Items {
+		base, isID := strings.CutSuffix(it.Name, "_id")
+		if !isID {
+			continue
+		}
+		for _, e := range r.Embeds {
+			if e.Table != base+"s" {
+				continue
+			}
+			src := rowSourceOf{Field: it.Name}
+			embedded, _ := objectRows(rec.get(e.Name))
+			for _, row := range embedded {
+				out := map[string]string{it.Name: textOf(row.get("id"))}
+				left := ""
+				for _, col := range f.Items {
+					n, err := json.Number(scalarText(row.get(col.Name))).Int64()
+					if col.Name == it.Name || err != nil {
+						continue
+					}
+					if done, err := json.Number(scalarText(row.get("shipped_" + col.Name))).Int64(); err == nil {
+						n -= done
+						left = show(nil, col.Name, json.Number(strconv.FormatInt(n, 10)), row).Text + " left"
+					}
+					out[col.Name] = strconv.FormatInt(n, 10)
+				}
+				label := strings.TrimSpace(textOf(row.get("description")) + " " + textOf(row.get("sku")))
+				if left != "" {
+					label += " · " + left
+				}
+				src.Choices = append(src.Choices, choice{Value: out[it.Name], Label: label})
+				if q, ok := out["qty_milli"]; ok && (q == "0" || strings.HasPrefix(q, "-")) {
+					continue // nothing left of this row
+				}
+				src.Rows = append(src.Rows, out)
+			}
+			return src, true
+		}
+	}
+	return rowSourceOf{}, false
+}
+
+// prefillRows are the rows a create of op takes from rec, the record it
+// names (an order's lines left to ship); ok is false when it takes none.
+func prefillRows(op resource.Op, r *resource.Resource, rec record) ([]map[string]string, bool) {
+	for _, f := range op.Body {
+		if rowsField(f) && formable(f) {
+			if src, ok := sourceRows(f, r, rec); ok {
+				return src.Rows, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// linked reads the record a form's field names by id (a shipment's
+// sales_order_id), and its resource; nil when there is none.
+func (u *UI) linked(c *fiber.Ctx, fields []resource.Field, v formValues) (*resource.Resource, record) {
+	for _, f := range fields {
+		id := strings.TrimSpace(v[f.Name])
+		if !strings.HasSuffix(f.Name, "_id") || rowsField(f) || id == "" {
+			continue
+		}
+		r := byIDPrefix(id)
+		if r == nil || len(r.Embeds) == 0 || !writable(workspaceOf(c), r) {
+			continue
+		}
+		if rec, err := u.current(c, r, id); err == nil && rec != nil {
+			return r, rec
+		}
+	}
+	return nil, nil
+}
+
+// rowSource is the source of f's rows in a form, if it names one.
+func (u *UI) rowSource(c *fiber.Ctx, s formSpec, v formValues, f resource.Field) (rowSourceOf, bool) {
+	r, rec := u.linked(c, s.RT.Op.Body, v)
+	if r == nil {
+		return rowSourceOf{}, false
+	}
+	return sourceRows(f, r, rec)
+}
+
+// prefill fills a New form from its address (?client_id=cli_…, as the
+// record pages' "New …" links send), and the rows it takes from the record
+// named (an order's lines left to ship).
+func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
+	for _, f := range s.RT.Op.Body {
+		if formable(f) && !rowsField(f) && c.Query(f.Name) != "" {
+			v[f.Name] = c.Query(f.Name)
+		}
+	}
+	if p, ok := prefills[s.R]; ok {
+		if err := p(c.UserContext(), u, workspaceOf(c), v); err != nil {
+			return err
+		}
+	}
+	r, rec := u.linked(c, s.RT.Op.Body, v)
+	if r == nil {
+		return nil
+	}
+	for _, f := range s.RT.Op.Body {
+		if !rowsField(f) || !formable(f) {
+			continue
+		}
+		if src, ok := sourceRows(f, r, rec); ok {
+			for i, row := range src.Rows {
+				for k, val := range row {
+					v[rowName(f, i, resource.Field{Name: k})] = val
+				}
+			}
+		}
+	}
+	return nil
+}
