@@ -520,7 +520,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.submit(`a[href$="/records/gift-cards/new"]`)
 		b.fill("#f-initial_balance_cents", "5000")
 		b.fill("#f-currency_code", "EUR")
-		b.submit(`form.stack button[type=submit]:not([name])`)
+		b.submit(`.actions button[type=submit]:not([name])`)
 		b.waitText("Copy the code of this gift card now")
 		code := b.text("#new-secret")
 		if !regexp.MustCompile(`^[A-Z2-7]{4}(-[A-Z2-7]{4}){4}$`).MatchString(code) {
@@ -555,7 +555,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.submit(`a[href*="/records/returns/new?sales_order_id="]`)
 		b.waitText("New return")
 		b.fill("#f-reason", "Too small")
-		b.submit(`form.stack button[type=submit]:not([name])`)
+		b.submit(`.actions button[type=submit]:not([name])`)
 		b.waitText("The return is created.")
 		for _, a := range []string{"approve", "receive"} {
 			b.submit(`form[action$="/do/` + a + `"] button`)
