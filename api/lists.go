@@ -3,6 +3,8 @@ package api
 import (
 	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -75,15 +77,26 @@ func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 				}
 				fv = b
 			case resource.Enum:
-				if !slices.Contains(f.Values, val) {
-					err = apierr.Invalid(key, "%s must be one of %v", key, f.Values)
+				// Several values, comma-separated, match any of them.
+				vals := strings.Split(val, ",")
+				for _, v := range vals {
+					if !slices.Contains(f.Values, v) {
+						err = apierr.Invalid(key, "%s must be one of %v, or several of them separated by commas", key, f.Values)
+					}
+				}
+				if len(vals) > 1 {
+					fv = vals
+				}
+			case resource.Date:
+				if _, e := time.Parse(time.DateOnly, val); e != nil {
+					err = apierr.Invalid(key, "%s must be a date, YYYY-MM-DD", key)
 				}
 			default:
 				if val == "" {
 					err = apierr.Invalid(key, "%s must not be empty", key)
 				}
 			}
-			pg.Filters = append(pg.Filters, records.FilterValue{Column: f.Column, Value: fv})
+			pg.Filters = append(pg.Filters, records.FilterValue{Column: f.Column, Value: fv, Bound: f.Bound})
 		}
 	})
 	return pg, err

@@ -244,6 +244,10 @@ func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
 		case resource.Enum:
 			s["type"] = "string"
 			s["enum"] = f.Values
+		case resource.Date:
+			s["type"] = "string"
+			s["format"] = "date"
+			s["pattern"] = `^\d{4}-\d{2}-\d{2}$`
 		default:
 			s["type"] = "string"
 			s["minLength"] = 1

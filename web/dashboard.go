@@ -14,6 +14,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 )
 
+// SessionCookie names the signed-in admin's cookie (the bench's dashboard
+// row sends it).
+const SessionCookie = sessionCookie
+
 type countCard struct {
 	R     *resource.Resource
 	Count int
@@ -31,6 +35,7 @@ type dashboardData struct {
 	Counts  []countCard
 	Traffic []trafficRow
 	Total   usage.Counts
+	Money   moneyView
 }
 
 func (u *UI) dashboard(c *fiber.Ctx) error {
@@ -38,6 +43,7 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	d := dashboardData{page: u.pageOf(c, ws.Name)}
 	d.Current = "dashboard"
+	var err error
 	if c.Query("created") != "" {
 		d.Notice = "Workspace created. Next, create an API key for it."
 	}
@@ -59,6 +65,9 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 		}
 		card.Count = env.Meta.Total
 		d.Counts = append(d.Counts, card)
+	}
+	if d.Money, err = u.moneyOf(ctx, ws, time.Now()); err != nil {
+		return u.internal(c, err)
 	}
 	// This process's latest counts go to the table first, so the page is current.
 	if err := u.srv.Usage.Flush(ctx); err != nil {

@@ -231,7 +231,7 @@ func (u *UI) picks(c *fiber.Ctx, f resource.Field, row int, q string) []pick {
 	var out []pick
 	for _, it := range items {
 		id, name := textOf(it.get("id")), textOf(it.get("name"))
-		out = append(out, pick{Op: prefix + id, Label: name, Note: textOf(it.get("number")) + " · " + money(it.get("unit_price_cents"), it)})
+		out = append(out, pick{Op: prefix + id, Label: name, Note: textOf(it.get("number")) + " · " + priceText(it.get("unit_price_cents"), it)})
 		vars, _ := objectRows(it.get("variants"))
 		for _, va := range vars {
 			price := va.get("unit_price_cents")
@@ -239,13 +239,13 @@ func (u *UI) picks(c *fiber.Ctx, f resource.Field, row int, q string) []pick {
 				price = it.get("unit_price_cents")
 			}
 			out = append(out, pick{Op: prefix + id + ":" + textOf(va.get("id")), Label: name + " – " + optionsText(va.get("options")),
-				Note: textOf(va.get("sku")) + " · " + money(price, it)})
+				Note: textOf(va.get("sku")) + " · " + priceText(price, it)})
 		}
 	}
 	return out
 }
 
-func money(x any, rec record) string { return show(nil, "unit_price_cents", x, rec).Text }
+func priceText(x any, rec record) string { return show(nil, "unit_price_cents", x, rec).Text }
 
 // pickList answers the item search of a row as one types (htmx).
 func (u *UI) pickList(c *fiber.Ctx) error {

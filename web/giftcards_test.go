@@ -15,10 +15,9 @@ import (
 
 var shownCode = regexp.MustCompile(`id="new-secret" class="mono">([A-Z2-7]{4}(?:-[A-Z2-7]{4}){4})<`)
 
-// refusedBy reports whether the input named name shows an error saying says.
-func refusedBy(body, name, says string) bool {
-	msg := fieldError(body, name)
-	return msg != "" && strings.Contains(msg, says)
+// fieldError matches the error shown by the input named name.
+func fieldError(name, message string) *regexp.Regexp {
+	return regexp.MustCompile(`(?s)name="` + regexp.QuoteMeta(name) + `".*?class="error" role="alert">[^<]*` + regexp.QuoteMeta(message))
 }
 
 func cardCount(t *testing.T, env *apitest.Env, wsID string) int {
@@ -51,7 +50,7 @@ func TestGiftCardForms(t *testing.T) {
 
 	// Invalid: the field's message, nothing issued.
 	bad := c.PostWithToken(list+"/new", list, url.Values{"initial_balance_cents": {"0"}})
-	if bad.Status != 400 || !refusedBy(bad.Body, "initial_balance_cents", "") {
+	if bad.Status != 400 || !fieldError("initial_balance_cents", "").MatchString(bad.Body) {
 		t.Fatalf("invalid card: %d\n%s", bad.Status, bad.Body)
 	}
 	if n := cardCount(t, env, ws.ID); n != 0 {
@@ -95,7 +94,7 @@ func TestGiftCardForms(t *testing.T) {
 		t.Fatalf("adjust page: %d\n%s", p.Status, p.Body)
 	}
 	r := c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-700"}})
-	if r.Status != 400 || !refusedBy(r.Body, "reason", "") {
+	if r.Status != 400 || !fieldError("reason", "").MatchString(r.Body) {
 		t.Fatalf("adjust without reason: %d\n%s", r.Status, r.Body)
 	}
 	r = c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-5001"}, "reason": {"too much"}})
@@ -197,7 +196,7 @@ func TestReturnForms(t *testing.T) {
 
 	// More than was delivered: the message by the line's quantity.
 	bad := c.PostWithToken(newURL, list, url.Values{"sales_order_id": {order}, "lines[0].order_line_id": {line}, "lines[0].qty_milli": {"2001"}})
-	if bad.Status != 409 || !refusedBy(bad.Body, "lines[0].qty_milli", "delivered and not yet returned") {
+	if bad.Status != 409 || !fieldError("lines[0].qty_milli", "delivered and not yet returned").MatchString(html.UnescapeString(bad.Body)) {
 		t.Fatalf("too much: %d\n%s", bad.Status, bad.Body)
 	}
 	if r := c.Post(list, url.Values{"sales_order_id": {order}}); r.Status != 403 || count() != 0 {
@@ -237,7 +236,7 @@ func TestReturnForms(t *testing.T) {
 	if p := c.Get(do + "refund"); p.Status != 200 || !strings.Contains(p.Body, `name="amount_cents"`) {
 		t.Fatalf("refund page: %d\n%s", p.Status, p.Body)
 	}
-	if r := c.PostWithToken(do+"refund", do+"refund", url.Values{"amount_cents": {"abc"}}); r.Status != 400 || !refusedBy(r.Body, "amount_cents", "") {
+	if r := c.PostWithToken(do+"refund", do+"refund", url.Values{"amount_cents": {"abc"}}); r.Status != 400 || !fieldError("amount_cents", "").MatchString(r.Body) {
 		t.Fatalf("refund of abc: %d\n%s", r.Status, r.Body)
 	}
 	if r := c.PostWithToken(do+"refund", do+"refund", url.Values{"amount_cents": {"1201"}}); r.Status != 409 || !strings.Contains(r.Body, "t most 1200 can be refunded") {

@@ -191,7 +191,7 @@ func listColumns(r *resource.Resource) []string {
 		}
 	}
 	for _, f := range r.Filters {
-		if f.Type == resource.Enum {
+		if f.Type == resource.Enum || f.Type == resource.Date {
 			add(f.Column)
 		}
 	}
@@ -200,6 +200,7 @@ func listColumns(r *resource.Resource) []string {
 			break
 		}
 	}
+	add("remaining_cents") // what is still owed, beside the total
 	add("created_at")
 	return cols
 }
@@ -332,6 +333,10 @@ type detailData struct {
 	// EditURL and Actions are the writes the record's state allows.
 	EditURL string
 	Actions []recordAction
+	// Doc lays a document (invoice, order...) out like the paper one.
+	Doc *docView
+	// Names are the names of the records the page's ids point to.
+	Names map[string]string
 }
 
 func (u *UI) recordDetail(c *fiber.Ctx) error {
@@ -405,6 +410,23 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 				"/v1/" + r.Name + "/" + id + "/" + sub.Parent.Segment + " pages through all of them."
 		}
 		d.Tables = append(d.Tables, t)
+	}
+	if d.Doc, err = u.documentOf(ctx, ws, r, rec, d.Tables); err != nil {
+		return u.internal(c, err)
+	}
+	ids := idsIn(rec, nil)
+	for _, t := range d.Tables {
+		for _, row := range t.Rows {
+			ids = idsIn(row, ids)
+		}
+	}
+	if d.Doc != nil {
+		for _, cr := range d.Doc.Credits {
+			ids = idsIn(cr, ids)
+		}
+	}
+	if d.Names, err = u.namesOf(ctx, ws, ids); err != nil {
+		return u.internal(c, err)
 	}
 	return render(c, status, recordDetailView(d))
 }
@@ -507,6 +529,19 @@ func filtered(d listData) bool {
 
 func rangeText(d listData) string {
 	return strconv.Itoa(d.Offset+1) + "–" + strconv.Itoa(d.Offset+len(d.Rows)) + " of " + strconv.Itoa(d.Total)
+}
+
+// anyOf names a filter's several values: "Sent, partially paid or overdue".
+func anyOf(values string) string {
+	vs := strings.Split(values, ",")
+	for i, v := range vs {
+		vs[i] = strings.ToLower(humanize(v))
+	}
+	s := strings.Join(vs[:len(vs)-1], ", ")
+	if s != "" {
+		s += " or "
+	}
+	return capitalize(s + vs[len(vs)-1])
 }
 
 func textOf(v any) string {

@@ -14,6 +14,7 @@ import (
 type shown struct {
 	Text  string
 	Href  string // links an id to its record's page
+	Title string // the id, when the text is the record's name
 	Class string // mono, muted, num, badge ok|bad|warn
 	Pre   bool   // structured data, shown as indented JSON
 }

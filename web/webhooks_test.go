@@ -31,7 +31,7 @@ func endpointsOf(t *testing.T, env *apitest.Env, key string) []map[string]any {
 }
 
 // fieldError is the message shown by the input named name, "" when none.
-func fieldError(body, name string) string {
+func endpointFieldError(body, name string) string {
 	i := strings.Index(body, `name="`+name+`"`)
 	if i < 0 {
 		return ""
@@ -73,7 +73,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		{url.Values{"url": {"https://203.0.113.10/hooks"}, "enabled_events": {"invoice.exploded"}}, "enabled_events", "nknown event type"},
 	} {
 		p := c.PostWithToken(base, base, bad.form)
-		if msg := fieldError(p.Body, bad.field); p.Status != 422 || !strings.Contains(msg, bad.says) {
+		if msg := endpointFieldError(p.Body, bad.field); p.Status != 422 || !strings.Contains(msg, bad.says) {
 			t.Errorf("%v: %d, by %s: %q; want 422 saying %q", bad.form, p.Status, bad.field, msg, bad.says)
 		}
 		if !strings.Contains(p.Body, `value="`+html.EscapeString(bad.form.Get("url"))+`"`) {
@@ -110,8 +110,8 @@ func TestWebhookEndpointPages(t *testing.T) {
 
 	// Edit: a refused URL is shown by its field and changes nothing.
 	r := c.PostWithToken(page, page, url.Values{"url": {"https://192.168.1.5/x"}, "description": {"changed"}, "enabled_events": {"*"}})
-	if r.Status != 422 || !strings.Contains(fieldError(r.Body, "url"), "private") {
-		t.Fatalf("edit with a private URL: %d %q", r.Status, fieldError(r.Body, "url"))
+	if r.Status != 422 || !strings.Contains(endpointFieldError(r.Body, "url"), "private") {
+		t.Fatalf("edit with a private URL: %d %q", r.Status, endpointFieldError(r.Body, "url"))
 	}
 	if endpointsOf(t, f.env, f.ws.Key)[0]["description"] != "Shop sync" {
 		t.Fatal("a refused edit changed the endpoint")

@@ -163,9 +163,19 @@ func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 		case resource.Boolean:
 			s = &openapi3.Schema{Type: types(openapi3.TypeBoolean)}
 		case resource.Enum:
+			// One value, or several comma-separated (status=sent,overdue):
+			// a form-style array, not exploded.
+			item := &openapi3.Schema{Type: types(openapi3.TypeString)}
 			for _, v := range f.Values {
-				s.Enum = append(s.Enum, v)
+				item.Enum = append(item.Enum, v)
 			}
+			s = &openapi3.Schema{Type: types(openapi3.TypeArray), Items: openapi3.NewSchemaRef("", item), MinItems: 1}
+			p := openapi3.NewQueryParameter(f.Param).WithDescription(f.Doc + " Several values, comma-separated, match any of them.").WithSchema(s)
+			p.Style, p.Explode = openapi3.SerializationForm, openapi3.BoolPtr(false)
+			o.AddParameter(p)
+			continue
+		case resource.Date:
+			s.Format = "date"
 		default:
 			s.MinLength = 1
 		}

@@ -1,7 +1,11 @@
 package records
 
 import (
+	"context"
+
 	"github.com/maypok86/otter/v2"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 )
 
 // The render cache keeps the JSON of records whose answer depends on their
@@ -85,4 +89,65 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 	b = b[:len(b):len(b)]
 	e.cache.Set(p.cacheKey(ws, id), rendered{version: version, json: b, ws: ws.ID, checked: dv})
 	return b
+}
+
+// pageCached appends the records of q — which selects p.keys — using the
+// render cache: only rows missing from it, or changed since they were
+// cached, are read in full, with one query.
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
+	var ids, versions []string
+	err := e.eachRow(ctx, q, args, func(scan func(...any) error) error {
+		var id, ver string
+		if err := scan(&id, &ver); err != nil {
+			return err
+		}
+		ids, versions = append(ids, id), append(versions, ver)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	parts := make([][]byte, len(ids))
+	var missing []string
+	for i, id := range ids {
+		if j, ok := e.cached(p, ws, id, versions[i]); ok {
+			parts[i] = j
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		s, err := e.byID(ctx, e.db.Read, p, ws, parentID, missing)
+		if err != nil {
+			return nil, err
+		}
+		fresh := make(map[string][]byte, len(s.ids))
+		for i, d := range s.rows {
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), noVersion)
+		}
+		for i, id := range ids {
+			if parts[i] == nil {
+				parts[i] = fresh[id] // nil: deleted since the page was read; left out
+			}
+		}
+	}
+	return joinParts(b, parts), nil
+}
+
+// eachRow runs q on the read pool and calls row for each of its rows.
+func (e *Engine) eachRow(ctx context.Context, q string, args []any, row func(scan func(...any) error) error) error {
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
+	if err != nil {
+		return apierr.Internal(err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		if err := row(rs.Scan); err != nil {
+			return apierr.Internal(err)
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return apierr.Internal(err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/ledgerbase/ledgerbase/api/apitest/benchdata"
@@ -86,5 +87,56 @@ func BenchmarkReads(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStrategies runs the lists each strategy serves with every
+// strategy on, then with that one off, in one run (pair them with -count):
+//
+//	go test ./api/records -run '^$' -bench Strategies -count 5
+func BenchmarkStrategies(b *testing.B) {
+	e, ws, _ := benchEngine(b)
+	ctx := context.Background()
+	pages := func(pg records.Page, offsets ...int) []records.Page {
+		var out []records.Page
+		for _, o := range offsets {
+			p := pg
+			p.Limit, p.Offset = 25, o
+			out = append(out, p)
+		}
+		return out
+	}
+	lists := map[string][]records.Page{
+		"unchangedPages": pages(records.Page{}, 0, 25, 50, 75),
+		"searchKeys":     append(pages(records.Page{Q: "Acme Holdings"}, 0, 25), pages(records.Page{Q: "INV-0001"}, 0)...),
+		"deepSkip":       pages(records.Page{}, 6000, 7000, 8000, 9000),
+		"countedTotals":  pages(records.Page{}, 0, 25, 50, 75),
+		"offsetOnIndex":  pages(records.Page{}, 600, 1200, 2400, 4800),
+	}
+	var all []string
+	for name := range records.Strategies {
+		all = append(all, name)
+	}
+	slices.Sort(all)
+	for _, name := range all {
+		for _, off := range []bool{false, true} {
+			label := name + "/on"
+			on := all
+			if off {
+				label = name + "/off"
+				on = slices.DeleteFunc(slices.Clone(all), func(s string) bool { return s == name })
+			}
+			b.Run(label, func(b *testing.B) {
+				records.Only(e, on...)
+				defer records.Only(e, all...)
+				ps := lists[name]
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if _, err := e.List(ctx, resource.Invoices, ws, ps[i%len(ps)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -149,6 +149,15 @@ func idFilter(param, doc string) Filter {
 	return Filter{Param: param, Column: param, Type: String, Doc: doc}
 }
 
+// dateRange is the two ends of a range over a date column, inclusive:
+// due_date_from and due_date_to.
+func dateRange(column, what string) []Filter {
+	return []Filter{
+		{Param: column + "_from", Column: column, Type: Date, Bound: ">=", Doc: "Only records whose " + what + " is on or after this date, YYYY-MM-DD."},
+		{Param: column + "_to", Column: column, Type: Date, Bound: "<=", Doc: "Only records whose " + what + " is on or before this date, YYYY-MM-DD."},
+	}
+}
+
 // The resources of spec section 1 and 4.
 var (
 	Me = &Resource{Name: "me", Singular: "me", Plan: Starter, Toolset: "",
@@ -173,7 +182,8 @@ var (
 	Invoices = &Resource{Name: "invoices", Singular: "invoice", Table: "invoices", Prefix: "inv", Plan: Starter, Toolset: "sales",
 		Doc:    "Invoices sent to clients, with lines, totals and open balance.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
-		Filters:  []Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
+		Filters: append(append([]Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
+			dateRange("date", "date")...), dateRange("due_date", "due date")...),
 		Clock:    []string{"overdue"},
 		Hidden:   externalRefColumns,
 		Computed: []Computed{{Name: "external_ref", Doc: "{system, connection_id, external_id} or null.", Value: externalRef, Shape: externalRefShape}},
@@ -260,8 +270,9 @@ var (
 			Op{Kind: Update, Body: vendorBody, Summary: "Update a vendor."})}
 	Bills = &Resource{Name: "bills", Singular: "bill", Table: "bills", Prefix: "bill", Plan: Starter, Toolset: "purchasing",
 		Doc: "Vendors' bills, with lines, totals and open balance.", Search: []string{"number", "vendor_name"}, SearchFew: []string{"vendor_name"},
-		Filters: []Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
-		Ops:     billOps()}
+		Filters: append(append([]Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
+			dateRange("date", "date")...), dateRange("due_date", "due date")...),
+		Ops: billOps()}
 	BillPayments = &Resource{Name: "bill-payments", Singular: "bill payment", Table: "bill_payments", Prefix: "bpay", Plan: Starter, Grant: "bills", Toolset: "purchasing",
 		Doc:    "Payments recorded on a bill.",
 		Parent: &Parent{Resource: Bills, FK: "bill_id", Segment: "payments"},

@@ -132,9 +132,12 @@ func (o Op) Allowed(state string) bool {
 type Filter struct {
 	Param  string
 	Column string
-	Type   Type     // String, Bool or Enum
-	Values []string // for Enum
-	Doc    string
+	Type   Type     // String, Boolean, Enum or Date
+	Values []string // for Enum; a list takes several, comma-separated (status=sent,overdue)
+	// Bound makes a Date filter one end of a range: ">=" (from) or "<="
+	// (to), both inclusive; empty is equality.
+	Bound string
+	Doc   string
 }
 
 // Embed is a child table shown inside each record (order lines, events).

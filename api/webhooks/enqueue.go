@@ -7,18 +7,33 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
+
+// enabledEndpoints are a workspace's endpoints that take deliveries ($1 is
+// the first argument on SQLite and PostgreSQL alike).
+const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
 
 // Enqueue stores, in the transaction that appends events, one delivery
 // per event and enabled endpoint of the workspace that wants its type: the
 // job commits exactly when its event does, so neither a crash nor a
 // restart loses one. It reports how many it stored.
 func Enqueue(ctx context.Context, tx *ent.Tx, ws string, events []*ent.Event) (int, error) {
-	eps, err := tx.WebhookEndpoint.Query().
-		Where(webhookendpoint.WorkspaceID(ws), webhookendpoint.Disabled(false)).
-		Select(webhookendpoint.FieldID, webhookendpoint.FieldEnabledEvents).All(ctx)
-	if err != nil || len(eps) == 0 {
+	// A fixed statement (the driver's statement cache answers it) rather
+	// than ent's builder: every write asks, and most workspaces have none.
+	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var eps []ent.WebhookEndpoint
+	for rows.Next() {
+		var ep ent.WebhookEndpoint
+		if err := rows.Scan(&ep.ID, &ep.EnabledEvents); err != nil {
+			return 0, err
+		}
+		eps = append(eps, ep)
+	}
+	if err := rows.Close(); err != nil || len(eps) == 0 {
 		return 0, err
 	}
 	now := time.Now().UTC()

@@ -22,33 +22,28 @@ import (
 // lines between the markers are the README's Go block, byte for byte.
 
 // README receiver begin
-// receiver accepts Ledgerbase's webhooks: it verifies the signature with
-// the Standard Webhooks library, then hands the event on. A retry carries
-// the same id: handle skips one it has seen. Answer 2xx within 10 s;
-// anything else is retried.
-func receiver(secret string, handle func(id, typ string, object json.RawMessage)) http.Handler {
+// event is what a delivery's body holds (json matches names ignoring case).
+type event struct {
+	ID, Type string
+	Data     struct{ Object json.RawMessage }
+}
+
+// receiver checks each delivery's signature with the Standard Webhooks
+// library, then hands the event on. A retry carries the same ID. Answer
+// 2xx within 10 s, or the delivery is retried.
+func receiver(secret string, handle func(event)) http.Handler {
 	wh, err := standardwebhooks.NewWebhook(secret) // "whsec_…", shown once
 	if err != nil {
 		panic(err)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err != nil || wh.Verify(body, r.Header) != nil {
-			http.Error(w, "bad signature", http.StatusBadRequest)
+		var e event
+		if err != nil || wh.Verify(body, r.Header) != nil || json.Unmarshal(body, &e) != nil {
+			http.Error(w, "refused", http.StatusBadRequest)
 			return
 		}
-		var e struct {
-			ID   string `json:"id"`
-			Type string `json:"type"`
-			Data struct {
-				Object json.RawMessage `json:"object"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(body, &e); err != nil {
-			http.Error(w, "not an event", http.StatusBadRequest)
-			return
-		}
-		handle(e.ID, e.Type, e.Data.Object)
+		handle(e)
 		w.WriteHeader(http.StatusNoContent)
 	})
 }
@@ -59,8 +54,8 @@ func receiver(secret string, handle func(id, typ string, object json.RawMessage)
 // refuses one whose body was changed on the way.
 func Example_receiver() {
 	secret := webhooks.NewSecret()
-	srv := httptest.NewServer(receiver(secret, func(id, typ string, object json.RawMessage) {
-		fmt.Println("got", id, typ, string(object))
+	srv := httptest.NewServer(receiver(secret, func(e event) {
+		fmt.Println("got", e.ID, e.Type, string(e.Data.Object))
 	}))
 	defer srv.Close()
 	body := []byte(`{"id":"evt_1","object":"event","type":"invoice.paid","data":{"object":{"id":"inv_1","status":"paid"}}}`)

@@ -93,7 +93,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 // BenchmarkWrites measures the server's CPU per write of the two write
-// scenarios of `ledgerbase bench`, one request at a time:
+// scenarios of `ledgerbase-bench`, one request at a time:
 //
 //	go test ./api/writes -run '^$' -bench Writes -benchtime 5000x -count 6 -cpuprofile /tmp/cpu.prof
 func BenchmarkWrites(b *testing.B) {

@@ -27,14 +27,14 @@ func init() {
 	registerRefresh(resource.GiftCards, refreshGiftCards)
 }
 
-// staleGiftCards are the active cards whose expiry has passed (times
-// compare as stored, as for promotions). A depleted card stays depleted:
-// nothing is left to expire.
+// staleGiftCards are the workspace's active cards whose expiry has passed
+// (times compare as stored, as for promotions). A depleted card stays
+// depleted: nothing is left to expire.
 const staleGiftCards = "status = 'active' AND expires_at <= ?"
 
 // refreshGiftCards marks the workspace's active cards past their expiry
-// expired before they are read, as a system write with gift_card.expired
-// events: one indexed read, and the move only when some are stale.
+// expired before they are read, as a system write with its events: one
+// indexed read, and a write only when a card is due.
 func refreshGiftCards(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
 	var one int
 	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE workspace_id = ? AND "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)

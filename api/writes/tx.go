@@ -99,9 +99,12 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 	}
 	q.touched = q.touched[:0] // a rerun of the transaction starts over
 	q.deliveries = 0
-	b, err := q.watch(tx)
-	if err != nil {
-		return Result{}, err
+	var b before
+	var err error
+	if recordEvents {
+		if b, err = q.watch(tx); err != nil {
+			return Result{}, err
+		}
 	}
 	if err := do(tx); err != nil {
 		return Result{}, err
@@ -113,12 +116,14 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 			return Result{}, err
 		}
 	}
-	changes, err := q.changes(tx, a, res, b)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := q.emit(tx, changes); err != nil {
-		return Result{}, err
+	if recordEvents {
+		changes, err := q.changes(tx, a, res, b)
+		if err != nil {
+			return Result{}, err
+		}
+		if err := q.emit(tx, changes); err != nil {
+			return Result{}, err
+		}
 	}
 	if q.Idem != nil {
 		if err := q.Idem.Keep(q.Ctx, tx, res.Status, res.Body); err != nil {

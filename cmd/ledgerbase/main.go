@@ -31,7 +31,7 @@ func root() *cobra.Command {
 	}
 	c.PersistentFlags().String("database-url", "", "sqlite:PATH or postgres://... (env LEDGERBASE_DATABASE_URL; default "+database.DefaultURL+")")
 	c.PersistentFlags().String("config", "", "YAML configuration file (env LEDGERBASE_CONFIG); see configs/ledgerbase.yaml")
-	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), adminCmd(), backupCmd(), healthcheckCmd(), benchCmd())
+	c.AddCommand(serveCmd(), migrateCmd(), workspaceCmd(), keyCmd(), roleCmd(), demoCmd(), adminCmd(), backupCmd(), healthcheckCmd())
 	return c
 }
 

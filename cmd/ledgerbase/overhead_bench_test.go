@@ -77,7 +77,7 @@ func BenchmarkOverhead(b *testing.B) {
 	serveOnce(b, app, limitedReq, 200) // spends the key's one token
 	serveOnce(b, app, limitedReq, 429)
 
-	base := fiber.New(fiber.Config{DisableStartupMessage: true}) // as `ledgerbase bench baseline`
+	base := fiber.New(fiber.Config{DisableStartupMessage: true}) // as `ledgerbase-bench baseline`
 	base.Get("/v1/invoices/:id", func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return c.Send(body)

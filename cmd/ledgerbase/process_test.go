@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -133,4 +134,14 @@ func (s *server) stop(t *testing.T) {
 	if s.err != nil {
 		t.Fatalf("serve exited with %v\n%s", s.err, s.stderr)
 	}
+}
+
+// freePort is a loopback address no one listens on right now.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }

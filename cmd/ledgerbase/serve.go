@@ -310,8 +310,6 @@ func (a *appliance) serve(ln, mln net.Listener) error {
 			}
 		}()
 	}
-	// Under TLS, so the TLS connection's deadlines are the lazy ones too.
-	ln = &lazyDeadlines{Listener: ln, slack: deadlineSlack(a.cfg.ReadTimeout, a.cfg.WriteTimeout, a.cfg.IdleTimeout)}
 	if a.tls != nil {
 		ln = tls.NewListener(ln, a.tls)
 	}

@@ -239,6 +239,8 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 			if d.counted(t.table) {
 				t.fill = d.bulkTotals(t.table)
 			}
+		case t.table + "_sums_ai":
+			t.fill = d.bulkSums(t.table)
 		}
 		if t.fill != nil {
 			out = append(out, t)
@@ -253,7 +255,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 // it does under the trigger. One scan of the table fills a small temporary
 // table of counts by workspace, day and values; the counters come from it.
 func (d *DB) bulkTotals(t string) []bulkStmt {
-	sel, group := "workspace_id AS w, "+d.dayOf("")+" AS d", "1, 2"
+	sel, group := "workspace_id AS w, "+d.sql.dayOf("")+" AS d", "1, 2"
 	cols := d.valueColumns(t)
 	for i, c := range cols {
 		sel += fmt.Sprintf(", %s AS k%d", valueKey(t, c, ""), i)

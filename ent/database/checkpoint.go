@@ -75,11 +75,16 @@ func (c *checkpointer) run(ctx context.Context) {
 	t := time.NewTicker(checkpointEvery)
 	defer t.Stop()
 	var restarted time.Time
+	optimized := time.Now() // at open
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if time.Since(optimized) >= optimizeEvery {
+			optimize(ctx, c.writer)
+			optimized = time.Now()
 		}
 		// Errors (a busy or closing database) are retried at the next
 		// tick; closing the writer runs a final checkpoint anyway.

@@ -40,6 +40,8 @@ type DB struct {
 	Write *sql.DB
 	// Dialect is dialect.SQLite or dialect.Postgres.
 	Dialect string
+	// sql is the SQL that differs between them.
+	sql sqlDialect
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
@@ -159,6 +161,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
+	optimize(ctx, w)
 	ckpt, err := startCheckpoints(path, w)
 	if err != nil {
 		w.Close()
@@ -180,6 +183,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		Read:    r,
 		Write:   w,
 		Dialect: dialect.SQLite,
+		sql:     sqliteSQL{},
 		Path:    path,
 	}, nil
 }
@@ -203,7 +207,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
 	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
-	return &DB{Ent: c, Reader: c, Read: db, Write: db, Dialect: dialect.Postgres}, nil
+	return &DB{Ent: c, Reader: c, Read: db, Write: db, Dialect: dialect.Postgres, sql: postgresSQL{}}, nil
 }
 
 // Close closes every pool. Calling it again (a shutdown, then a deferred
@@ -218,6 +222,9 @@ func (d *DB) Close() error {
 		}
 		if d.dv != nil {
 			d.dv.close()
+		}
+		if d.Dialect == dialect.SQLite {
+			optimize(context.Background(), d.Write)
 		}
 		d.closeErr = d.Ent.Close()
 		if d.Read != d.Write {

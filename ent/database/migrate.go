@@ -2,9 +2,7 @@ package database
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,6 +74,9 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := d.migrateTotals(ctx); err != nil {
 		return fmt.Errorf("database: list totals: %w", err)
 	}
+	if err := d.migrateSums(ctx); err != nil {
+		return fmt.Errorf("database: kept sums: %w", err)
+	}
 	if err := d.migrateAccess(ctx); err != nil {
 		return fmt.Errorf("database: access changes: %w", err)
 	}
@@ -89,18 +90,15 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 		if len(s.Columns) == 0 {
 			continue // counted columns only
 		}
-		var err error
-		if d.Dialect == dialect.Postgres {
-			err = d.postgresSearch(ctx, s)
-		} else {
-			err = d.sqliteSearch(ctx, s)
-		}
-		if err != nil {
+		if err := d.sql.searchIndex(ctx, d, s); err != nil {
 			return fmt.Errorf("database: search index on %s: %w", s.Table, err)
 		}
 	}
 	if err := d.migrateValues(ctx, merged); err != nil {
 		return fmt.Errorf("database: search values: %w", err)
+	}
+	if d.Dialect == dialect.SQLite {
+		optimize(ctx, d.Write)
 	}
 	return nil
 }
@@ -151,140 +149,6 @@ const searchWorkspaces = "search_workspaces"
 
 func hasWorkspaceColumn(table string) bool {
 	return slices.Contains(countedTables(), table)
-}
-
-func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
-	fts := s.Table + "_fts"
-	lid, register, bump := "0", "", ""
-	if hasWorkspaceColumn(s.Table) {
-		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
-		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
-		// Cached word lookups (see probe) hold while the table's list_totals
-		// gen does: the totals triggers bump it on every insert and delete,
-		// and this on an update of a searched column, so an insert costs no
-		// write of its own for it.
-		bump = fmt.Sprintf("UPDATE %s SET gen = gen + 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND shard = 0; ", totalsTable, s.Table)
-	}
-	cols := s.words()
-	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", cols), lid)
-	triggers := []string{
-		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s END",
-			fts, strings.Join(cols, ", "), s.Table, bump, fts, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
-	}
-	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
-		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
-		return err
-	}
-	// search_tokenize splits text exactly as the FTS tables do (case and
-	// diacritics folded): rows and values are checked against q with it.
-	if _, err := d.Write.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS "+tokenizeTable+" USING fts3tokenize(unicode61)"); err != nil {
-		return err
-	}
-	if len(cols) == 0 {
-		for _, q := range []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au",
-			"DROP TRIGGER IF EXISTS " + fts + "_ad", "DROP TABLE IF EXISTS " + fts} {
-			if _, err := d.Write.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// unicode61 splits on anything but letters and digits, like
-	// SearchTokens. No prefix indexes: they double the index work of every
-	// insert, and the prefixes people type (a number, a name) are longer
-	// than the 2 or 4 characters such an index would serve.
-	// matchinfo=fts3 drops the per-row %_docsize table, which only
-	// matchinfo's length values read (nothing here ranks): one page write
-	// less per indexed row.
-	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid", matchinfo=fts3)`, fts)
-	// Rebuild only when the table or the searched columns changed since the last start.
-	var haveTrigger, haveTable string
-	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
-	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
-	if haveTrigger == triggers[0] && haveTable == create {
-		return nil
-	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
-	if lid != "0" {
-		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
-			fts, document("t.", cols), s.Table, searchWorkspaces)
-	}
-	stmts := []string{
-		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
-		"DROP TABLE IF EXISTS " + fts, create,
-	}
-	if lid != "0" {
-		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
-	}
-	stmts = append(stmts, fill,
-		// Few, large segments keep prefix queries fast; automerge keeps them
-		// few as rows arrive one transaction at a time.
-		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
-		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
-	for _, q := range append(stmts, triggers...) {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return tx.Commit()
-}
-
-// postgresVector is the indexed expression; queries must repeat it exactly.
-func postgresVector(prefix string, cols []string) string {
-	return fmt.Sprintf(`to_tsvector('simple'::regconfig, regexp_replace(lower(%s), '[^[:alnum:]]+', ' ', 'g'))`, document(prefix, cols))
-}
-
-func (d *DB) postgresSearch(ctx context.Context, s Search) error {
-	name := ""
-	if cols := s.words(); len(cols) > 0 {
-		vec := postgresVector("", cols)
-		sum := sha256.Sum256([]byte(vec))
-		name = s.Table + "_q_" + hex.EncodeToString(sum[:4])
-		// fastupdate off: with it on, GIN queues new entries in a pending
-		// list that every search reads in full until a vacuum or a 4 MB
-		// limit merges it. The bench's payments (updates of indexed rows)
-		// left 63,000 entries there, and a lookup of a word nothing holds
-		// took 10.6 ms instead of 0.09 ms. Indexes made before this are
-		// switched, and what they queued is merged, on every start.
-		for _, q := range []string{
-			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
-			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),
-			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name),
-		} {
-			if _, err := d.Write.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
-			}
-		}
-	}
-	// Drop indexes of earlier column sets.
-	rows, err := d.Write.QueryContext(ctx, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
-		s.Table, s.Table+"_q_%", name)
-	if err != nil {
-		return err
-	}
-	var old []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		old = append(old, n)
-	}
-	rows.Close()
-	for _, n := range old {
-		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+n); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // SearchTokens splits q into the lower-case words the search indexes hold.

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-
-	"entgo.io/ent/dialect"
 )
 
 // How `q` is answered.
@@ -85,15 +83,10 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 // valuesSchema is the SQL that builds the distinct-value counts of few's
 // columns from scratch.
 func (d *DB) valuesSchema(few []Search) []string {
-	pg := d.Dialect == dialect.Postgres
 	var stmts []string
 	for _, t := range countedTables() {
 		for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
-			if pg {
-				stmts = append(stmts, "DROP TRIGGER IF EXISTS "+t+suffix+" ON "+t)
-			} else {
-				stmts = append(stmts, "DROP TRIGGER IF EXISTS "+t+suffix)
-			}
+			stmts = append(stmts, d.sql.dropTrigger(t+suffix, t))
 		}
 	}
 	stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
@@ -110,66 +103,15 @@ func (d *DB) valuesSchema(few []Search) []string {
 		"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %[1]s.gen + 1; "+
 		"INSERT INTO %[2]s (workspace_id, tbl, gen, value) SELECT workspace_id, tbl, gen, new.value FROM %[1]s "+
 		"WHERE workspace_id = new.workspace_id AND tbl = new.tbl;", valuesGen, valuesLog)
-	if pg {
-		stmts = append(stmts, plpgsql(valuesTable+"_new", strings.ReplaceAll(bumpGen, "new.", "NEW.")),
-			fmt.Sprintf("CREATE TRIGGER %[1]s_new AFTER INSERT ON %[1]s FOR EACH ROW EXECUTE FUNCTION %[1]s_new()", valuesTable))
-	} else {
-		stmts = append(stmts, fmt.Sprintf("CREATE TRIGGER %s_new AFTER INSERT ON %s BEGIN %s END", valuesTable, valuesTable, bumpGen))
-	}
+	stmts = append(stmts, d.sql.newValueTrigger(bumpGen)...)
 	for _, s := range few {
 		t, c := s.Table, s.few()
 		stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (workspace_id, %s, created_at, id)", valueIndex(t, c), t, c))
-		if pg {
-			stmts = append(stmts, postgresValues(t, c)...)
-		} else {
-			stmts = append(stmts, sqliteValues(t, c)...)
-		}
+		stmts = append(stmts, d.sql.valuesTriggers(t, c)...)
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
 			valuesTable, t, c, t))
 	}
 	return stmts
-}
-
-func plpgsql(name, body string) string {
-	return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n\t%s\n\tRETURN NULL;\nEND $$", name, body)
-}
-
-func sqliteValues(t, c string) []string {
-	add := fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) VALUES (new.workspace_id, '%s', coalesce(new.%s, ''), 0, 1) "+
-		"ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = n + 1;", valuesTable, t, c)
-	sub := fmt.Sprintf("UPDATE %s SET n = n - 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND value = coalesce(old.%s, '') AND shard = 0;",
-		valuesTable, t, c)
-	return []string{
-		fmt.Sprintf("CREATE TRIGGER %s_values_ai AFTER INSERT ON %s BEGIN %s END", t, t, add),
-		fmt.Sprintf("CREATE TRIGGER %s_values_ad AFTER DELETE ON %s BEGIN %s END", t, t, sub),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END", t, c, sub, add),
-	}
-}
-
-// postgresValues counts per statement (a bulk insert touches each value
-// once) into a random shard of totalShards, so concurrent inserts of the
-// same client's invoices do not queue on one row.
-func postgresValues(t, c string) []string {
-	upsert := func(sel string) string {
-		return fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, value, shard, n) %[2]s
-	ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, valuesTable, sel)
-	}
-	rows := func(from, sign string) string {
-		return upsert(fmt.Sprintf("SELECT workspace_id, '%s', coalesce(%s, ''), floor(random() * %d)::int, %scount(*) FROM %s GROUP BY 1, 3",
-			t, c, totalShards, sign, from))
-	}
-	moved := func(side, sign string) string {
-		return upsert(fmt.Sprintf("SELECT %[1]s.workspace_id, '%[2]s', coalesce(%[1]s.%[3]s, ''), floor(random() * %[4]d)::int, %[5]scount(*) "+
-			"FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE o.%[3]s IS DISTINCT FROM n.%[3]s GROUP BY 1, 3", side, t, c, totalShards, sign))
-	}
-	return []string{
-		plpgsql(t+"_values_ins", rows("new_rows", "")),
-		plpgsql(t+"_values_del", rows("old_rows", "-")),
-		plpgsql(t+"_values_upd", moved("o", "-")+"\n\t"+moved("n", "")),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_ins()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_del()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_upd()", t),
-	}
 }
 
 // values are a workspace's distinct values of a table's Few column, with
@@ -227,15 +169,6 @@ func (x *values) startedBy(t string) []int {
 
 var valuesCache genCache[*values]
 
-// wordsOf is the SQL of the folded words of a text expression, separated by
-// single spaces: exactly the terms the word index holds.
-func (d *DB) wordsOf(expr string) string {
-	if d.Dialect == dialect.Postgres {
-		return "regexp_replace(lower(" + expr + "), '[^[:alnum:]]+', ' ', 'g')"
-	}
-	return "(SELECT group_concat(token, ' ') FROM " + tokenizeTable + " WHERE input = " + expr + ")"
-}
-
 // fewValues is a workspace's distinct values of a table's Few column. The
 // first call reads them all; after that, a gen that moved on means new
 // values, and only those are read, from the log of new values, and folded.
@@ -290,7 +223,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 			words = SearchTokens(c.vals[i]) // what unicode61 and PostgreSQL's fold make of ASCII
 		} else {
 			var w sql.NullString
-			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
+			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
 				return nil, err
 			}
 			words = strings.Fields(w.String)
@@ -316,14 +249,12 @@ func (x *values) extend() *values {
 // queryTokens are q's first maxTokens words folded as the word index folds
 // them, without repeats.
 func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
-	toks := SearchTokens(q)
-	if d.Dialect != dialect.Postgres && !ascii(q) {
-		// unicode61 also folds diacritics; ask it.
-		var s sql.NullString
-		if err := d.Read.QueryRowContext(ctx, "SELECT group_concat(token, ' ') FROM "+tokenizeTable+" WHERE input = ?", q).Scan(&s); err != nil {
-			return nil, err
-		}
-		toks = strings.Fields(s.String)
+	toks, folded, err := d.sql.foldTokens(ctx, d, q)
+	if err != nil {
+		return nil, err
+	}
+	if !folded {
+		toks = SearchTokens(q)
 	}
 	if len(toks) > maxTokens {
 		toks = toks[:maxTokens]
@@ -379,73 +310,19 @@ type Found struct {
 	// rows that match, with its arguments; empty when q holds no word.
 	Cond string
 	Args []any
-	// Sub, on SQLite when the matches are exactly the rows of one word
-	// index query, is that query (it selects rowids), with its arguments.
-	Sub     string
-	SubArgs []any
-	// Counted: Total is the exact number of matches and Keys the keys of
-	// the requested page, newest first, as a JSON array (see KeysIn).
+	// Counted: Total is the exact number of matches.
 	Counted bool
 	Total   int64
-	Keys    string
-	// IDs, when not nil, are the ids of the page's rows, in its order: read
-	// from the index that found them, they spare the page a second visit
-	// to its rows when their records are cached.
-	IDs []string
+	// Page: Cond keeps exactly the rows of the requested page.
+	Page bool
+	// sub, when the matches are exactly the keys one word index query
+	// selects (SQLite), is that query; Cond is then "key IN (sub)".
+	sub string
 }
 
-// KeysIn is a condition on alias t keeping the rows whose keys (Found.Keys,
-// a JSON array) are in the list, with its one argument.
-func (d *DB) KeysIn(keys string) (string, any) {
-	if d.Dialect == dialect.Postgres {
-		return "t.id IN " + d.list(), keys
-	}
-	return "t.rowid IN " + d.list(), keys
-}
-
-// list is a subquery of the elements of a JSON array argument.
-func (d *DB) list() string {
-	if d.Dialect == dialect.Postgres {
-		return "(SELECT jsonb_array_elements_text(CAST(? AS jsonb)))"
-	}
-	return "(SELECT value FROM json_each(?))"
-}
-
-func (d *DB) key() string {
-	if d.Dialect == dialect.Postgres {
-		return "t.id"
-	}
-	return "t.rowid"
-}
-
-// wordsCond is the condition that every token of toks starts a word of the
-// word index (or, with or, one of them does), with its arguments.
-func (d *DB) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any) {
-	if d.Dialect == dialect.Postgres {
-		parts := make([]string, len(toks))
-		for i, t := range toks {
-			parts[i] = t + ":*"
-		}
-		op := " & "
-		if or {
-			op = " | "
-		}
-		return postgresVector("t.", s.words()) + " @@ to_tsquery('simple', ?)", []any{strings.Join(parts, op)}
-	}
-	parts := make([]string, len(toks))
-	for i, t := range toks {
-		parts[i] = t + "*"
-	}
-	op := " "
-	if or {
-		op = " OR "
-	}
-	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(parts, op)}
-	if hasWorkspaceColumn(s.Table) {
-		sub += " AND lid = (SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = ?)"
-		args = append(args, wsID)
-	}
-	return "t.rowid IN (" + sub + ")", args
+// paged is the Found of a page whose keys (a JSON array) the search read.
+func (d *DB) paged(total int64, keys string) Found {
+	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true}
 }
 
 // search is one q being answered.
@@ -463,6 +340,8 @@ type search struct {
 	// generation, tableGen (read with the values' at the start), holds.
 	probeCached bool
 	tableGen    int64
+	// offset and limit are the page asked for.
+	offset, limit int
 }
 
 // Find answers q over the workspace's rows of s.Table. With whole (the list
@@ -473,8 +352,8 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 	if err != nil || len(toks) == 0 {
 		return Found{}, err
 	}
-	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()),
-		probeCached: d.Dialect != dialect.Postgres && hasWorkspaceColumn(s.Table)}
+	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
+		probeCached: d.sql.cachesProbes() && hasWorkspaceColumn(s.Table)}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {
@@ -504,7 +383,47 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 			return f, err
 		}
 	}
-	return x.cond(), nil
+	// Filtered too, the matches are taken to be few (the planner fetches
+	// them by key), as a filter rarely keeps many of them.
+	f := x.cond()
+	if f.sub != "" && whole {
+		return x.countSub(ctx, f)
+	}
+	return f, nil
+}
+
+// maxKeys bounds the match keys carried from the count to the page query.
+const maxKeys = 50_000
+
+// countSub counts the matches of a whole list that one word index query
+// selects. Their keys are read once, counted, and handed to the page query
+// as a list, so the index is searched only once.
+func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
+	d := x.d
+	var keys string
+	q := "SELECT " + d.sql.jsonAgg("docid") + ", COUNT(*) FROM (" + f.sub + " LIMIT " + strconv.Itoa(maxKeys+1) + ") x"
+	if err := d.Read.QueryRowContext(ctx, d.Rebind(q), f.Args...).Scan(&keys, &f.Total); err != nil {
+		return Found{}, err
+	}
+	if f.Total <= maxKeys {
+		f.Cond, f.Args = d.sql.rowKey()+" IN "+d.sql.jsonList(), []any{keys}
+	} else if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT COUNT(*) FROM ("+f.sub+") x"), f.Args...).Scan(&f.Total); err != nil {
+		return Found{}, err
+	}
+	f.Counted = true
+	if !x.fewMatches(ctx, f.Total) {
+		f.Cond = d.sql.manyAmong(f.Cond)
+	}
+	return f, nil
+}
+
+// fewMatches reports whether fetching every match by key and sorting them
+// (about 5 µs a row: scattered table pages) beats walking the newest-first
+// index until the page is found (about 0.2 µs an entry, rows/matches
+// entries per match): matches² · 25 ≤ (offset+limit) · rows.
+func (x *search) fewMatches(ctx context.Context, matches int64) bool {
+	rows, ok := x.d.Count(ctx, x.wsID, x.s.Table, "")
+	return !ok || matches*matches*25 <= int64(x.offset+x.limit)*rows
 }
 
 // searchGens are the generations a search of a table depends on: the
@@ -559,10 +478,9 @@ func (x *search) cond() Found {
 		for i, ti := range x.bare {
 			toks[i] = x.toks[ti]
 		}
-		c, a := d.wordsCond(s, x.wsID, toks, false)
-		if len(x.bare) == len(x.toks) && d.Dialect != dialect.Postgres {
-			sub := strings.TrimSuffix(strings.TrimPrefix(c, "t.rowid IN ("), ")")
-			return Found{Cond: c, Args: a, Sub: sub, SubArgs: a}
+		c, a, sub := d.sql.wordsCond(s, x.wsID, toks, false)
+		if len(x.bare) == len(x.toks) && sub != "" {
+			return Found{Cond: c, Args: a, sub: sub}
 		}
 		parts, args = append(parts, c), append(args, a...)
 	}
@@ -570,9 +488,9 @@ func (x *search) cond() Found {
 		if len(vs) == 0 {
 			continue
 		}
-		c, a := "t."+s.few()+" IN "+d.list(), []any{x.valueList(vs)}
+		c, a := "t."+s.few()+" IN "+d.sql.jsonList(), []any{x.valueList(vs)}
 		if hasWords {
-			wc, wa := d.wordsCond(s, x.wsID, []string{x.toks[ti]}, false)
+			wc, wa, _ := d.sql.wordsCond(s, x.wsID, []string{x.toks[ti]}, false)
 			c, a = "("+wc+" OR "+c+")", append(wa, a...)
 		}
 		parts, args = append(parts, c), append(args, a...)
@@ -595,10 +513,10 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	hasWords := len(x.s.words()) > 0
 	if len(x.bare) > 0 {
 		if !hasWords {
-			return Found{Counted: true}, true, nil
+			return Found{Cond: "1 = 0", Counted: true, Page: true}, true, nil
 		}
 		if len(x.toks) == 1 {
-			return Found{}, false, nil // one index query answers it (Sub on SQLite)
+			return Found{}, false, nil // one index query answers it (countSub on SQLite)
 		}
 		// Every match has the bare tokens in the word index: look up the
 		// longest (the rarest, as a rule) alone.
@@ -611,8 +529,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil {
 			return Found{}, false, err
 		}
-		keys, ids := window(m, offset, limit)
-		return Found{Counted: true, Total: int64(len(m)), Keys: keys, IDs: ids}, true, nil
+		return x.d.paged(int64(len(m)), window(m, offset, limit)), true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -640,44 +557,35 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		keys, ids := window(extra, offset, limit)
-		return Found{Counted: true, Total: int64(len(extra)), Keys: keys, IDs: ids}, true, nil
+		return x.d.paged(int64(len(extra)), window(extra, offset, limit)), true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
 	in, vl := " = ?", any(x.vals.vals[x.full[0]])
 	if len(x.full) > 1 {
-		in, vl = " IN "+d.list(), x.valueList(x.full)
+		in, vl = " IN "+d.sql.jsonList(), x.valueList(x.full)
 	}
 	// The values' count is read by the page's statement (once): one read
 	// transaction, and the count and the page come from the same snapshot.
 	count := "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + valuesTable + " WHERE workspace_id = ? AND tbl = ? AND value" + in
 	args := []any{x.wsID, t, vl}
-	pg := d.Dialect == dialect.Postgres
-	// On PostgreSQL it rides on every row of the page; on SQLite the page
-	// is read joined into one row (one step instead of one per row), which
-	// carries it: see below.
-	counted := ""
-	if pg {
-		counted = ", (" + count + ")"
-	}
-	// Each value's rows come newest first from the value index; the page
-	// merges the first offset+limit of each (and the extra rows).
-	indexed := ""
-	if !pg {
-		indexed = " INDEXED BY " + valueIndex(t, few)
-	}
+	// It rides on every row of the page (a subquery that does not depend
+	// on the row is run once), and is read alone when the page is empty.
+	counted := ", (" + count + ")"
+	// Each value's rows come newest first from the value index (the
+	// planner picks it by its statistics); the page merges the first
+	// offset+limit of each (and the extra rows).
 	var q string
 	if len(x.full) == 1 && len(extra) == 0 {
 		// One value's rows alone: the page is a stretch of its index,
 		// without the merge's subquery and sort (~30 µs of a ~100 µs search).
-		q = "SELECT " + d.key() + " AS k, t.id AS i" + counted + " FROM " + t + " t" + indexed + " WHERE t.workspace_id = ? AND t." + few + " = ?" +
+		q = "SELECT " + d.sql.rowKey() + " AS k, t.id AS i" + counted + " FROM " + t + " t WHERE t.workspace_id = ? AND t." + few + " = ?" +
 			" ORDER BY t.created_at DESC, t.id DESC" + LimitOffset(limit)
 		args = append(args, x.wsID, x.vals.vals[x.full[0]], offset)
 	} else {
 		var arms []string
 		arm := func(cond string) string {
-			return "SELECT * FROM (SELECT " + d.key() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" + indexed +
+			return "SELECT * FROM (SELECT " + d.sql.rowKey() + " AS k, t.created_at AS c, t.id AS i FROM " + t + " t" +
 				" WHERE t.workspace_id = ? AND " + cond + " ORDER BY t.created_at DESC, t.id DESC LIMIT " + strconv.Itoa(offset+limit) + ") a" + strconv.Itoa(len(arms))
 		}
 		if len(x.full) <= 64 && offset+limit <= x.cap/2 {
@@ -686,7 +594,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 				args = append(args, x.wsID, x.vals.vals[vi])
 			}
 		} else {
-			arms = append(arms, arm("t."+few+" IN "+d.list()))
+			arms = append(arms, arm("t."+few+" IN "+d.sql.jsonList()))
 			args = append(args, x.wsID, x.valueList(x.full))
 		}
 		if len(extra) > 0 {
@@ -695,71 +603,47 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 				ks[i] = m.key
 			}
 			b, _ := json.Marshal(ks)
-			arms = append(arms, "SELECT "+d.key()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.key()+" IN "+d.list())
+			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.sql.rowKey()+" IN "+d.sql.jsonList())
 			args = append(args, string(b))
 		}
 		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)
 	}
-	var f Found
-	var err error
-	if pg {
-		f, err = x.pageRows(ctx, q, args, count)
-	} else {
-		// count's arguments come first, as in the text. The aggregate takes
-		// the rows in the order q yields them, and over no rows it still
-		// answers: the count comes with an empty page too.
-		f, err = x.pageJoined(ctx, "SELECT '[' || coalesce(group_concat(k), '') || ']', group_concat(i), ("+count+") FROM ("+q+")", args)
-	}
+	f, err := x.pageRows(ctx, q, args, count)
 	f.Total += int64(len(extra))
 	return f, err == nil, err
 }
 
-// pageJoined reads a page joined into one row: its keys as a JSON array,
-// its ids comma-separated (ids hold no comma), the count (SQLite).
-func (x *search) pageJoined(ctx context.Context, q string, args []any) (Found, error) {
-	f := Found{Counted: true, IDs: []string{}}
-	var ids sql.NullString
-	if err := x.d.Read.QueryRowContext(ctx, x.d.Rebind(q), args...).Scan(&f.Keys, &ids, &f.Total); err != nil {
-		return Found{}, err
-	}
-	if ids.String != "" {
-		f.IDs = strings.Split(ids.String, ",")
-	}
-	return f, nil
-}
-
-// pageRows reads the page query's rows, each with the count, and the
-// count alone when the page is empty (PostgreSQL).
+// pageRows reads the page query's rows, each with the count (whose
+// arguments come first, as in the text), and the count alone when the
+// page is empty.
 func (x *search) pageRows(ctx context.Context, q string, args []any, count string) (Found, error) {
 	d := x.d
-	f := Found{Counted: true, IDs: []string{}}
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
 	if err != nil {
 		return Found{}, err
 	}
 	defer rows.Close()
-	var keys []any
+	var total int64
+	keys := []any{}
 	for rows.Next() {
+		var k any
 		var id string
-		k, err := x.scanKey(rows, &id, &f.Total)
-		if err != nil {
+		if err := rows.Scan(&k, &id, &total); err != nil {
 			return Found{}, err
 		}
-		keys, f.IDs = append(keys, k), append(f.IDs, id)
+		keys = append(keys, k)
 	}
 	if err := rows.Err(); err != nil {
 		return Found{}, err
 	}
 	if len(keys) == 0 {
-		keys = []any{}
-		if err := d.Read.QueryRowContext(ctx, d.Rebind(count), args[:3]...).Scan(&f.Total); err != nil {
+		if err := d.Read.QueryRowContext(ctx, d.Rebind(count), args[:3]...).Scan(&total); err != nil {
 			return Found{}, err
 		}
 	}
 	b, _ := json.Marshal(keys)
-	f.Keys = string(b)
-	return f, nil
+	return d.paged(total, string(b)), nil
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
@@ -776,43 +660,27 @@ type match struct {
 	id, value string
 }
 
-// window is the keys and ids of m's page at offset.
-func window(m []match, offset, limit int) (string, []string) {
+// window is the keys of m's page at offset, as a JSON array.
+func window(m []match, offset, limit int) string {
 	keys := []any{}
-	ids := []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
-		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
+		keys = append(keys, m[i].key)
 	}
 	b, _ := json.Marshal(keys)
-	return string(b), ids
-}
-
-func (x *search) scanKey(rows *sql.Rows, more ...any) (any, error) {
-	if x.d.Dialect == dialect.Postgres {
-		var k string
-		err := rows.Scan(append([]any{&k}, more...)...)
-		return k, err
-	}
-	var k int64
-	err := rows.Scan(append([]any{&k}, more...)...)
-	return k, err
+	return string(b)
 }
 
 // probe looks toks up in the word index (all of them, or with or any), and
 // returns at most probeCap+1 keys as a JSON array, and how many.
 func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int, error) {
 	d := x.d
-	c, args := d.wordsCond(x.s, x.wsID, toks, or)
-	var q string
-	if d.Dialect == dialect.Postgres {
-		q = "SELECT COALESCE(json_agg(k)::text, '[]'), COUNT(*) FROM (SELECT t.id AS k FROM " + x.s.Table + " t WHERE t.workspace_id = ? AND " +
-			c + " LIMIT " + strconv.Itoa(x.cap+1) + ") x"
+	c, args, sub := d.sql.wordsCond(x.s, x.wsID, toks, or)
+	match := args[0]
+	if sub == "" {
+		sub = "SELECT t.id AS docid FROM " + x.s.Table + " t WHERE t.workspace_id = ? AND " + c
 		args = append([]any{x.wsID}, args...)
-	} else {
-		// The index query alone, without reading the table.
-		sub := strings.TrimSuffix(strings.TrimPrefix(c, "t.rowid IN ("), ")")
-		q = "SELECT '[' || COALESCE(group_concat(docid), '') || ']', COUNT(*) FROM (" + sub + " LIMIT " + strconv.Itoa(x.cap+1) + ")"
-	}
+	} // else the index query alone, without reading the table
+	q := "SELECT " + d.sql.jsonAgg("docid") + ", COUNT(*) FROM (" + sub + " LIMIT " + strconv.Itoa(x.cap+1) + ") x"
 	// On SQLite a lookup that lands on a word found in most rows reads
 	// that word's whole doclist (a few MB at a million rows: "stark*" sorts
 	// after the "inv" of every invoice number), so small answers are kept
@@ -820,7 +688,7 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	var key string
 	gen, cache := x.tableGen, x.probeCached
 	if cache {
-		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, args[0], x.cap)
+		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, match, x.cap)
 		if p, ok := probeCache.get(key, gen); ok {
 			return p.keys, p.n, nil
 		}
@@ -853,9 +721,9 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	}
 	words := "''"
 	if verify {
-		words = "coalesce(" + d.wordsOf(document("t.", s.Columns)) + ", '')"
+		words = "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
 	}
-	q := "SELECT " + d.key() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.key() + " IN " + d.list() +
+	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
 	if err != nil {
@@ -866,7 +734,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	for rows.Next() {
 		var m match
 		var w string
-		if m.key, err = x.scanKey(rows, &m.id, &m.value, &w); err != nil {
+		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
 			return nil, err
 		}
 		if verify {

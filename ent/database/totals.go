@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
@@ -100,105 +99,10 @@ func valueKey(table, c, ref string) string {
 // (a string or a bool, as list filters carry them).
 func (d *DB) ValueKey(table, c string, v any) string {
 	s := fmt.Sprint(v)
-	if b, ok := v.(bool); ok && d.Dialect != dialect.Postgres {
-		s = "0"
-		if b {
-			s = "1"
-		}
+	if b, ok := v.(bool); ok {
+		s = d.sql.boolText(b)
 	}
 	return table + ":" + c + "=" + s
-}
-
-func (d *DB) sqliteTotals(t string) []string {
-	up := func(key, ref string, delta int) string {
-		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) VALUES (%sworkspace_id, %s, 0, %d, 1) "+
-			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d, gen = gen + 1;", totalsTable, ref, key, delta, delta)
-	}
-	day := func(ref string, delta int) string {
-		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) VALUES (%sworkspace_id, '%s', %s, 0, %d) "+
-			"ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = n + %d;", daysTable, ref, t, d.dayOf(ref), delta, delta)
-	}
-	body := func(ref string, delta int) string {
-		b := up("'"+t+"'", ref, delta) + " " + day(ref, delta)
-		for _, c := range d.valueColumns(t) {
-			b += " " + up(valueKey(t, c, ref), ref, delta)
-		}
-		return b
-	}
-	out := []string{
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad", t),
-		fmt.Sprintf("CREATE TRIGGER %s_totals_ai AFTER INSERT ON %s BEGIN %s END", t, t, body("new.", 1)),
-		fmt.Sprintf("CREATE TRIGGER %s_totals_ad AFTER DELETE ON %s BEGIN %s END", t, t, body("old.", -1)),
-	}
-	for _, c := range d.valueColumns(t) {
-		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_%s_au", t, c),
-			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_%[2]s_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END",
-				t, c, up(valueKey(t, c, "old."), "old.", -1), up(valueKey(t, c, "new."), "new.", 1)))
-	}
-	return out
-}
-
-func (d *DB) postgresTotals(t string) []string {
-	// Statement-level triggers with transition tables: a bulk insert of a
-	// thousand rows updates each counter once, not a thousand times.
-	values := func(rows, sign string) string {
-		q := ""
-		for _, c := range d.valueColumns(t) {
-			q += fmt.Sprintf(`
-	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
-	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
-		}
-		return q
-	}
-	add := func(rows, sign string) string {
-		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
-	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
-	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n, gen = %[1]s.gen + 1;
-	INSERT INTO %[6]s (workspace_id, tbl, day, shard, n)
-	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3 ORDER BY 1, 3
-	ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = %[6]s.n + EXCLUDED.n;`,
-			totalsTable, t, totalShards, sign, rows, daysTable, d.dayOf(""))
-		return q + values(rows, sign)
-	}
-	out := []string{
-		plpgsql(t+"_totals_ins", add("new_rows", "")), plpgsql(t+"_totals_del", add("old_rows", "-")),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_au ON %s", t, t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_ins()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_del()", t),
-	}
-	// An update moves rows between values: minus the old, plus the new, netted
-	// per value, so an update that keeps the value touches no counter. Rows
-	// go in key order: two payments that each moved an invoice from and to
-	// "partially_paid" once took two random shards of one counter in
-	// opposite orders, and PostgreSQL found a deadlock.
-	moved := ""
-	for _, c := range d.valueColumns(t) {
-		moved += fmt.Sprintf(`
-	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, k, floor(random() * %[3]d)::int, SUM(d) FROM (
-		SELECT workspace_id, %[2]s AS k, -1 AS d FROM old_rows UNION ALL SELECT workspace_id, %[2]s, 1 FROM new_rows) x
-	GROUP BY 1, 2 HAVING SUM(d) <> 0 ORDER BY 1, 2
-	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards)
-	}
-	if moved != "" {
-		// PostgreSQL allows no column list on triggers with transition tables.
-		out = append(out, plpgsql(t+"_totals_upd", moved),
-			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_upd()", t))
-	}
-	return out
-}
-
-// dayOf is the SQL of a row's UTC day of creation, "2006-01-02". ent keeps
-// SQLite times as text starting with the date, in UTC.
-func (d *DB) dayOf(ref string) string {
-	if d.Dialect == dialect.Postgres {
-		return "to_char(" + ref + "created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
-	}
-	return "substr(" + ref + "created_at, 1, 10)"
 }
 
 func (d *DB) migrateTotals(ctx context.Context) error {
@@ -227,28 +131,14 @@ func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]s
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, gen BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (workspace_id, tbl, shard))`,
 		`CREATE TABLE `+daysTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`)
-	if d.Dialect == dialect.Postgres {
-		for _, t := range tables {
-			stmts = append(stmts, d.postgresTotals(t)...)
-		}
-	} else {
-		// Value counters of columns no longer declared stop with their triggers.
-		rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name)
-		}
-		rows.Close()
-		for _, t := range tables {
-			stmts = append(stmts, d.sqliteTotals(t)...)
-		}
+	// Value counters of columns no longer declared stop with their triggers.
+	stale, err := d.sql.staleTotals(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	stmts = append(stmts, stale...)
+	for _, t := range tables {
+		stmts = append(stmts, d.sql.totalsTriggers(d, t)...)
 	}
 	// Recount under the same transaction as the triggers, so no insert is
 	// counted twice or missed.
@@ -257,7 +147,7 @@ func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]s
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, '%s', 0, COUNT(*) FROM %s GROUP BY workspace_id",
 				totalsTable, t, t),
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) SELECT workspace_id, '%s', %s, 0, COUNT(*) FROM %s GROUP BY 1, 3",
-				daysTable, t, d.dayOf(""), t))
+				daysTable, t, d.sql.dayOf(""), t))
 		for _, c := range d.valueColumns(t) {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, %s, 0, COUNT(*) FROM %s GROUP BY 1, 2",
 				totalsTable, valueKey(t, c, ""), t))
@@ -287,13 +177,7 @@ func (d *DB) Skip(ctx context.Context, workspaceID, table string, offset int) (c
 	if err != nil {
 		return "", nil, 0, false
 	}
-	next := t.AddDate(0, 0, 1)
-	if d.Dialect == dialect.Postgres {
-		return "t.created_at < ?", next, offset - int(days.before[i]), true
-	}
-	// Text comparison: every stored time of an earlier day sorts before
-	// the bare date of the next one.
-	return "t.created_at < ?", next.Format(time.DateOnly), offset - int(days.before[i]), true
+	return "t.created_at < ?", d.sql.dayBound(t.AddDate(0, 0, 1)), offset - int(days.before[i]), true
 }
 
 // days are a table's row counts per day, newest first.

@@ -146,6 +146,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{BillsColumns[1], BillsColumns[2], BillsColumns[0]},
 			},
+			{
+				Name:    "bill_workspace_id_status_due_date",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[1], BillsColumns[15], BillsColumns[6]},
+			},
 		},
 	}
 	// BillPaymentsColumns holds the columns for the "bill_payments" table.
@@ -266,6 +271,11 @@ var (
 				Name:    "creditnote_workspace_id_created_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[2], CreditNotesColumns[0]},
+			},
+			{
+				Name:    "creditnote_workspace_id_invoice_id",
+				Unique:  false,
+				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[16]},
 			},
 		},
 	}
@@ -478,6 +488,16 @@ var (
 				Annotation: &entsql.IndexAnnotation{
 					Where: "ext_key IS NOT NULL",
 				},
+			},
+			{
+				Name:    "invoice_workspace_id_status_due_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[1], InvoicesColumns[19], InvoicesColumns[6]},
+			},
+			{
+				Name:    "invoice_workspace_id_status_date",
+				Unique:  false,
+				Columns: []*schema.Column{InvoicesColumns[1], InvoicesColumns[19], InvoicesColumns[5]},
 			},
 		},
 	}
@@ -1007,6 +1027,11 @@ var (
 				Name:    "shipment_workspace_id_created_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[2], ShipmentsColumns[0]},
+			},
+			{
+				Name:    "shipment_workspace_id_number",
+				Unique:  false,
+				Columns: []*schema.Column{ShipmentsColumns[1], ShipmentsColumns[5]},
 			},
 			{
 				Name:    "shipment_workspace_id_status_created_at_id",

@@ -110,7 +110,10 @@ func (Shipment) Fields() []ent.Field {
 }
 func (Shipment) Edges() []ent.Edge { return []ent.Edge{edge.To("events", ShipmentEvent.Type)} }
 func (Shipment) Indexes() []ent.Index {
+	// workspace_id, number: a new shipment's number is checked free without
+	// reading every shipment of the workspace (~1 s at 200,000 orders).
 	return []ent.Index{
+		index.Fields("workspace_id", "number"),
 		index.Fields("workspace_id", "status", "created_at", "id"),
 		index.Fields("workspace_id", "sales_order_id", "created_at", "id"),
 	}

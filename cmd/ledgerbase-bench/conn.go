@@ -86,6 +86,11 @@ func appendRequest(b []byte, host string, r request) []byte {
 		b = append(b, r.auth...)
 		b = append(b, "\r\n"...)
 	}
+	if r.cookie != "" {
+		b = append(b, "Cookie: "...)
+		b = append(b, r.cookie...)
+		b = append(b, "\r\n"...)
+	}
 	if r.body != nil {
 		b = append(b, "Content-Type: application/json\r\nContent-Length: "...)
 		b = strconv.AppendInt(b, int64(len(r.body)), 10)

@@ -23,6 +23,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/records"
+	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -34,19 +36,30 @@ import (
 // same run, so figures from a busy or a different machine still compare.
 func benchCmd() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "bench",
+		Use:   "ledgerbase-bench",
 		Short: "Seed a workspace, serve it, and measure /v1 against a bare fiber baseline",
-		Long: `bench seeds a workspace at --scale (reused when an earlier run seeded it with the
-same counts and seed), starts 'ledgerbase serve' as a child process on a loopback
-port, drives it with keep-alive connections from this process, and prints per
-scenario: requests/s (median of --rounds), its ratio to a bare fiber handler
-serving the same invoice JSON from memory (a second child process; every
-round is paired with a baseline round just before it), p50/p90/p99 latency,
-errors, and the server's peak RSS.`,
-		Args: cobra.NoArgs,
-		RunE: runBench,
+		Long: `ledgerbase-bench seeds a workspace at --scale (reused when an earlier run seeded it
+with the same counts and seed), starts 'ledgerbase serve' (the binary --server
+names) as a child process on a loopback port, drives it with keep-alive
+connections from this process, and prints per scenario: requests/s (median of
+--rounds), its ratio to a bare fiber handler serving the same invoice JSON from
+memory (a second child process; every round is paired with a baseline round
+just before it), p50/p90/p99 latency, errors, and the server's peak RSS.
+
+--against starts a second 'serve' from another build on the same database and
+pairs every round with one of its rounds too: the "× against" column is this
+build's req/s over that one's, in the same run (old binary against new, or the
+build without events: go build -tags ledgerbase_noevents ./cmd/ledgerbase).
+The webhook rows register an endpoint on a receiver in this process.`,
+		Args:          cobra.NoArgs,
+		RunE:          runBench,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 	}
 	f := c.Flags()
+	f.String("database-url", "", "postgres://... to measure on PostgreSQL (default: a SQLite file in --dir)")
+	f.String("server", "", "the ledgerbase binary to measure (default: ledgerbase beside this program, else on PATH)")
+	f.String("against", "", "a second ledgerbase binary measured in the same run, round for round (see above)")
 	f.Int("scale", 1_000_000, "invoices to seed; the demo generator sizes every other resource from it unless counted below")
 	f.Int("clients", 0, "clients to seed (default --scale/10: 100,000 at the default scale)")
 	f.Int("sales-orders", 0, "sales orders to seed, each with its lines (default --scale/5: 200,000)")
@@ -66,11 +79,13 @@ errors, and the server's peak RSS.`,
 // benchEnv is what the scenarios need: the servers and the seeded data.
 type benchEnv struct {
 	app, base *child
+	against   *child // a second build on the same database, or nil
 	auth      string // an admin key without rate limit
 	limited   string // a key allowed one request a minute
 	data      *sample
 	baseGen   func(*rand.Rand) request // the baseline's requests
 	nonce     string                   // keeps this run's created records apart from earlier runs'
+	dashboard request                  // the admin dashboard, signed in
 }
 
 func runBench(c *cobra.Command, _ []string) error {
@@ -114,7 +129,7 @@ func runBench(c *cobra.Command, _ []string) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx, searches()); err != nil {
+	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
 		return err
 	}
 	ws, seeded, err := benchWorkspace(ctx, db, size, seed)
@@ -146,6 +161,9 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	defer access.RevokeKey(context.WithoutCancel(ctx), db.Ent, limitedKey.ID)
 	env.auth, env.limited = "Bearer "+secret, "Bearer "+limited
+	if env.dashboard, err = dashboardRequest(ctx, db, ws.ID); err != nil {
+		return err
+	}
 	if env.data, err = sampleData(ctx, db, ws.ID, seed); err != nil {
 		return err
 	}
@@ -155,12 +173,27 @@ func runBench(c *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if env.app, err = startChild(ctx, dir, "server", exe, append([]string{"serve", "--database-url", url}, strings.Fields(serveFlags)...)...); err != nil {
+	server, _ := f.GetString("server")
+	if server, err = serverBinary(exe, server); err != nil {
+		return err
+	}
+	against, _ := f.GetString("against")
+	serveArgs := append([]string{"serve", "--database-url", url}, strings.Fields(serveFlags)...)
+	if env.app, err = startChild(ctx, dir, "server", server, serveArgs...); err != nil {
 		return err
 	}
 	defer env.app.stop()
 	if err := env.app.waitReady(ctx, "/v1/me", env.auth); err != nil {
 		return err
+	}
+	if against != "" {
+		if env.against, err = startChild(ctx, dir, "against", against, serveArgs...); err != nil {
+			return err
+		}
+		defer env.against.stop()
+		if err := env.against.waitReady(ctx, "/v1/me", env.auth); err != nil {
+			return err
+		}
 	}
 	inv, err := env.app.get(ctx, "/v1/invoices/"+env.data.invoices[0].id, env.auth)
 	if err != nil {
@@ -170,7 +203,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	if err := os.WriteFile(bodyFile, inv, 0o600); err != nil {
 		return err
 	}
-	if env.base, err = startChild(ctx, dir, "baseline", exe, "bench", "baseline", "--body", bodyFile); err != nil {
+	if env.base, err = startChild(ctx, dir, "baseline", exe, "baseline", "--body", bodyFile); err != nil {
 		return err
 	}
 	defer env.base.stop()
@@ -178,8 +211,13 @@ func runBench(c *cobra.Command, _ []string) error {
 		return err
 	}
 
-	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d; %s; serve %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0), dbKind(url),
-		cmp.Or(serveFlags, "with its defaults"))
+	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d, load average %s; %s; serve %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
+		loadAverage(), dbKind(url), cmp.Or(serveFlags, "with its defaults"))
+	fmt.Fprintf(out, "server: %s", server)
+	if against != "" {
+		fmt.Fprintf(out, "; against: %s", against)
+	}
+	fmt.Fprintln(out)
 	fmt.Fprintf(out, "run: %d connections, %d rounds of %s after %s warm-up, seed %d; each round paired with a baseline round,\n"+
 		"× baseline is the median of the pairs' ratios; latencies and req/s are medians of the rounds\n\n", conns, rounds, dur, warm, seed)
 
@@ -212,6 +250,9 @@ func runBench(c *cobra.Command, _ []string) error {
 		settleDisk()
 		fmt.Fprintf(c.ErrOrStderr(), "running %s (%d connections)\n", sc.name, n)
 		results = append(results, sc.measure(ctx, env, seed, n, warm, dur, rounds))
+	}
+	if only == "" || strings.Contains(only, "webhook") {
+		results = append(results, webhookRows(ctx, env)...)
 	}
 	hwm, _ := procStatus(env.app.cmd.Process.Pid, "VmHWM")
 	results = append(results, result{name: "server peak RSS over the whole run (VmHWM)", note: fmt.Sprintf("%.0f MB", float64(hwm)/(1<<20))})
@@ -278,6 +319,40 @@ type child struct {
 	log  string
 }
 
+// serverBinary is the ledgerbase binary to start: named, or beside this
+// program, or on PATH.
+func serverBinary(self, named string) (string, error) {
+	if named != "" {
+		return filepath.Abs(named)
+	}
+	if p := filepath.Join(filepath.Dir(self), "ledgerbase"); fileExists(p) {
+		return p, nil
+	}
+	p, err := exec.LookPath("ledgerbase")
+	if err != nil {
+		return "", errors.New("no ledgerbase binary: build one (go build ./cmd/ledgerbase) and name it with --server")
+	}
+	return p, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load, as /proc tells it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
 func startChild(ctx context.Context, dir, name, exe string, args ...string) (*child, error) {
 	addr, err := freePort()
 	if err != nil {
@@ -290,6 +365,8 @@ func startChild(ctx context.Context, dir, name, exe string, args ...string) (*ch
 	}
 	cmd := exec.CommandContext(ctx, exe, append(args, "--addr", addr)...)
 	cmd.Stdout, cmd.Stderr = lf, lf
+	// The webhook rows deliver to a receiver on this machine's loopback.
+	cmd.Env = append(os.Environ(), "LEDGERBASE_WEBHOOKS_ALLOW_HTTP=true", "LEDGERBASE_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true")
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	if err := cmd.Start(); err != nil {
 		lf.Close()
@@ -416,6 +493,7 @@ type result struct {
 	name          string
 	conns         int
 	rps, ratio    float64
+	against       float64 // req/s over the --against build's, paired
 	p50, p90, p99 float64
 	errors        int
 	rss           int64
@@ -438,19 +516,36 @@ func verdict(skip, ok bool) string {
 // printResults writes a Markdown table, so a run pastes into the README as is.
 func printResults(w io.Writer, rs []result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| scenario\t| conns\t| req/s\t| × baseline\t| p50 ms\t| p90 ms\t| p99 ms\t| errors\t| peak RSS MB\t| target\t| \t|")
-	fmt.Fprintln(tw, "|---\t|--:\t|--:\t|--:\t|--:\t|--:\t|--:\t|--:\t|--:\t|---\t|---\t|")
+	against := false
 	for _, r := range rs {
+		against = against || r.against > 0
+	}
+	col := func(v float64) string {
+		if v <= 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f", v)
+	}
+	head, rule := "| scenario\t| conns\t| req/s\t| × baseline\t", "|---\t|--:\t|--:\t|--:\t"
+	if against {
+		head, rule = head+"| × against\t", rule+"|--:\t"
+	}
+	fmt.Fprintln(tw, head+"| p50 ms\t| p90 ms\t| p99 ms\t| errors\t| peak RSS MB\t| target\t| \t|")
+	fmt.Fprintln(tw, rule+"|--:\t|--:\t|--:\t|--:\t|--:\t|---\t|---\t|")
+	for _, r := range rs {
+		cells := fmt.Sprintf("| %s\t| %d\t| %.0f\t| %s\t", r.name, r.conns, r.rps, col(r.ratio))
 		if r.note != "" {
-			fmt.Fprintf(tw, "| %s\t| \t| %s\t| \t| \t| \t| \t| \t| \t| %s\t| %s\t|\n", r.name, r.note, r.target, r.met)
+			cells = fmt.Sprintf("| %s\t| \t| %s\t| \t", r.name, r.note)
+		}
+		if against {
+			cells += "| " + col(r.against) + "\t"
+		}
+		if r.note != "" {
+			fmt.Fprintf(tw, "%s| \t| \t| \t| \t| \t| %s\t| %s\t|\n", cells, r.target, r.met)
 			continue
 		}
-		ratio := "—"
-		if r.ratio > 0 {
-			ratio = fmt.Sprintf("%.2f", r.ratio)
-		}
-		fmt.Fprintf(tw, "| %s\t| %d\t| %.0f\t| %s\t| %.2f\t| %.2f\t| %.2f\t| %d\t| %.0f\t| %s\t| %s\t|\n",
-			r.name, r.conns, r.rps, ratio, r.p50, r.p90, r.p99, r.errors, float64(r.rss)/(1<<20), r.target, r.met)
+		fmt.Fprintf(tw, "%s| %.2f\t| %.2f\t| %.2f\t| %d\t| %.0f\t| %s\t| %s\t|\n",
+			cells, r.p50, r.p90, r.p99, r.errors, float64(r.rss)/(1<<20), r.target, r.met)
 	}
 	tw.Flush()
 }
@@ -498,25 +593,42 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 	l := load{addr: srv.addr, seed: seed}
 	pid := srv.cmd.Process.Pid
 	l.run(ctx, conns, warm, s.gen, s.ok, pid)
+	// The other build, when there is one, serves the same requests on the
+	// same database, round for round; which of the two goes first alternates.
+	var other *load
+	if env.against != nil && !s.base {
+		other = &load{addr: env.against.addr, seed: seed}
+		other.run(ctx, conns, warm, s.gen, s.ok, env.against.cmd.Process.Pid)
+	}
 	// Each round is paired with a baseline round just before it, and the
 	// ratio is the median of the pairs' ratios: a shared machine's load
 	// drifts over minutes, and a pair sees the same load.
 	base := load{addr: env.base.addr, seed: seed}
-	var rps, ratios, p50, p90, p99 []float64
+	var rps, ratios, againsts, p50, p90, p99 []float64
 	for i := 0; i < rounds; i++ {
-		var b round
+		var b, o round
 		if !s.base {
 			b = base.run(ctx, conns, dur, env.baseGen, status(200), 0)
 		}
+		if other != nil && i%2 == 0 {
+			o = other.run(ctx, conns, dur, s.gen, s.ok, 0)
+		}
 		r := l.run(ctx, conns, dur, s.gen, s.ok, pid)
+		if other != nil && i%2 == 1 {
+			o = other.run(ctx, conns, dur, s.gen, s.ok, 0)
+		}
 		rps = append(rps, r.rps())
 		if !s.base && b.rps() > 0 {
 			ratios = append(ratios, r.rps()/b.rps())
+		}
+		if o.rps() > 0 {
+			againsts = append(againsts, r.rps()/o.rps())
 		}
 		p50, p90, p99 = append(p50, r.pct(.5)), append(p90, r.pct(.9)), append(p99, r.pct(.99))
 		res.errors += r.errors
 		res.rss = max(res.rss, r.peakRSS)
 	}
+	res.against = median(againsts)
 	res.rps, res.p50, res.p90, res.p99 = median(rps), median(p50), median(p90), median(p99)
 	res.ratio = median(ratios)
 	if s.base {

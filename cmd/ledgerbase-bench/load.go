@@ -16,6 +16,7 @@ type request struct {
 	method string
 	path   string
 	auth   string // Authorization header value; empty sends none
+	cookie string // Cookie header value; empty sends none
 	body   []byte
 }
 

@@ -1,0 +1,16 @@
+package records
+
+// Strategies names every strategy of the list pipeline (strategies.go).
+var Strategies = map[string]strategy{
+	"searchKeys":    searchKeys,
+	"deepSkip":      deepSkip,
+	"countedTotals": countedTotals,
+}
+
+// Only leaves e's lists the named strategies alone: none, the plain path.
+func Only(e *Engine, names ...string) {
+	e.off = ^strategy(0)
+	for _, n := range names {
+		e.off &^= Strategies[n]
+	}
+}

@@ -1,0 +1,181 @@
+package records
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// A list request goes through four steps, each in one function below:
+//
+//	gate   refresh clock-driven states, note the data version (cache)
+//	plan   the WHERE of the list, its exact total, the page's offset
+//	query  the page's rows, from the render cache when it can
+//	encode the rows as JSON, then the meta
+//
+// The plain path is COUNT(*) and one newest-first page query. Every
+// strategy (strategies.go) is an optional shortcut of one step that must
+// answer exactly what the plain path answers; tests compare the two.
+
+// Page is a validated list request.
+type Page struct {
+	Limit, Offset int
+	Q             string
+	// Filters maps a declared filter's column to its value (string or bool).
+	Filters  []FilterValue
+	ParentID string
+}
+
+// FilterValue is one applied list filter.
+type FilterValue struct {
+	Column string
+	// Value is a string or a bool; a []string matches any of its values.
+	Value any
+	// Bound compares instead of matching: ">=" or "<=" (a date range's ends).
+	Bound string
+}
+
+// where is the filter's SQL condition on the row t, with its arguments.
+func (f FilterValue) where() (string, []any) {
+	if vs, ok := f.Value.([]string); ok {
+		args := make([]any, len(vs))
+		for i, v := range vs {
+			args[i] = v
+		}
+		return "t." + f.Column + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vs)), ",") + ")", args
+	}
+	op := "="
+	if f.Bound == ">=" || f.Bound == "<=" {
+		op = f.Bound
+	}
+	return "t." + f.Column + " " + op + " ?", []any{f.Value}
+}
+
+// values are the values an equality filter matches, one counter each;
+// nil for a range.
+func (f FilterValue) values() []any {
+	if f.Bound != "" {
+		return nil
+	}
+	if vs, ok := f.Value.([]string); ok {
+		out := make([]any, len(vs))
+		for i, v := range vs {
+			out[i] = v
+		}
+		return out
+	}
+	return []any{f.Value}
+}
+
+// listQuery is a planned list: the rows it selects and how to page them.
+type listQuery struct {
+	where string // on the table aliased t
+	args  []any
+	// filtered: where keeps fewer rows than the resource has, so the
+	// counters of whole lists do not answer its total.
+	filtered bool
+	total    int64
+	counted  bool
+	offset   int // into the rows of where
+}
+
+const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
+
+// List answers a list envelope {data, meta} as JSON.
+func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, pg Page) ([]byte, error) {
+	return e.AppendList(ctx, r, ws, pg, make([]byte, 0, 4096))
+}
+
+// AppendList appends the list envelope to b: a caller that reuses b (the
+// API writes into the response's pooled buffer) spares the allocation of
+// every page's JSON and the collections that follow it.
+func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
+	p := e.plans[r]
+	if err := e.refresh(ctx, r, ws); err != nil {
+		return nil, err
+	}
+	lq, err := e.planList(ctx, p, ws, pg)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"data":[`...)
+	if int64(pg.Offset) < lq.total {
+		if b, err = e.page(ctx, p, ws, pg, lq, b); err != nil {
+			return nil, err
+		}
+	}
+	return meta(b, pg, lq.total), nil
+}
+
+// planList builds the list's condition and counts its rows.
+func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (*listQuery, error) {
+	w, extra := p.where(pg.ParentID)
+	lq := &listQuery{where: w, args: append([]any{ws.ID}, extra...), offset: pg.Offset}
+	for _, f := range pg.Filters {
+		cond, args := f.where()
+		lq.where += " AND " + cond
+		lq.args = append(lq.args, args...)
+	}
+	lq.filtered = len(pg.Filters) > 0
+	if pg.Q != "" && len(p.search.Columns) > 0 {
+		if err := e.search(ctx, p, ws, pg, lq); err != nil {
+			return nil, err
+		}
+	}
+	if !lq.counted {
+		lq.total, lq.counted = e.countedTotal(ctx, p.r, ws, pg, lq)
+	}
+	if !lq.counted {
+		q := "SELECT COUNT(*) FROM " + p.r.Table + " t WHERE " + lq.where
+		if err := e.db.Read.QueryRowContext(ctx, e.db.Rebind(q), lq.args...).Scan(&lq.total); err != nil {
+			return nil, apierr.Internal(err)
+		}
+	}
+	return lq, nil
+}
+
+// page appends the records of the page: from the render cache when the
+// resource is cached, else encoded from its rows.
+func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, b []byte) ([]byte, error) {
+	where, args, offset := lq.where, lq.args, lq.offset
+	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
+		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
+	}
+	page := func(sel string) string {
+		return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
+	}
+	args = append(args, offset)
+	if p.cacheable && e.cache != nil {
+		return e.pageCached(ctx, p, ws, pg.ParentID, page(p.keys), args, b)
+	}
+	s, err := e.query(ctx, e.db.Read, p, page(p.selects), args)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := e.loadEmbeds(ctx, e.db.Read, p, ws, s)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range s.rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = p.encode(b, ws, d, emb[i])
+	}
+	return b, nil
+}
+
+// meta closes a list envelope.
+func meta(b []byte, pg Page, total int64) []byte {
+	b = append(b, `],"meta":{"limit":`...)
+	b = strconv.AppendInt(b, int64(pg.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(pg.Offset), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, total, 10)
+	return append(b, `}}`...)
+}

@@ -1,0 +1,244 @@
+package records
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"entgo.io/ent/dialect/sql/schema"
+	"entgo.io/ent/schema/field"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/migrate"
+)
+
+type kind uint8
+
+const (
+	kString kind = iota
+	kInt
+	kBool
+	kTime
+	kJSON
+	kFloat
+)
+
+type column struct {
+	name     string
+	kind     kind
+	hidden   bool // selected for computed fields or flags, never shown
+	commerce bool // shown only on products of a commerce workspace
+}
+
+type plan struct {
+	r       *resource.Resource
+	cols    []column
+	selects string // "t.a, t.b"
+	getSQL  string // one record by id (and parent, for sub-resources)
+	// anySQL is getSQL without the resource's Scope: the answer of a write
+	// that moved a record out of it (an archived promotion).
+	anySQL   string
+	search   database.Search
+	embeds   []*embedPlan
+	flag     int // index of the commerce flag column, or -1
+	colIndex map[string]int
+	// cacheable plans render from their own row alone: their JSON is kept
+	// in the render cache (cache.go). selects then ends with the version
+	// column, and keys selects only id and version.
+	cacheable         bool
+	commerceSensitive bool
+	keys              string
+	versionSQL        string // id and version of one record
+}
+
+// version is the column a cached rendering is checked against, as text on
+// both databases.
+const version = "CAST(t.updated_at AS TEXT)"
+
+// dests allocates the scan buffers of one full row.
+func (p *plan) dests() []any {
+	d := newDests(p.cols, 0)
+	if p.cacheable {
+		d = append(d, new(string))
+	}
+	return d
+}
+
+// versionOf is the version a full row was read at.
+func (p *plan) versionOf(d []any) string { return *d[len(d)-1].(*string) }
+
+type embedPlan struct {
+	e    resource.Embed
+	cols []column
+	sql  string // takes the parent ids as IN (...) arguments, appended per call
+}
+
+func table(name string) *schema.Table {
+	for _, t := range migrate.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func kindOf(t field.Type) kind {
+	switch t {
+	case field.TypeInt, field.TypeInt8, field.TypeInt16, field.TypeInt32, field.TypeInt64,
+		field.TypeUint, field.TypeUint8, field.TypeUint16, field.TypeUint32, field.TypeUint64:
+		return kInt
+	case field.TypeBool:
+		return kBool
+	case field.TypeTime:
+		return kTime
+	case field.TypeJSON:
+		return kJSON
+	case field.TypeFloat32, field.TypeFloat64:
+		return kFloat
+	default:
+		return kString
+	}
+}
+
+// Columns lists the columns a resource's records show, with their kinds as
+// JSON types, for documents derived from the declarations (OpenAPI).
+func Columns(r *resource.Resource) []ColumnInfo {
+	t := table(r.Table)
+	if t == nil {
+		return nil
+	}
+	var out []ColumnInfo
+	for _, c := range t.Columns {
+		if c.Name == "workspace_id" || slices.Contains(r.Hidden, c.Name) || c.Type == field.TypeBytes {
+			continue
+		}
+		out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums,
+			Commerce: slices.Contains(r.CommerceColumns, c.Name)})
+	}
+	return out
+}
+
+// EmbedColumns lists the columns each element of an embed shows.
+func EmbedColumns(e resource.Embed) []ColumnInfo {
+	t := table(e.Table)
+	if t == nil {
+		return nil
+	}
+	var out []ColumnInfo
+	for _, c := range compileColumns(t, nil, e.Columns, nil) {
+		for _, tc := range t.Columns {
+			if tc.Name == c.name {
+				out = append(out, ColumnInfo{Name: c.name, Type: tc.Type, Nullable: tc.Nullable, Enums: tc.Enums})
+			}
+		}
+	}
+	return out
+}
+
+// ColumnInfo describes one shown column.
+type ColumnInfo struct {
+	Name     string
+	Type     field.Type
+	Nullable bool
+	Enums    []string
+	Commerce bool
+}
+
+func compileColumns(t *schema.Table, r *resource.Resource, only []string, keep func(string) bool) []column {
+	var cols []column
+	for _, c := range t.Columns {
+		if c.Type == field.TypeBytes || c.Name == "workspace_id" {
+			continue
+		}
+		if len(only) > 0 && !slices.Contains(only, c.Name) {
+			continue
+		}
+		col := column{name: c.Name, kind: kindOf(c.Type)}
+		if r != nil {
+			col.commerce = slices.Contains(r.CommerceColumns, c.Name)
+			if slices.Contains(r.Hidden, c.Name) {
+				if !keep(c.Name) {
+					continue
+				}
+				col.hidden = true
+			}
+		}
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+func compile(db *database.DB, r *resource.Resource) (*plan, error) {
+	t := table(r.Table)
+	if t == nil {
+		return nil, fmt.Errorf("records: resource %s: no table %q", r.Name, r.Table)
+	}
+	// Hidden columns are still read when a computed field or the commerce flag needs them.
+	keep := func(name string) bool { return name == r.CommerceFlag || len(r.Computed) > 0 }
+	p := &plan{r: r, flag: -1, colIndex: map[string]int{}}
+	p.cols = compileColumns(t, r, nil, keep)
+	names := make([]string, len(p.cols))
+	for i, c := range p.cols {
+		names[i] = "t." + c.name
+		p.colIndex[c.name] = i
+		if c.name == r.CommerceFlag {
+			p.flag = i
+		}
+	}
+	p.selects = strings.Join(names, ", ")
+	_, hasVersion := p.colIndex["updated_at"]
+	p.cacheable = len(r.Embeds) == 0 && hasVersion
+	for _, c := range p.cols {
+		p.commerceSensitive = p.commerceSensitive || c.commerce
+	}
+	w, _ := p.where("")
+	if p.cacheable {
+		p.selects += ", " + version
+		p.keys = "t.id, " + version
+		p.versionSQL = db.Rebind("SELECT " + p.keys + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
+	}
+	p.getSQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
+	p.anySQL = p.getSQL
+	if r.Scope != "" && r.Parent == nil {
+		p.anySQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE t.workspace_id = ? AND t.id = ?")
+	}
+	for _, e := range r.Embeds {
+		ct := table(e.Table)
+		if ct == nil {
+			return nil, fmt.Errorf("records: embed %s of %s: no table %q", e.Name, r.Name, e.Table)
+		}
+		ep := &embedPlan{e: e, cols: compileColumns(ct, nil, e.Columns, nil)}
+		sel := make([]string, len(ep.cols))
+		for i, c := range ep.cols {
+			sel[i] = "c." + c.name
+		}
+		if e.Via != nil {
+			ep.sql = fmt.Sprintf("SELECT v.%s, %s FROM %s v JOIN %s c ON c.id = v.%s WHERE v.%s IN (%%s) ORDER BY v.%s, c.%s",
+				e.Via.FK, strings.Join(sel, ", "), e.Via.Table, e.Table, e.Via.Ref, e.Via.FK, e.Via.FK, e.OrderBy)
+		} else {
+			ep.sql = fmt.Sprintf("SELECT c.%s, %s FROM %s c WHERE c.%s IN (%%s) ORDER BY c.%s, c.%s, c.id",
+				e.FK, strings.Join(sel, ", "), e.Table, e.FK, e.FK, e.OrderBy)
+		}
+		p.embeds = append(p.embeds, ep)
+	}
+	return p, nil
+}
+
+func (p *plan) where(parentID string) (string, []any) {
+	w := "t.workspace_id = ?"
+	if p.r.Scope != "" {
+		w += " AND t." + p.r.Scope
+	}
+	if p.r.Parent != nil {
+		w += " AND t." + p.r.Parent.FK + " = ?"
+		return w, []any{parentID}
+	}
+	return w, nil
+}
+
+// oneArgs are the arguments of a plan's single-record queries.
+func (p *plan) oneArgs(ws Workspace, id, parentID string) []any {
+	_, extra := p.where(parentID)
+	args := append([]any{ws.ID}, extra...)
+	return append(args, id)
+}

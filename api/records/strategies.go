@@ -1,0 +1,88 @@
+package records
+
+import (
+	"context"
+
+	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+)
+
+// strategy names one shortcut of the list pipeline. Each answers exactly
+// what the plain path (COUNT(*), one newest-first page query) answers, only
+// sooner on some lists; each can be switched off, and the tests compare
+// every page with and without it. docs/performance.md has what each gains.
+type strategy uint8
+
+const (
+	// searchKeys: a q on a whole list is counted by the search, which
+	// also picks the page's keys when that is cheap (database.Find).
+	searchKeys strategy = 1 << iota
+	// deepSkip: a deep offset of a whole list skips whole days by their
+	// counts (database.Skip), then only the rest of its day.
+	deepSkip
+	// countedTotals: totals of whole lists, and of lists with one enum or
+	// boolean filter, come from the counters triggers keep.
+	countedTotals
+)
+
+func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
+
+// search narrows the list to the rows matching q (searchKeys: and counts
+// them, and picks the page's keys, when the search can).
+func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery) error {
+	whole := e.uses(searchKeys) && !lq.filtered && p.r.Scope == "" && p.r.Parent == nil
+	f, err := e.db.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
+	if err != nil {
+		return apierr.Internal(err)
+	}
+	lq.filtered = true
+	if f.Cond == "" {
+		return nil // q holds no word: every row matches
+	}
+	lq.where += " AND " + f.Cond
+	lq.args = append(lq.args, f.Args...)
+	lq.total, lq.counted = f.Total, f.Counted
+	if f.Page {
+		lq.offset = 0 // the condition keeps the page's rows alone
+	}
+	return nil
+}
+
+// countedTotal is the list's total from the counters, when they hold it.
+func (e *Engine) countedTotal(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, lq *listQuery) (int64, bool) {
+	if !e.uses(countedTotals) || r.Parent != nil {
+		return 0, false
+	}
+	switch {
+	case !lq.filtered:
+		return e.db.Count(ctx, ws.ID, r.Table, r.Scope)
+	case len(pg.Filters) == 1 && pg.Q == "" && pg.Filters[0].values() != nil:
+		// One enum or boolean filter: each value is counted too.
+		var total int64
+		for _, v := range pg.Filters[0].values() {
+			n, ok := e.db.Count(ctx, ws.ID, e.db.ValueKey(r.Table, pg.Filters[0].Column, v), r.Scope)
+			if !ok {
+				return 0, false
+			}
+			total += n
+		}
+		return total, true
+	}
+	return 0, false
+}
+
+// deepOffset is where skipping whole days by their counts starts to pay.
+const deepOffset = 5000
+
+// skipDays turns a deep offset of a whole list into a condition on the
+// day it falls in and the offset within it.
+func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, where string, args []any, offset int) (string, []any, int) {
+	if !e.uses(deepSkip) || offset < deepOffset {
+		return where, args, offset
+	}
+	cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, p.r.Table, offset)
+	if !ok {
+		return where, args, offset
+	}
+	return where + " AND " + cond, append(args, arg), rest
+}

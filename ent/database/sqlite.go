@@ -1,0 +1,240 @@
+package database
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// sqliteSQL is SQLite's half of sqlDialect.
+type sqliteSQL struct{}
+
+func (sqliteSQL) rowKey() string            { return "t.rowid" }
+func (sqliteSQL) jsonList() string          { return "(SELECT value FROM json_each(?))" }
+func (sqliteSQL) jsonAgg(col string) string { return "json_group_array(" + col + ")" }
+func (sqliteSQL) cachesProbes() bool        { return true }
+
+// wordsOf reads the words from search_tokenize, which splits text exactly
+// as the FTS tables do.
+func (sqliteSQL) wordsOf(expr string) string {
+	return "(SELECT group_concat(token, ' ') FROM " + tokenizeTable + " WHERE input = " + expr + ")"
+}
+
+// foldTokens asks unicode61 to fold q when q is not ASCII (it also folds
+// diacritics), in q's order.
+func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, bool, error) {
+	if ascii(q) {
+		return nil, false, nil
+	}
+	rows, err := d.Read.QueryContext(ctx, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var toks []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, false, err
+		}
+		toks = append(toks, t)
+	}
+	return toks, true, rows.Err()
+}
+
+func (sqliteSQL) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any, string) {
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		parts[i] = t + "*"
+	}
+	op := " "
+	if or {
+		op = " OR "
+	}
+	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(parts, op)}
+	if hasWorkspaceColumn(s.Table) {
+		sub += " AND lid = (SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = ?)"
+		args = append(args, wsID)
+	}
+	return "t.rowid IN (" + sub + ")", args, sub
+}
+
+// manyAmong hides the rowid from the planner with a unary + (sqlite.org,
+// "The SQLite Query Optimizer Overview", disqualifying WHERE clause terms):
+// it cannot tell how many rows an FTS query selects, and with the rowid
+// usable it fetches every match by rowid and sorts them, which for a word
+// most rows hold is the whole table.
+func (sqliteSQL) manyAmong(cond string) string { return "+" + cond }
+
+// dayOf: ent keeps SQLite times as text starting with the date, in UTC.
+func (sqliteSQL) dayOf(ref string) string { return "substr(" + ref + "created_at, 1, 10)" }
+
+// dayBound compares as text: every stored time of an earlier day sorts
+// before the bare date of the next one.
+func (sqliteSQL) dayBound(day time.Time) any { return day.Format(time.DateOnly) }
+
+// boolText: SQLite stores booleans as 1 and 0.
+func (sqliteSQL) boolText(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func (sqliteSQL) dropTrigger(name, _ string) string { return "DROP TRIGGER IF EXISTS " + name }
+
+func (sqliteSQL) newValueTrigger(body string) []string {
+	return []string{fmt.Sprintf("CREATE TRIGGER %s_new AFTER INSERT ON %s BEGIN %s END", valuesTable, valuesTable, body)}
+}
+
+func (sqliteSQL) totalsTriggers(d *DB, t string) []string { return d.sqliteTotals(t) }
+
+// staleTotals drops the value counters' triggers of every column: those
+// still declared are created again.
+func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var stmts []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name)
+	}
+	return stmts, rows.Err()
+}
+
+func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
+	return d.sqliteSearch(ctx, s)
+}
+
+func (sqliteSQL) valuesTriggers(t, c string) []string {
+	add := fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) VALUES (new.workspace_id, '%s', coalesce(new.%s, ''), 0, 1) "+
+		"ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = n + 1;", valuesTable, t, c)
+	sub := fmt.Sprintf("UPDATE %s SET n = n - 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND value = coalesce(old.%s, '') AND shard = 0;",
+		valuesTable, t, c)
+	return []string{
+		fmt.Sprintf("CREATE TRIGGER %s_values_ai AFTER INSERT ON %s BEGIN %s END", t, t, add),
+		fmt.Sprintf("CREATE TRIGGER %s_values_ad AFTER DELETE ON %s BEGIN %s END", t, t, sub),
+		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END", t, c, sub, add),
+	}
+}
+
+func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
+	fts := s.Table + "_fts"
+	lid, register, bump := "0", "", ""
+	if hasWorkspaceColumn(s.Table) {
+		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
+		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
+		// Cached word lookups (see probe) hold while the table's list_totals
+		// gen does: the totals triggers bump it on every insert and delete,
+		// and this on an update of a searched column, so an insert costs no
+		// write of its own for it.
+		bump = fmt.Sprintf("UPDATE %s SET gen = gen + 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND shard = 0; ", totalsTable, s.Table)
+	}
+	cols := s.words()
+	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", cols), lid)
+	triggers := []string{
+		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
+		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s END",
+			fts, strings.Join(cols, ", "), s.Table, bump, fts, insert),
+		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
+	}
+	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
+		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
+		return err
+	}
+	// search_tokenize splits text exactly as the FTS tables do (case and
+	// diacritics folded): rows and values are checked against q with it.
+	if _, err := d.Write.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS "+tokenizeTable+" USING fts3tokenize(unicode61)"); err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		for _, q := range []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au",
+			"DROP TRIGGER IF EXISTS " + fts + "_ad", "DROP TABLE IF EXISTS " + fts} {
+			if _, err := d.Write.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// unicode61 splits on anything but letters and digits, like
+	// SearchTokens. No prefix indexes: they double the index work of every
+	// insert, and the prefixes people type (a number, a name) are longer
+	// than the 2 or 4 characters such an index would serve.
+	// matchinfo=fts3 drops the per-row %_docsize table, which only
+	// matchinfo's length values read (nothing here ranks): one page write
+	// less per indexed row.
+	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid", matchinfo=fts3)`, fts)
+	// Rebuild only when the table or the searched columns changed since the last start.
+	var haveTrigger, haveTable string
+	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
+	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
+	if haveTrigger == triggers[0] && haveTable == create {
+		return nil
+	}
+	tx, err := d.Write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
+	if lid != "0" {
+		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
+			fts, document("t.", cols), s.Table, searchWorkspaces)
+	}
+	stmts := []string{
+		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
+		"DROP TABLE IF EXISTS " + fts, create,
+	}
+	if lid != "0" {
+		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
+	}
+	stmts = append(stmts, fill,
+		// Few, large segments keep prefix queries fast; automerge keeps them
+		// few as rows arrive one transaction at a time.
+		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
+		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
+	for _, q := range append(stmts, triggers...) {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return tx.Commit()
+}
+
+func (d *DB) sqliteTotals(t string) []string {
+	up := func(key, ref string, delta int) string {
+		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) VALUES (%sworkspace_id, %s, 0, %d, 1) "+
+			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d, gen = gen + 1;", totalsTable, ref, key, delta, delta)
+	}
+	day := func(ref string, delta int) string {
+		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) VALUES (%sworkspace_id, '%s', %s, 0, %d) "+
+			"ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = n + %d;", daysTable, ref, t, d.sql.dayOf(ref), delta, delta)
+	}
+	body := func(ref string, delta int) string {
+		b := up("'"+t+"'", ref, delta) + " " + day(ref, delta)
+		for _, c := range d.valueColumns(t) {
+			b += " " + up(valueKey(t, c, ref), ref, delta)
+		}
+		return b
+	}
+	out := []string{
+		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai", t),
+		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad", t),
+		fmt.Sprintf("CREATE TRIGGER %s_totals_ai AFTER INSERT ON %s BEGIN %s END", t, t, body("new.", 1)),
+		fmt.Sprintf("CREATE TRIGGER %s_totals_ad AFTER DELETE ON %s BEGIN %s END", t, t, body("old.", -1)),
+	}
+	for _, c := range d.valueColumns(t) {
+		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_%s_au", t, c),
+			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_%[2]s_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END",
+				t, c, up(valueKey(t, c, "old."), "old.", -1), up(valueKey(t, c, "new."), "new.", 1)))
+	}
+	return out
+}
