@@ -802,10 +802,8 @@ func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) [
 		if !writable(ws, rel.R) || op.FromOf == rel.Field && !(status != "" && op.Allowed(status)) {
 			continue
 		}
-		if _, own := offers[rel.R]; !own {
-			if rows, ok := prefillRows(op, r, rec); ok && len(rows) == 0 {
-				continue // nothing of the record is left to take (an order shipped whole)
-			}
+		if rows, ok := prefillRows(op, r, rec); ok && len(rows) == 0 && ownRows[rel.R] == nil {
+			continue // nothing of the record is left to take (an order shipped whole)
 		}
 		out = append(out, recordAction{Name: "new-" + rel.R.Name, Label: "New " + rel.R.Singular, Summary: op.Summary,
 			URL: wsURL(ws, "records", rel.R.Name, "new") + "?" + url.Values{rel.Field: {id}}.Encode(), Link: true})

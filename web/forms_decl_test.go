@@ -41,7 +41,7 @@ func with(v url.Values, kv ...string) url.Values {
 	return out
 }
 
-func formCases(orderID string) map[string]formCase {
+func formCases(orderID, deliveredID string) map[string]formCase {
 	name := url.Values{"name": {"Table Co"}}
 	return map[string]formCase{
 		"clients": {valid: with(name, "email", "t@example.com"), bad: url.Values{"name": {"  "}}, param: "name", edit: [2]string{"name", "Table Co 2"}},
@@ -63,6 +63,8 @@ func formCases(orderID string) map[string]formCase {
 		"stores":       {valid: with(name, "free_address", "table.ledgerbase.shop"), bad: with(name, "free_address", "https://x/y"), param: "free_address", edit: [2]string{"name", "Table Store"}},
 		"promotions":   {valid: with(name, "kind", "code", "discount_value", "1500"), bad: with(name, "starts_at", "tomorrow"), param: "starts_at", edit: [2]string{"name", "Table Sale"}},
 		"shipments":    {valid: url.Values{"sales_order_id": {orderID}, "carrier": {"DHL"}}, bad: url.Values{"carrier": {"DHL"}}, param: "sales_order_id", edit: [2]string{"carrier", "UPS"}},
+		"returns":      {valid: url.Values{"sales_order_id": {deliveredID}, "reason": {"Too big"}}, bad: url.Values{"reason": {"Too big"}}, param: "sales_order_id"},
+		"gift-cards":   {valid: url.Values{"initial_balance_cents": {"2500"}}, bad: url.Values{"initial_balance_cents": {"0"}}, param: "initial_balance_cents"},
 	}
 }
 
@@ -121,7 +123,11 @@ func TestEveryFormFromDeclarations(t *testing.T) {
 		env.Do(t, "POST", "/v1/sales-orders/"+id+"/confirm", ws.Key, nil).WantStatus(t, 200)
 		return id
 	}
-	cases, theirCases := formCases(order(f.ws)), formCases(order(other))
+	delivered := func(ws *apitest.Workspace) string {
+		id, _ := deliveredOrder(t, env, ws, true)
+		return id
+	}
+	cases, theirCases := formCases(order(f.ws), delivered(f.ws)), formCases(order(other), delivered(other))
 	for _, r := range resource.All {
 		create, ok := r.Op(resource.Create)
 		if !ok || r.Parent != nil {

@@ -467,6 +467,9 @@ func (u *UI) linked(c *fiber.Ctx, fields []resource.Field, v formValues) (*resou
 
 // rowSource is the source of f's rows in a form, if it names one.
 func (u *UI) rowSource(c *fiber.Ctx, s formSpec, v formValues, f resource.Field) (rowSourceOf, bool) {
+	if src, ok, own := u.ownSource(c, s, v); own {
+		return src, ok
+	}
 	r, rec := u.linked(c, s.RT.Op.Body, v)
 	if r == nil {
 		return rowSourceOf{}, false
@@ -483,18 +486,11 @@ func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
 			v[f.Name] = c.Query(f.Name)
 		}
 	}
-	if p, ok := prefills[s.R]; ok {
-		return p(c.UserContext(), u, workspaceOf(c), v) // its own rows (a return's: what was delivered)
-	}
-	r, rec := u.linked(c, s.RT.Op.Body, v)
-	if r == nil {
-		return nil
-	}
 	for _, f := range s.RT.Op.Body {
 		if !rowsField(f) || !formable(f) {
 			continue
 		}
-		if src, ok := sourceRows(f, r, rec); ok {
+		if src, ok := u.rowSource(c, s, v, f); ok {
 			for i, row := range src.Rows {
 				for k, val := range row {
 					v[rowName(f, i, resource.Field{Name: k})] = val

@@ -2,6 +2,9 @@ package web
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -10,40 +13,52 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// A create whose body names another record by a required id (Field.IDOf:
-// a return's sales_order_id) is offered on that record's page, and its
-// form opens with the id filled in; a resource's prefill may fill more
-// (the lines a return can take back).
+// A create takes its rows from the record it names (sourceRows: an
+// order's lines, less what has shipped). Where that rule is not the
+// resource's, it has rows of its own: a return takes back what was
+// delivered and not yet returned (api/writes decides, and the form offers
+// the same). A record with no such rows left is offered no "New …".
 
-// prefill fills a New form from what its creator knows: the ids its
-// query names (?sales_order_id=so_...), then the resource's own prefill.
-type prefillFunc func(ctx context.Context, u *UI, ws *ent.Workspace, v formValues) error
+// ownRowsFunc gives the rows a create of a resource takes from the record
+// id names; ok is false when the workspace has no such record.
+type ownRowsFunc func(ctx context.Context, u *UI, ws *ent.Workspace, id string) (src rowSourceOf, ok bool, err error)
 
-var prefills = map[*resource.Resource]prefillFunc{resource.Returns: prefillReturn}
+var ownRows = map[*resource.Resource]ownRowsFunc{resource.Returns: returnRows}
 
-// offerable says whether a record's page offers the create: the record
-// can take one now (an order with goods left to return).
-type offerFunc func(ctx context.Context, u *UI, ws *ent.Workspace, id string) (bool, error)
-
-var offers = map[*resource.Resource]offerFunc{resource.Returns: returnOffered}
+// ownSource is the own rows of s's resource from the record v names.
+func (u *UI) ownSource(c *fiber.Ctx, s formSpec, v formValues) (rowSourceOf, bool, bool) {
+	own, has := ownRows[s.R]
+	if !has {
+		return rowSourceOf{}, false, false
+	}
+	r, rec := u.linked(c, s.RT.Op.Body, v)
+	if r == nil {
+		return rowSourceOf{}, false, true
+	}
+	src, ok, err := own(c.UserContext(), u, workspaceOf(c), textOf(rec.get("id")))
+	if err != nil {
+		u.log.Error("admin form rows", "path", c.Path(), "err", err)
+		return rowSourceOf{}, false, true
+	}
+	return src, ok, true
+}
 
 // offered drops a record page's "New …" action (see actionsOf) whose
-// resource says the record cannot take one now (an order with nothing
-// left to return).
+// resource has own rows and none are left of the record.
 func (u *UI) offered(c *fiber.Ctx, actions []recordAction, id string) ([]recordAction, error) {
 	ws := workspaceOf(c)
 	out := actions[:0]
 	for _, a := range actions {
 		keep := true
-		for other, offer := range offers {
+		for other, own := range ownRows {
 			if a.Name != "new-"+other.Name {
 				continue
 			}
-			yes, err := offer(c.UserContext(), u, ws, id)
+			src, ok, err := own(c.UserContext(), u, ws, id)
 			if err != nil {
 				return nil, err
 			}
-			keep = yes
+			keep = ok && len(src.Rows) > 0
 		}
 		if keep {
 			out = append(out, a)
@@ -52,44 +67,28 @@ func (u *UI) offered(c *fiber.Ctx, actions []recordAction, id string) ([]recordA
 	return out, nil
 }
 
-// prefillReturn offers every line of the order that can still come back,
-// with all of it: the admin lowers or blanks what stays with the customer.
-func prefillReturn(ctx context.Context, u *UI, ws *ent.Workspace, v formValues) error {
-	so := v["sales_order_id"]
-	if so == "" {
-		return nil
-	}
-	lines, err := writes.ReturnableLines(ctx, u.db.Reader, ws.ID, so)
-	if err != nil {
-		return err
-	}
-	i := 0
-	for _, l := range lines {
-		if l.QtyMilli > 0 {
-			v["lines["+itoa(i)+"].order_line_id"] = l.Line.ID
-			v["lines["+itoa(i)+"].qty_milli"] = itoa(int(l.QtyMilli))
-			i++
-		}
-	}
-	return nil
-}
-
-func returnOffered(ctx context.Context, u *UI, ws *ent.Workspace, id string) (bool, error) {
+// returnRows are an online order's lines with what may still come back,
+// all of it prefilled: the admin lowers or blanks what stays.
+func returnRows(ctx context.Context, u *UI, ws *ent.Workspace, id string) (rowSourceOf, bool, error) {
 	o, err := u.db.Reader.SalesOrder.Get(ctx, id)
 	if ent.IsNotFound(err) || err == nil && (o.WorkspaceID != ws.ID || !o.Online) {
-		return false, nil
+		return rowSourceOf{}, false, nil
 	}
 	if err != nil {
-		return false, err
+		return rowSourceOf{}, false, err
 	}
 	lines, err := writes.ReturnableLines(ctx, u.db.Reader, ws.ID, id)
 	if err != nil {
-		return false, err
+		return rowSourceOf{}, false, err
 	}
+	src := rowSourceOf{Field: "order_line_id"}
 	for _, l := range lines {
+		qty := strconv.FormatInt(l.QtyMilli, 10)
+		label := strings.TrimSpace(l.Line.Description+" "+l.Line.Sku) + " · " + showNumber("qty_milli", json.Number(qty), nil).Text + " returnable"
+		src.Choices = append(src.Choices, choice{Value: l.Line.ID, Label: label})
 		if l.QtyMilli > 0 {
-			return true, nil
+			src.Rows = append(src.Rows, map[string]string{"order_line_id": l.Line.ID, "qty_milli": qty})
 		}
 	}
-	return false, nil
+	return src, true, nil
 }

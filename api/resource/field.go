@@ -37,9 +37,6 @@ type Field struct {
 	// UpdateOnly is a field meant for updates (PATCH) of a body that
 	// creates share: tools that create do not offer it (the MCP bridge).
 	UpdateOnly bool
-	// IDOf is the resource whose record's id the string holds (a return's
-	// sales_order_id): the admin UI offers the create on that record's page.
-	IDOf *Resource
 }
 
 // Format is a shape a string must have: checked by api/body, stated in the

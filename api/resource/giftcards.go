@@ -10,8 +10,6 @@ var giftCardBody = []Field{
 	null(timestamp("expires_at", "When the card stops working, RFC 3339, in the future; null: never.")),
 }
 
-func idOf(r *Resource, f Field) Field { f.IDOf = r; return f }
-
 // giftCardLive are the states in which a card's balance may change.
 var giftCardLive = []string{"active", "depleted"}
 
@@ -31,7 +29,7 @@ func giftCardOps() []Op {
 }
 
 var returnBody = []Field{
-	idOf(SalesOrders, req(str("sales_order_id", "The online sales order (so_...) whose delivered goods come back."))),
+	req(str("sales_order_id", "The online sales order (so_...) whose delivered goods come back.")),
 	objects("lines", "The order lines returned; omit to return everything delivered and not yet returned.",
 		req(str("order_line_id", "Order line id (sol_...).")),
 		req(Field{Name: "qty_milli", Type: Integer, Min: one(), Doc: "Quantity returned in thousandths, at most what was delivered and not yet returned."}),

@@ -262,8 +262,11 @@ func TestGiftCardAdjustAndDisable(t *testing.T) {
 	if got := env.Get(t, "/v1/gift-cards/"+id, ws.Key).WantStatus(t, 200).JSON(t); got["status"] != "disabled" {
 		t.Fatalf("a disabled card past its expiry reads %v", got["status"])
 	}
+	exp := events(t, env, ws.Key, "?type=gift_card.expired")
+	if len(exp.Data) != 1 || exp.Data[0].Actor.Type != "system" || exp.Data[0].Actor.ID != "gift_card_expiry" {
+		t.Fatalf("gift_card.expired events: %+v", exp.Data)
+	}
 
-	// The clock's move is a system write with its event, like an invoice's overdue.
 	want := "gift_card.created gift_card.adjusted gift_card.adjusted gift_card.adjusted gift_card.adjusted gift_card.adjusted gift_card.disabled gift_card.created gift_card.expired"
 	if got := strings.Join(eventTypes(t, env, ws.Key), " "); got != want {
 		t.Fatalf("events\n%s\nwant\n%s", got, want)
