@@ -217,9 +217,9 @@ func (s *Server) RunWriteOnce(ctx context.Context, p *access.Principal, rt Route
 }
 
 // FindRoute is the declared endpoint of r's operation of kind k (an
-// action's name for Action).
+// action's name for Action), AdminOnly ones included.
 func FindRoute(r *resource.Resource, k resource.OpKind, name string) (Route, bool) {
-	for _, rt := range Routes() {
+	for _, rt := range resource.AllEndpoints() {
 		if rt.Resource == r && rt.Op.Kind == k && (k != resource.Action || rt.Op.Name == name) {
 			return rt, true
 		}
