@@ -434,8 +434,11 @@ func sourceRows(f resource.Field, r *resource.Resource, rec record) (rowSourceOf
 }
 
 // prefillRows are the rows a create of op takes from rec, the record it
-// names (an order's lines left to ship); ok is false when it takes none.
+// is of (an order's lines left to ship); ok is false when it takes none.
 func prefillRows(op resource.Op, r *resource.Resource, rec record) ([]map[string]string, bool) {
+	if op.FromOf == "" {
+		return nil, false
+	}
 	for _, f := range op.Body {
 		if rowsField(f) && formable(f) {
 			if src, ok := sourceRows(f, r, rec); ok {
@@ -446,21 +449,22 @@ func prefillRows(op resource.Op, r *resource.Resource, rec record) ([]map[string
 	return nil, false
 }
 
-// linked reads the record a form's field names by id (a shipment's
-// sales_order_id), and its resource; nil when there is none.
-func (u *UI) linked(c *fiber.Ctx, fields []resource.Field, v formValues) (*resource.Resource, record) {
-	for _, f := range fields {
-		id := strings.TrimSpace(v[f.Name])
-		if !strings.HasSuffix(f.Name, "_id") || rowsField(f) || id == "" {
-			continue
-		}
-		r := byIDPrefix(id)
-		if r == nil || len(r.Embeds) == 0 || !writable(workspaceOf(c), r) {
-			continue
-		}
-		if rec, err := u.current(c, r, id); err == nil && rec != nil {
-			return r, rec
-		}
+// linked reads the record a create is of (its Op.FromOf: a shipment's
+// sales_order_id), and its resource; nil when the operation names none or
+// the form holds no such record. Only that record's rows feed the form: a
+// return names its order too, but what it takes back is not what is left
+// to ship (see related.go).
+func (u *UI) linked(c *fiber.Ctx, op resource.Op, v formValues) (*resource.Resource, record) {
+	id := strings.TrimSpace(v[op.FromOf])
+	if op.FromOf == "" || id == "" {
+		return nil, nil
+	}
+	r := byIDPrefix(id)
+	if r == nil || len(r.Embeds) == 0 || !writable(workspaceOf(c), r) {
+		return nil, nil
+	}
+	if rec, err := u.current(c, r, id); err == nil && rec != nil {
+		return r, rec
 	}
 	return nil, nil
 }
@@ -470,7 +474,7 @@ func (u *UI) rowSource(c *fiber.Ctx, s formSpec, v formValues, f resource.Field)
 	if src, ok, own := u.ownSource(c, s, v); own {
 		return src, ok
 	}
-	r, rec := u.linked(c, s.RT.Op.Body, v)
+	r, rec := u.linked(c, s.RT.Op, v)
 	if r == nil {
 		return rowSourceOf{}, false
 	}

@@ -31,7 +31,7 @@ func (u *UI) ownSource(c *fiber.Ctx, s formSpec, v formValues) (rowSourceOf, boo
 	if !has {
 		return rowSourceOf{}, false, false
 	}
-	r, rec := u.linked(c, s.RT.Op.Body, v)
+	r, rec := u.linked(c, s.RT.Op, v)
 	if r == nil {
 		return rowSourceOf{}, false, true
 	}

@@ -25,6 +25,10 @@ import (
 // Base is where the UI lives.
 const Base = "/admin"
 
+// PickPath answers a lines editor's item search as one types: a part of
+// a page that htmx asks for, not a page of its own.
+const PickPath = Base + "/w/:ws/records/:res/pick"
+
 // UI serves the admin pages.
 type UI struct {
 	srv *api.Server
@@ -93,7 +97,7 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/webhooks/:id/deliveries/:delivery/retry", u.retryDelivery)
 	w.Get("/records/:res", u.recordList)
 	w.Get("/records/:res/new", u.newForm)
-	w.Get("/records/:res/pick", u.pickList)
+	w.Get(strings.TrimPrefix(PickPath, Base+"/w/:ws"), u.pickList)
 	w.Post("/records/:res/totals", u.lineTotals)
 	w.Post("/records/:res", u.createRecord)
 	w.Get("/records/:res/:id", u.recordDetail)
