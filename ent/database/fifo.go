@@ -3,7 +3,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -75,14 +74,7 @@ func (t *turn) release() {
 
 func (d *fifoDriver) acquire(ctx context.Context) error { return d.turn.acquire(ctx) }
 
-// release passes the turn on, and yields: the next writer, just woken,
-// waits in this P's run-next slot until the current goroutine stops, and
-// that goroutine (which has rendered its answer, or written its response,
-// still to do) would otherwise hold the one writer idle meanwhile.
-func (d *fifoDriver) release() {
-	d.turn.release()
-	runtime.Gosched()
-}
+func (d *fifoDriver) release() { d.turn.release() }
 
 // Tx starts a transaction that holds the turn until it commits or rolls back.
 func (d *fifoDriver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(ctx, nil) }
