@@ -656,8 +656,8 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
 
 type match struct {
-	key       any
-	id, value string
+	key   any
+	value string
 }
 
 // window is the keys of m's page at offset, as a JSON array.
@@ -723,7 +723,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	if verify {
 		words = "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
 	}
-	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
+	q := "SELECT " + d.sql.rowKey() + ", " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
 	if err != nil {
@@ -734,7 +734,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	for rows.Next() {
 		var m match
 		var w string
-		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
+		if err = rows.Scan(&m.key, &m.value, &w); err != nil {
 			return nil, err
 		}
 		if verify {
