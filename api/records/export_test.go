@@ -5,6 +5,7 @@ var Strategies = map[string]strategy{
 	"searchKeys":    searchKeys,
 	"deepSkip":      deepSkip,
 	"countedTotals": countedTotals,
+	"offsetOnIndex": offsetOnIndex,
 }
 
 // Only leaves e's lists the named strategies alone: none, the plain path.

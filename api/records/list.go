@@ -6,7 +6,6 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // A list request goes through four steps, each in one function below:
@@ -108,14 +107,11 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
 		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
 	}
-	page := func(sel string) string {
-		return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
-	}
 	args = append(args, offset)
 	if p.cacheable && e.cache != nil {
-		return e.pageCached(ctx, p, ws, pg.ParentID, page(p.keys), args, b)
+		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b)
 	}
-	s, err := e.query(ctx, e.db.Read, p, page(p.selects), args)
+	s, err := e.query(ctx, e.db.Read, p, e.pageSQL(p, p.selects, where, pg.Limit, offset), args)
 	if err != nil {
 		return nil, err
 	}

@@ -54,3 +54,7 @@ type sqlDialect interface {
 	// searchIndex builds the word index of s.
 	searchIndex(ctx context.Context, d *DB, s Search) error
 }
+
+// RowKey is the cheapest unique key of a row of the table aliased t, for
+// queries that find rows' keys first and read the rows after.
+func (d *DB) RowKey() string { return d.sql.rowKey() }
