@@ -95,26 +95,28 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
 func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
-	var ids, versions []string
-	err := e.eachRow(ctx, q, args, func(scan func(...any) error) error {
-		var id, ver string
-		if err := scan(&id, &ver); err != nil {
-			return err
-		}
-		ids, versions = append(ids, id), append(versions, ver)
-		return nil
-	})
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
-		return nil, err
+		return nil, apierr.Internal(err)
 	}
-	parts := make([][]byte, len(ids))
-	var missing []string
-	for i, id := range ids {
-		if j, ok := e.cached(p, ws, id, versions[i]); ok {
-			parts[i] = j
-		} else {
+	var ids, missing []string
+	var parts [][]byte // nil where the cache has no current rendering
+	for rs.Next() {
+		var id, ver string
+		if err := rs.Scan(&id, &ver); err != nil {
+			rs.Close()
+			return nil, apierr.Internal(err)
+		}
+		j, ok := e.cached(p, ws, id, ver)
+		if !ok {
 			missing = append(missing, id)
 		}
+		ids, parts = append(ids, id), append(parts, j)
+	}
+	err = rs.Err()
+	rs.Close()
+	if err != nil {
+		return nil, apierr.Internal(err)
 	}
 	if len(missing) > 0 {
 		s, err := e.byID(ctx, e.db.Read, p, ws, parentID, missing)
@@ -132,22 +134,4 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 	}
 	return joinParts(b, parts), nil
-}
-
-// eachRow runs q on the read pool and calls row for each of its rows.
-func (e *Engine) eachRow(ctx context.Context, q string, args []any, row func(scan func(...any) error) error) error {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
-	if err != nil {
-		return apierr.Internal(err)
-	}
-	defer rs.Close()
-	for rs.Next() {
-		if err := row(rs.Scan); err != nil {
-			return apierr.Internal(err)
-		}
-	}
-	if err := rs.Err(); err != nil {
-		return apierr.Internal(err)
-	}
-	return nil
 }
