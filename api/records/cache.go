@@ -94,7 +94,7 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // pageCached appends the records of q — which selects p.keys — using the
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
-func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
 	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
 		return nil, apierr.Internal(err)
@@ -110,6 +110,8 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		j, ok := e.cached(p, ws, id, ver)
 		if !ok {
 			missing = append(missing, id)
+		} else if dv != noVersion {
+			e.remember(p, ws, id, ver, j, dv)
 		}
 		ids, parts = append(ids, id), append(parts, j)
 	}
@@ -125,7 +127,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), noVersion)
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), dv)
 		}
 		for i, id := range ids {
 			if parts[i] == nil {
@@ -134,4 +136,41 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 	}
 	return joinParts(b, parts), nil
+}
+
+// pageUnchanged appends the records of the page idsSQL selects when every
+// one of them is cached, was checked at data version dv, and nothing was
+// committed since; ok is false, and b untouched, when one is not. The ids
+// come from the index alone, in the order of idsSQL's ORDER BY.
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsSQL), args...)
+	if err != nil {
+		return nil, false, apierr.Internal(err)
+	}
+	var parts [][]byte
+	ok := true
+	for ok && rs.Next() {
+		var id string
+		if err := rs.Scan(&id); err != nil {
+			rs.Close()
+			return nil, false, apierr.Internal(err)
+		}
+		var j []byte
+		j, ok = e.unchanged(p, ws, id, dv)
+		parts = append(parts, j)
+	}
+	err = rs.Err()
+	rs.Close()
+	if err != nil {
+		return nil, false, apierr.Internal(err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	// The ids must come from the same state as the records: nothing may
+	// have been committed while they were read either.
+	if v, ok, err := e.db.DataVersion(ctx); err != nil || !ok || v != dv {
+		return nil, false, err
+	}
+	return joinParts(b, parts), true, nil
 }

@@ -15,9 +15,13 @@ import (
 type strategy uint8
 
 const (
+	// unchangedPages: when nothing was committed since a page's records
+	// were cached (SQLite's data version), the page's ids are read from
+	// the index alone (cache.go). The render cache is switched by SetCache.
+	unchangedPages strategy = 1 << iota
 	// searchKeys: a q on a whole list is counted by the search, which
 	// also picks the page's keys when that is cheap (database.Find).
-	searchKeys strategy = 1 << iota
+	searchKeys
 	// deepSkip: a deep offset of a whole list skips whole days by their
 	// counts (database.Skip), then only the rest of its day.
 	deepSkip
