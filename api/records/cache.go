@@ -138,34 +138,38 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	return joinParts(b, parts), nil
 }
 
-// pageUnchanged appends the records of the page idsSQL selects when every
-// one of them is cached, was checked at data version dv, and nothing was
-// committed since; ok is false, and b untouched, when one is not. The ids
-// come from the index alone, in the order of idsSQL's ORDER BY.
-func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsSQL), args...)
-	if err != nil {
-		return nil, false, apierr.Internal(err)
-	}
-	var parts [][]byte
-	ok := true
-	for ok && rs.Next() {
-		var id string
-		if err := rs.Scan(&id); err != nil {
-			rs.Close()
+// pageUnchanged appends the records of a page when every one of them is
+// cached, was checked at data version dv, and nothing was committed since;
+// ok is false, and b untouched, when one is not. The page's ids are ids
+// when the search read them, else those idsSQL selects from the index
+// alone, in the order of its ORDER BY.
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
+	if ids == nil {
+		rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsSQL), args...)
+		if err != nil {
 			return nil, false, apierr.Internal(err)
 		}
-		var j []byte
-		j, ok = e.unchanged(p, ws, id, dv)
-		parts = append(parts, j)
+		for rs.Next() {
+			var id string
+			if err := rs.Scan(&id); err != nil {
+				rs.Close()
+				return nil, false, apierr.Internal(err)
+			}
+			ids = append(ids, id)
+		}
+		err = rs.Err()
+		rs.Close()
+		if err != nil {
+			return nil, false, apierr.Internal(err)
+		}
 	}
-	err = rs.Err()
-	rs.Close()
-	if err != nil {
-		return nil, false, apierr.Internal(err)
-	}
-	if !ok {
-		return nil, false, nil
+	parts := make([][]byte, len(ids))
+	for i, id := range ids {
+		j, ok := e.unchanged(p, ws, id, dv)
+		if !ok {
+			return nil, false, nil
+		}
+		parts[i] = j
 	}
 	// The ids must come from the same state as the records: nothing may
 	// have been committed while they were read either.

@@ -45,6 +45,8 @@ type listQuery struct {
 	total    int64
 	counted  bool
 	offset   int // into the rows of where
+	// ids, when not nil, are the page's ids in order (the search read them).
+	ids []string
 }
 
 const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
@@ -133,7 +135,7 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 	if p.cacheable && e.cache != nil {
 		if dv != noVersion {
 			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
-			if out, ok, err := e.pageUnchanged(ctx, p, ws, ids, args, b, dv); err != nil || ok {
+			if out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ok {
 				return out, err
 			}
 		}

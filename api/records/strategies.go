@@ -51,7 +51,7 @@ func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq 
 	lq.args = append(lq.args, f.Args...)
 	lq.total, lq.counted = f.Total, f.Counted
 	if f.Page {
-		lq.offset = 0 // the condition keeps the page's rows alone
+		lq.offset, lq.ids = 0, f.IDs // the condition keeps the page's rows alone
 	}
 	return nil
 }
