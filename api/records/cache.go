@@ -94,27 +94,31 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // pageCached appends the records of q — which selects p.keys — using the
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
-func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte) ([]byte, error) {
-	var ids, versions []string
-	err := e.eachRow(ctx, q, args, func(scan func(...any) error) error {
-		var id, ver string
-		if err := scan(&id, &ver); err != nil {
-			return err
-		}
-		ids, versions = append(ids, id), append(versions, ver)
-		return nil
-	})
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
+	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
-		return nil, err
+		return nil, apierr.Internal(err)
 	}
-	parts := make([][]byte, len(ids))
-	var missing []string
-	for i, id := range ids {
-		if j, ok := e.cached(p, ws, id, versions[i]); ok {
-			parts[i] = j
-		} else {
-			missing = append(missing, id)
+	var ids, missing []string
+	var parts [][]byte // nil where the cache has no current rendering
+	for rs.Next() {
+		var id, ver string
+		if err := rs.Scan(&id, &ver); err != nil {
+			rs.Close()
+			return nil, apierr.Internal(err)
 		}
+		j, ok := e.cached(p, ws, id, ver)
+		if !ok {
+			missing = append(missing, id)
+		} else if dv != noVersion {
+			e.remember(p, ws, id, ver, j, dv)
+		}
+		ids, parts = append(ids, id), append(parts, j)
+	}
+	err = rs.Err()
+	rs.Close()
+	if err != nil {
+		return nil, apierr.Internal(err)
 	}
 	if len(missing) > 0 {
 		s, err := e.byID(ctx, e.db.Read, p, ws, parentID, missing)
@@ -123,7 +127,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), noVersion)
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), dv)
 		}
 		for i, id := range ids {
 			if parts[i] == nil {
@@ -134,20 +138,43 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	return joinParts(b, parts), nil
 }
 
-// eachRow runs q on the read pool and calls row for each of its rows.
-func (e *Engine) eachRow(ctx context.Context, q string, args []any, row func(scan func(...any) error) error) error {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
-	if err != nil {
-		return apierr.Internal(err)
-	}
-	defer rs.Close()
-	for rs.Next() {
-		if err := row(rs.Scan); err != nil {
-			return apierr.Internal(err)
+// pageUnchanged appends the records of a page when every one of them is
+// cached, was checked at data version dv, and nothing was committed since;
+// ok is false, and b untouched, when one is not. The page's ids are ids
+// when the search read them, else those idsSQL selects from the index
+// alone, in the order of its ORDER BY.
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
+	if ids == nil {
+		rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsSQL), args...)
+		if err != nil {
+			return nil, false, apierr.Internal(err)
+		}
+		for rs.Next() {
+			var id string
+			if err := rs.Scan(&id); err != nil {
+				rs.Close()
+				return nil, false, apierr.Internal(err)
+			}
+			ids = append(ids, id)
+		}
+		err = rs.Err()
+		rs.Close()
+		if err != nil {
+			return nil, false, apierr.Internal(err)
 		}
 	}
-	if err := rs.Err(); err != nil {
-		return apierr.Internal(err)
+	parts := make([][]byte, len(ids))
+	for i, id := range ids {
+		j, ok := e.unchanged(p, ws, id, dv)
+		if !ok {
+			return nil, false, nil
+		}
+		parts[i] = j
 	}
-	return nil
+	// The ids must come from the same state as the records: nothing may
+	// have been committed while they were read either.
+	if v, ok, err := e.db.DataVersion(ctx); err != nil || !ok || v != dv {
+		return nil, false, err
+	}
+	return joinParts(b, parts), true, nil
 }

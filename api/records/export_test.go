@@ -2,9 +2,11 @@ package records
 
 // Strategies names every strategy of the list pipeline (strategies.go).
 var Strategies = map[string]strategy{
-	"searchKeys":    searchKeys,
-	"deepSkip":      deepSkip,
-	"countedTotals": countedTotals,
+	"unchangedPages": unchangedPages,
+	"searchKeys":     searchKeys,
+	"deepSkip":       deepSkip,
+	"countedTotals":  countedTotals,
+	"offsetOnIndex":  offsetOnIndex,
 }
 
 // Only leaves e's lists the named strategies alone: none, the plain path.

@@ -81,6 +81,8 @@ type listQuery struct {
 	total    int64
 	counted  bool
 	offset   int // into the rows of where
+	// ids, when not nil, are the page's ids in order (the search read them).
+	ids []string
 }
 
 const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
@@ -98,17 +100,38 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 	if err := e.refresh(ctx, r, ws); err != nil {
 		return nil, err
 	}
+	dv, err := e.dataVersion(ctx, p, pg)
+	if err != nil {
+		return nil, err
+	}
 	lq, err := e.planList(ctx, p, ws, pg)
 	if err != nil {
 		return nil, err
 	}
 	b = append(b, `{"data":[`...)
 	if int64(pg.Offset) < lq.total {
-		if b, err = e.page(ctx, p, ws, pg, lq, b); err != nil {
+		if b, err = e.page(ctx, p, ws, pg, lq, dv, b); err != nil {
 			return nil, err
 		}
 	}
 	return meta(b, pg, lq.total), nil
+}
+
+// dataVersion (strategy unchangedPages) is read before anything else of
+// a cached list: a page answered from the cache checks at its end that
+// nothing was committed since, which covers every query of the request.
+func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, error) {
+	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil || pg.ParentID != "" {
+		return noVersion, nil
+	}
+	v, ok, err := e.db.DataVersion(ctx)
+	if err != nil {
+		return noVersion, apierr.Internal(err)
+	}
+	if !ok {
+		return noVersion, nil
+	}
+	return v, nil
 }
 
 // planList builds the list's condition and counts its rows.
@@ -140,19 +163,22 @@ func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (
 
 // page appends the records of the page: from the render cache when the
 // resource is cached, else encoded from its rows.
-func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, b []byte) ([]byte, error) {
+func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, error) {
 	where, args, offset := lq.where, lq.args, lq.offset
 	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
 		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
 	}
-	page := func(sel string) string {
-		return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
-	}
 	args = append(args, offset)
 	if p.cacheable && e.cache != nil {
-		return e.pageCached(ctx, p, ws, pg.ParentID, page(p.keys), args, b)
+		if dv != noVersion {
+			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
+			if out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ok {
+				return out, err
+			}
+		}
+		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.Read, p, page(p.selects), args)
+	s, err := e.query(ctx, e.db.Read, p, e.pageSQL(p, p.selects, where, pg.Limit, offset), args)
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	return &DB{
 		ckpt:    ckpt,
 		dv:      dv,
-		Ent:     ent.NewClient(ent.Driver(newFIFODriver(entsql.OpenDB(dialect.SQLite, w)))),
+		Ent:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w))),
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
 		Write:   w,

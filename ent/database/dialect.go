@@ -29,8 +29,8 @@ type sqlDialect interface {
 	// selects many rows) written so that the planner walks the list's
 	// index and tests each row, rather than fetching every key and sorting.
 	manyAmong(cond string) string
-	// foldsTokens reports whether q must be split by the database to fold
-	// it as the word index does (SearchTokens folds ASCII alike on both).
+	// foldTokens splits q as the word index folds it, when SearchTokens
+	// would not (ok false: SearchTokens folds it alike).
 	foldTokens(ctx context.Context, d *DB, q string) ([]string, bool, error)
 	// cachesProbes: word lookups of a workspace are kept while its table
 	// is unchanged (SQLite reads a common word's whole doclist).
@@ -54,3 +54,7 @@ type sqlDialect interface {
 	// searchIndex builds the word index of s.
 	searchIndex(ctx context.Context, d *DB, s Search) error
 }
+
+// RowKey is the cheapest unique key of a row of the table aliased t, for
+// queries that find rows' keys first and read the rows after.
+func (d *DB) RowKey() string { return d.sql.rowKey() }

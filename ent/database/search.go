@@ -313,16 +313,20 @@ type Found struct {
 	// Counted: Total is the exact number of matches.
 	Counted bool
 	Total   int64
-	// Page: Cond keeps exactly the rows of the requested page.
+	// Page: Cond keeps exactly the rows of the requested page. IDs, when
+	// not nil, are their ids in the page's order: read from the index that
+	// found them, they spare the page a second visit to its rows when
+	// their records are cached.
 	Page bool
+	IDs  []string
 	// sub, when the matches are exactly the keys one word index query
 	// selects (SQLite), is that query; Cond is then "key IN (sub)".
 	sub string
 }
 
 // paged is the Found of a page whose keys (a JSON array) the search read.
-func (d *DB) paged(total int64, keys string) Found {
-	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true}
+func (d *DB) paged(total int64, keys string, ids []string) Found {
+	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true, IDs: ids}
 }
 
 // search is one q being answered.
@@ -529,7 +533,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil {
 			return Found{}, false, err
 		}
-		return x.d.paged(int64(len(m)), window(m, offset, limit)), true, nil
+		return x.d.paged(int64(len(m)), window(m, offset, limit), nil), true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -557,7 +561,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		return x.d.paged(int64(len(extra)), window(extra, offset, limit)), true, nil
+		return x.d.paged(int64(len(extra)), window(extra, offset, limit), nil), true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
@@ -625,14 +629,14 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 	}
 	defer rows.Close()
 	var total int64
-	keys := []any{}
+	keys, ids := []any{}, []string{}
 	for rows.Next() {
 		var k any
 		var id string
 		if err := rows.Scan(&k, &id, &total); err != nil {
 			return Found{}, err
 		}
-		keys = append(keys, k)
+		keys, ids = append(keys, k), append(ids, id)
 	}
 	if err := rows.Err(); err != nil {
 		return Found{}, err
@@ -643,7 +647,7 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 		}
 	}
 	b, _ := json.Marshal(keys)
-	return d.paged(total, string(b)), nil
+	return d.paged(total, string(b), ids), nil
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
@@ -656,8 +660,8 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
 
 type match struct {
-	key       any
-	id, value string
+	key   any
+	value string
 }
 
 // window is the keys of m's page at offset, as a JSON array.
@@ -723,7 +727,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	if verify {
 		words = "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
 	}
-	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
+	q := "SELECT " + d.sql.rowKey() + ", " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
 	if err != nil {
@@ -734,7 +738,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	for rows.Next() {
 		var m match
 		var w string
-		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
+		if err = rows.Scan(&m.key, &m.value, &w); err != nil {
 			return nil, err
 		}
 		if verify {
