@@ -131,17 +131,17 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 	v.Open = figure{Label: "Open", Href: listURL(ws, inv, "status", strings.Join(openInvoiceStates, ","))}
 	v.NotDue = figure{Label: "Not yet due", Href: listURL(ws, inv, "status", strings.Join(notDueStates, ","))}
 	v.Overdue = figure{Label: "Overdue", Href: listURL(ws, inv, "status", "overdue")}
-	for _, b := range agingBuckets {
-		f := figure{Label: b.Label}
-		from, to := "", ""
+	// Each bucket's due dates, inclusive; "" is an open end.
+	froms, tos := make([]string, len(agingBuckets)), make([]string, len(agingBuckets))
+	for i, b := range agingBuckets {
 		if b.To >= 0 {
-			from = day(b.To) // due this many days ago at the most
+			froms[i] = day(b.To) // due this many days ago at the most
 		}
 		if b.From >= 0 {
-			to = day(b.From)
+			tos[i] = day(b.From)
 		}
-		f.Href = listURL(ws, inv, "status", "overdue", "due_date_from", from, "due_date_to", to)
-		v.Aging = append(v.Aging, f)
+		v.Aging = append(v.Aging, figure{Label: b.Label,
+			Href: listURL(ws, inv, "status", "overdue", "due_date_from", froms[i], "due_date_to", tos[i])})
 	}
 	open, err := u.db.SumsOf(ctx, ws.ID, "invoices.open")
 	if err != nil {
@@ -155,8 +155,8 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 		}
 		v.Overdue.add(r.Currency, r.N, r.Cents)
 		// Bucket by the same dates the links filter on.
-		for i, b := range agingBuckets {
-			if (b.To < 0 || r.By >= day(b.To)) && (b.From < 0 || r.By <= day(b.From)) {
+		for i := range agingBuckets {
+			if (froms[i] == "" || r.By >= froms[i]) && (tos[i] == "" || r.By <= tos[i]) {
 				v.Aging[i].add(r.Currency, r.N, r.Cents)
 				break
 			}
@@ -169,9 +169,10 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 	if err != nil {
 		return v, err
 	}
+	yesterday := day(1)
 	for _, r := range owed {
 		v.Bills.add(r.Currency, r.N, r.Cents)
-		if r.By != "" && r.By <= day(1) {
+		if r.By != "" && r.By <= yesterday {
 			v.BillsPastDue.add(r.Currency, r.N, r.Cents)
 		}
 	}

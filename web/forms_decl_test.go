@@ -133,6 +133,11 @@ func TestEveryFormFromDeclarations(t *testing.T) {
 		if !ok || r.Parent != nil {
 			continue
 		}
+		if create.AdminOnly {
+			// Gift cards and returns (a secret shown once, a delivered order
+			// first): TestGiftCardForms and TestReturnForms try the same.
+			continue
+		}
 		tc, ok := cases[r.Name]
 		if !ok {
 			t.Errorf("%s declares a create but has no form case here", r.Name)
