@@ -263,10 +263,7 @@ func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, e
 			continue
 		}
 		if rowsField(f) {
-			rs := &formRows{F: f}
-			for _, it := range f.Items {
-				rs.Cols = append(rs.Cols, it)
-			}
+			rs := &formRows{F: f, Cols: append([]resource.Field(nil), f.Items...)}
 			n := rowCount(v, f) + extraRows
 			n = min(n, maxRows(f))
 			for i := 0; i < n; i++ {
