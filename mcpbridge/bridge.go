@@ -130,7 +130,7 @@ func New(ctx context.Context, cfg Config) (*Bridge, error) {
 	}
 	plan, ok := resource.ParsePlan(me.Plan)
 	if !ok {
-		return nil, fmt.Errorf("Ledgerbase reported an unknown plan %q", me.Plan)
+		return nil, fmt.Errorf("the Ledgerbase server reported an unknown plan %q", me.Plan)
 	}
 	readOnly := cfg.ReadOnly || me.Key.Role == viewerRole
 	b := &Bridge{Me: me, client: c, log: cfg.Logger, allowedOrigins: cfg.AllowedOrigins}
@@ -163,7 +163,7 @@ func whoami(ctx context.Context, c *Client) (Me, error) {
 	if err != nil {
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
-			return Me{}, fmt.Errorf("Ledgerbase refused the API key: %s (%s)", ae.Message, ae.Code)
+			return Me{}, fmt.Errorf("the Ledgerbase server refused the API key: %s (%s)", ae.Message, ae.Code)
 		}
 		return Me{}, err
 	}

@@ -169,7 +169,7 @@ func apiError(res *http.Response, b []byte) *APIError {
 func (c *Client) unreachable(err error) error {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("Ledgerbase at %s did not answer within %s; it may be down or overloaded", c.base, c.http.Timeout)
+		return fmt.Errorf("the Ledgerbase server at %s did not answer within %s; it may be down or overloaded", c.base, c.http.Timeout)
 	}
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the call to Ledgerbase was cancelled")

@@ -2,7 +2,6 @@ package records_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -65,7 +64,7 @@ func BenchmarkSearch(b *testing.B) {
 					b.Fatal(err)
 				}
 				if len(out) < 30 {
-					b.Fatal(fmt.Sprintf("%s", out))
+					b.Fatalf("%s", out)
 				}
 			}
 		})

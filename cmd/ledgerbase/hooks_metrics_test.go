@@ -42,7 +42,7 @@ func TestWebhookMetrics(t *testing.T) {
 	waitFor(t, 10*time.Second, "the slow receiver holds the first delivery", func() bool {
 		slow.mu.Lock()
 		defer slow.mu.Unlock()
-		return slow.seen != nil && len(slow.seen) == 1
+		return len(slow.seen) == 1
 	})
 	waitFor(t, 10*time.Second, "the broken receiver's first answer is recorded", func() bool {
 		v, _ := scrape(t, s.url+"/metrics").value("ledgerbase_webhook_deliveries_total", map[string]string{"outcome": "retry"})
