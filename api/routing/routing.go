@@ -38,14 +38,6 @@ func (t *Table) Index(method, pattern string) int {
 	return -1
 }
 
-// Len is how many patterns method has.
-func (t *Table) Len(method string) int {
-	if m := t.methods[method]; m != nil {
-		return len(m.patterns)
-	}
-	return 0
-}
-
 // Allowed lists, sorted, the methods with a pattern that path matches.
 func (t *Table) Allowed(path string) []string {
 	var out []string
