@@ -211,7 +211,7 @@ func (b *tab) screenshot(name string, fullPage bool) {
 		b.t.Fatalf("screenshot: %v", err)
 	}
 	// The README's pictures are refreshed only on request
-	// (LEDGERBASE_SCREENSHOTS=../../assets/screenshots), so an ordinary test
+	// (LEDGERBASE_SCREENSHOTS=../../docs/screenshots), so an ordinary test
 	// run never rewrites tracked files.
 	dir := os.Getenv("LEDGERBASE_SCREENSHOTS")
 	if dir == "" {
