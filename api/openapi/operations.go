@@ -171,7 +171,7 @@ func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 			}
 			s = &openapi3.Schema{Type: types(openapi3.TypeArray), Items: openapi3.NewSchemaRef("", item), MinItems: 1}
 			p := openapi3.NewQueryParameter(f.Param).WithDescription(f.Doc + " Several values, comma-separated, match any of them.").WithSchema(s)
-			p.Style, p.Explode = openapi3.SerializationForm, openapi3.BoolPtr(false)
+			p.Style, p.Explode = openapi3.SerializationForm, openapi3.Ptr(false)
 			o.AddParameter(p)
 			continue
 		case resource.Date:
