@@ -31,11 +31,17 @@ func (u *UI) ownSource(c *fiber.Ctx, s formSpec, v formValues) (rowSourceOf, boo
 	if !has {
 		return rowSourceOf{}, false, false
 	}
-	r, rec := u.linked(c, s.RT.Op, v)
-	if r == nil {
+	id := ""
+	for _, f := range s.RT.Op.Body {
+		if val := strings.TrimSpace(v[f.Name]); strings.HasSuffix(f.Name, "_id") && val != "" && byIDPrefix(val) != nil {
+			id = val // the record the create names (a return's order)
+			break
+		}
+	}
+	if id == "" {
 		return rowSourceOf{}, false, true
 	}
-	src, ok, err := own(c.UserContext(), u, workspaceOf(c), textOf(rec.get("id")))
+	src, ok, err := own(c.UserContext(), u, workspaceOf(c), id)
 	if err != nil {
 		u.log.Error("admin form rows", "path", c.Path(), "err", err)
 		return rowSourceOf{}, false, true

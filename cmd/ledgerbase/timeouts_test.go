@@ -17,11 +17,14 @@ import (
 
 // slowClient starts `serve` with the given read and idle timeouts (the
 // write timeout 5 s) and dials it without an HTTP client, to be slow on purpose.
-func slowClient(t *testing.T, read, idle time.Duration) (net.Conn, *bufio.Reader) {
+// dialed is read before the dial: the server's read deadline starts when
+// it accepts the connection, which may be before Dial returns here.
+func slowClient(t *testing.T, read, idle time.Duration) (c net.Conn, br *bufio.Reader, dialed time.Time) {
 	t.Helper()
 	cfg := testConfig()
 	cfg.ReadTimeout, cfg.IdleTimeout, cfg.WriteTimeout = read, idle, 5*time.Second
 	r := start(t, cfg, quiet, ownDB(t))
+	dialed = time.Now()
 	c, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +32,7 @@ func slowClient(t *testing.T, read, idle time.Duration) (net.Conn, *bufio.Reader
 	t.Cleanup(func() { c.Close() })
 	// Nothing the server does should take this long; it bounds a hung test.
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	return c, bufio.NewReader(c)
+	return c, bufio.NewReader(c), dialed
 }
 
 // ask sends a request and checks it is answered with 200.
@@ -64,8 +67,7 @@ func waitClosed(t *testing.T, br *bufio.Reader, from time.Time) time.Duration {
 func TestAClientSlowToSendItsRequestIsCutAfterTheReadTimeout(t *testing.T) {
 	t.Parallel()
 	const timeout = 300 * time.Millisecond
-	c, br := slowClient(t, timeout, 5*time.Second)
-	began := time.Now()
+	c, br, began := slowClient(t, timeout, 5*time.Second)
 	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: t\r\n"); err != nil { // no blank line: never finished
 		t.Fatal(err)
 	}
@@ -78,9 +80,10 @@ func TestAClientSlowToSendItsRequestIsCutAfterTheReadTimeout(t *testing.T) {
 func TestAnIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout(t *testing.T) {
 	t.Parallel()
 	const timeout = 300 * time.Millisecond
-	c, br := slowClient(t, 5*time.Second, timeout)
+	c, br, _ := slowClient(t, 5*time.Second, timeout)
+	sent := time.Now() // the idle time starts after the answer is written, so after this
 	ask(t, c, br, "the request")
-	took := waitClosed(t, br, time.Now())
+	took := waitClosed(t, br, sent)
 	if took < timeout || took > timeout+2*time.Second {
 		t.Errorf("the idle connection ended after %v; idle timeout %v", took, timeout)
 	}
@@ -91,7 +94,7 @@ func TestAnIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout(t *testing.T) {
 // when the second arrives, well within the idle timeout.
 func TestAKeepAliveConnectionOutlivesItsFirstRequestsReadTimeout(t *testing.T) {
 	t.Parallel()
-	c, br := slowClient(t, 300*time.Millisecond, 5*time.Second)
+	c, br, _ := slowClient(t, 300*time.Millisecond, 5*time.Second)
 	for i, pause := range []time.Duration{0, time.Second, 50 * time.Millisecond, 50 * time.Millisecond, 700 * time.Millisecond} {
 		time.Sleep(pause)
 		ask(t, c, br, fmt.Sprintf("request %d", i+1))
