@@ -1,5 +1,7 @@
 package resource
 
+import values "github.com/ledgerbase/ledgerbase/ent/enum"
+
 // The request bodies of spec section 2.
 var (
 	clientBody = []Field{
@@ -16,11 +18,11 @@ var (
 		{Name: "external_ref", Type: Ref, Doc: "Upsert key from another system: \"system:connection:id\" or {system, connection_id, external_id}. A POST whose ref matches an existing client updates it."},
 	}
 	addressBody = append(withoutField(clientBody, "external_ref"),
-		enum("kind", "billing or shipping (default billing).", "billing", "shipping"),
+		enum("kind", "billing or shipping (default billing).", values.AddressKind...),
 		boolean("default_billing", "Make this the client's default billing address (clears the previous default)."),
 		boolean("default_shipping", "Make this the client's default shipping address (clears the previous default)."),
 	)
-	paymentStatus      = []string{"pending", "completed", "failed", "cancelled"}
+	paymentStatus      = values.PaymentStatus
 	invoicePaymentBody = []Field{
 		req(str("id", "Your own payment id. Recording the same id again returns the existing payment (200).")),
 		req(str("number", "Payment document number shown to the customer.")),
@@ -108,7 +110,7 @@ var (
 		money("cost_cents", "Shipping cost, minor units."),
 		str("notes", "Notes."),
 		objects("packages", "Parcels.", str("tracking_no", "Tracking number."), money("weight_g", "Weight in grams.")),
-		updateOnly(enum("status", "Moves forward along shipped, in_transit, delivered (on update; a new shipment is shipped).", "shipped", "in_transit", "delivered")),
+		updateOnly(enum("status", "Moves forward along shipped, in_transit, delivered (on update; a new shipment is shipped).", values.ShipmentStatus...)),
 	}
 	trackingEvent = []Field{
 		str("carrier_event_id", "The carrier's id of the event; an event with an id already stored is not stored again."),
@@ -182,7 +184,7 @@ var (
 	Invoices = &Resource{Name: "invoices", Singular: "invoice", Table: "invoices", Prefix: "inv", Plan: Starter, Toolset: "sales",
 		Doc:    "Invoices sent to clients, with lines, totals and open balance.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
-		Filters: append(append([]Filter{enumFilter("status", "draft", "sent", "partially_paid", "paid", "overdue", "void"), idFilter("client_id", "Only this client's invoices.")},
+		Filters: append(append([]Filter{enumFilter("status", values.InvoiceStatus...), idFilter("client_id", "Only this client's invoices.")},
 			dateRange("date", "date")...), dateRange("due_date", "due date")...),
 		Clock:    []string{"overdue"},
 		Hidden:   externalRefColumns,
@@ -198,11 +200,11 @@ var (
 	}
 	Quotes = &Resource{Name: "quotes", Singular: "quote", Table: "quotes", Prefix: "quo", Plan: Starter, Toolset: "sales",
 		Doc: "Quotes offered to clients.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
-		Filters: []Filter{enumFilter("status", "draft", "sent", "accepted", "declined", "expired", "invoiced"), idFilter("client_id", "Only this client's quotes.")},
+		Filters: []Filter{enumFilter("status", values.QuoteStatus...), idFilter("client_id", "Only this client's quotes.")},
 		Ops:     quoteOps()}
 	CreditNotes = &Resource{Name: "credit-notes", Singular: "credit note", Table: "credit_notes", Prefix: "crn", Plan: Starter, Toolset: "sales",
 		Doc: "Credit notes that reduce what a client owes.", Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
-		Filters: []Filter{enumFilter("status", "draft", "issued", "applied", "void"), idFilter("client_id", "Only this client's credit notes.")},
+		Filters: []Filter{enumFilter("status", values.CreditNoteStatus...), idFilter("client_id", "Only this client's credit notes.")},
 		Ops:     creditNoteOps()}
 	Stores = &Resource{Name: "stores", Singular: "store", Table: "stores", Prefix: "sto", Plan: Business, Toolset: "commerce",
 		Doc:      "Online stores; primary_url is the verified custom domain when active, else the free store address.",
@@ -213,19 +215,19 @@ var (
 		Doc:    "Sales orders with lines; online orders add the store channel, payment status and shipping status.",
 		Search: []string{"number", "client_name"}, SearchFew: []string{"client_name"},
 		Filters: []Filter{
-			enumFilter("status", "draft", "confirmed", "partially_shipped", "shipped", "delivered", "cancelled"),
+			enumFilter("status", values.SalesOrderStatus...),
 			idFilter("client_id", "Only this client's orders."),
 			idFilter("channel_id", "Only orders of this store (sto_...)."),
 			{Param: "online", Column: "online", Type: Boolean, Doc: "true: only online orders; false: only the others."},
-			enumFilter("payment_status", "unpaid", "authorized", "paid", "partially_refunded", "refunded"),
-			enumFilter("shipping_status", "not_shipped", "partially_shipped", "shipped", "delivered"),
+			enumFilter("payment_status", values.OrderPaymentStatus...),
+			enumFilter("shipping_status", values.ShippingStatus...),
 		},
 		Embeds: []Embed{{Name: "lines", Table: "order_lines", FK: "sales_order_id", OrderBy: "position"}},
 		Ops:    salesOrderOps()}
 	Shipments = &Resource{Name: "shipments", Singular: "shipment", Table: "shipments", Prefix: "shp", Plan: Business, Needs: CommerceMode, Toolset: "commerce",
 		Doc:     "Shipments of sales orders, with packages and a tracking timeline.",
 		Search:  []string{"number", "tracking_no", "carrier"},
-		Filters: []Filter{enumFilter("status", "shipped", "in_transit", "delivered"), idFilter("sales_order_id", "Only shipments of this order.")},
+		Filters: []Filter{enumFilter("status", values.ShipmentStatus...), idFilter("sales_order_id", "Only shipments of this order.")},
 		Embeds:  []Embed{{Name: "events", Table: "shipment_events", FK: "shipment_id", OrderBy: "occurred_at"}},
 		Ops: append(reads(),
 			Op{Kind: Create, Body: shipmentBody, From: []string{"confirmed", "partially_shipped", "shipped", "delivered"}, FromOf: "sales_order_id",
@@ -240,7 +242,7 @@ var (
 	}
 	Returns = &Resource{Name: "returns", Singular: "return", Table: "returns", Prefix: "ret", Plan: Business, Toolset: "commerce",
 		Doc: "Customer return requests (RMA) on online orders, with lines and refund outcome. Read-only.", Search: []string{"number", "reason"},
-		Filters: []Filter{enumFilter("status", "requested", "approved", "received", "refunded", "rejected"), idFilter("sales_order_id", "Only returns of this order.")},
+		Filters: []Filter{enumFilter("status", values.ReturnStatus...), idFilter("sales_order_id", "Only returns of this order.")},
 		Ops:     returnOps()}
 	Promotions = &Resource{Name: "promotions", Singular: "promotion", Table: "promotions", Prefix: "pro", Plan: Business, Toolset: "commerce",
 		Doc: "Promotions with usage totals; archived promotions are not listed.", Search: []string{"name"},
@@ -270,7 +272,7 @@ var (
 			Op{Kind: Update, Body: vendorBody, Summary: "Update a vendor."})}
 	Bills = &Resource{Name: "bills", Singular: "bill", Table: "bills", Prefix: "bill", Plan: Starter, Toolset: "purchasing",
 		Doc: "Vendors' bills, with lines, totals and open balance.", Search: []string{"number", "vendor_name"}, SearchFew: []string{"vendor_name"},
-		Filters: append(append([]Filter{enumFilter("status", "draft", "open", "partially_paid", "paid", "void"), idFilter("vendor_id", "Only this vendor's bills.")},
+		Filters: append(append([]Filter{enumFilter("status", values.BillStatus...), idFilter("vendor_id", "Only this vendor's bills.")},
 			dateRange("date", "date")...), dateRange("due_date", "due date")...),
 		Ops: billOps()}
 	BillPayments = &Resource{Name: "bill-payments", Singular: "bill payment", Table: "bill_payments", Prefix: "bpay", Plan: Starter, Grant: "bills", Toolset: "purchasing",

@@ -1,5 +1,7 @@
 package resource
 
+import values "github.com/ledgerbase/ledgerbase/ent/enum"
+
 // Type is the JSON type of a body field.
 type Type string
 
@@ -96,4 +98,4 @@ func strings(name, doc string) Field {
 }
 
 // Languages are the values of preferred_language.
-var Languages = []string{"en", "fr", "ar", "bilingual"}
+var Languages = values.Languages

@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/ledgerbase/ledgerbase/ent/enum"
 
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
@@ -34,12 +35,12 @@ func (SalesOrder) Mixin() []ent.Mixin { return []ent.Mixin{scoped("so")} }
 func (SalesOrder) Fields() []ent.Field {
 	f := append([]ent.Field{
 		field.String("number").NotEmpty(),
-		field.Enum("status").Values("draft", "confirmed", "partially_shipped", "shipped", "delivered", "cancelled").Default("draft"),
+		field.Enum("status").Values(enum.SalesOrderStatus...).Default("draft"),
 		field.String("date"),
 		field.Bool("online").Default(false),
 		field.String("channel_id").Optional().Nillable().Comment("the store of an online order"),
-		field.Enum("payment_status").Values("unpaid", "authorized", "paid", "partially_refunded", "refunded").Optional().Nillable(),
-		field.Enum("shipping_status").Values("not_shipped", "partially_shipped", "shipped", "delivered").Optional().Nillable(),
+		field.Enum("payment_status").Values(enum.OrderPaymentStatus...).Optional().Nillable(),
+		field.Enum("shipping_status").Values(enum.ShippingStatus...).Optional().Nillable(),
 		currency(),
 		field.String("shipping_address").Default(""),
 		field.String("notes").Default(""),
@@ -94,7 +95,7 @@ func (Shipment) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("sales_order_id").Immutable(),
 		field.String("number").Default(""),
-		field.Enum("status").Values("shipped", "in_transit", "delivered").Default("shipped"),
+		field.Enum("status").Values(enum.ShipmentStatus...).Default("shipped"),
 		field.JSON("lines", []shape.ShipmentLine{}).Default([]shape.ShipmentLine{}),
 		field.JSON("packages", []shape.Package{}).Default([]shape.Package{}),
 		field.String("location_id").Optional().Nillable(),
@@ -155,7 +156,7 @@ func (ReturnRequest) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("sales_order_id"),
 		field.String("number").NotEmpty(),
-		field.Enum("status").Values("requested", "approved", "received", "refunded", "rejected").Default("requested"),
+		field.Enum("status").Values(enum.ReturnStatus...).Default("requested"),
 		field.String("reason").Default(""),
 		field.JSON("lines", []shape.ReturnLine{}).Default([]shape.ReturnLine{}),
 		currency(),

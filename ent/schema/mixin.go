@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/ledgerbase/ledgerbase/ent/enum"
 	"time"
 
 	"entgo.io/ent"
@@ -49,7 +50,7 @@ func cents(name string) ent.Field { return field.Int64(name).Default(0) }
 func currency() ent.Field { return field.String("currency_code").Default("EUR").MaxLen(3) }
 
 func language() ent.Field {
-	return field.Enum("preferred_language").Values("en", "fr", "ar", "bilingual").Optional().Nillable()
+	return field.Enum("preferred_language").Values(enum.Languages...).Optional().Nillable()
 }
 
 // totals are the three amounts every document carries.

@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/ledgerbase/ledgerbase/ent/enum"
 
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
@@ -69,7 +70,7 @@ func (Address) Mixin() []ent.Mixin { return []ent.Mixin{scoped("adr")} }
 func (Address) Fields() []ent.Field {
 	return append([]ent.Field{
 		field.String("client_id").Immutable(),
-		field.Enum("kind").Values("billing", "shipping").Default("billing"),
+		field.Enum("kind").Values(enum.AddressKind...).Default("billing"),
 		field.Bool("default_billing").Default(false),
 		field.Bool("default_shipping").Default(false),
 	}, contactFields()...)
@@ -107,7 +108,7 @@ func (Invoice) Mixin() []ent.Mixin { return []ent.Mixin{scoped("inv")} }
 func (Invoice) Fields() []ent.Field {
 	f := append(append(document(), party("client")...), externalRef()...)
 	return append(f,
-		field.Enum("status").Values("draft", "sent", "partially_paid", "paid", "overdue", "void").Default("draft"),
+		field.Enum("status").Values(enum.InvoiceStatus...).Default("draft"),
 		cents("paid_cents"), cents("remaining_cents"),
 		// credited_cents is what applied credit notes took off the balance:
 		// remaining = incl - paid - credited, and paid stays payments only.
@@ -135,7 +136,7 @@ func (InvoicePayment) Fields() []ent.Field {
 		field.String("invoice_id").Immutable(),
 		field.String("external_id").NotEmpty(),
 		field.String("number").Default(""),
-		field.Enum("status").Values("pending", "completed", "failed", "cancelled").Default("completed"),
+		field.Enum("status").Values(enum.PaymentStatus...).Default("completed"),
 		field.String("date"),
 		field.String("due_date").Optional().Nillable(),
 		currency(),
@@ -158,7 +159,7 @@ func (Quote) Mixin() []ent.Mixin { return []ent.Mixin{scoped("quo")} }
 func (Quote) Fields() []ent.Field {
 	f := append(document(), party("client")...)
 	return append(f,
-		field.Enum("status").Values("draft", "sent", "accepted", "declined", "expired", "invoiced").Default("draft"),
+		field.Enum("status").Values(enum.QuoteStatus...).Default("draft"),
 		field.String("invoice_id").Optional().Nillable(),
 	)
 }
@@ -170,7 +171,7 @@ func (CreditNote) Mixin() []ent.Mixin { return []ent.Mixin{scoped("crn")} }
 func (CreditNote) Fields() []ent.Field {
 	f := append(document(), party("client")...)
 	return append(f,
-		field.Enum("status").Values("draft", "issued", "applied", "void").Default("draft"),
+		field.Enum("status").Values(enum.CreditNoteStatus...).Default("draft"),
 		field.String("invoice_id").Optional().Nillable(),
 	)
 }
@@ -202,7 +203,7 @@ func (Bill) Mixin() []ent.Mixin { return []ent.Mixin{scoped("bill")} }
 func (Bill) Fields() []ent.Field {
 	f := append(document(), party("vendor")...)
 	return append(f,
-		field.Enum("status").Values("draft", "open", "partially_paid", "paid", "void").Default("draft"),
+		field.Enum("status").Values(enum.BillStatus...).Default("draft"),
 		cents("paid_cents"), cents("remaining_cents"),
 	)
 }
@@ -222,7 +223,7 @@ func (BillPayment) Fields() []ent.Field {
 		field.String("bill_id").Immutable(),
 		field.String("external_id").NotEmpty(),
 		field.String("number").Default(""),
-		field.Enum("status").Values("pending", "completed", "failed", "cancelled").Default("completed"),
+		field.Enum("status").Values(enum.PaymentStatus...).Default("completed"),
 		field.String("date").Default(""),
 		field.String("due_date").Optional().Nillable(),
 		currency(),
