@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"strings"
 	"time"
 
 	entgo "entgo.io/ent"
@@ -10,10 +11,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/bill"
 	"github.com/ledgerbase/ledgerbase/ent/billpayment"
-	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
 	"github.com/ledgerbase/ledgerbase/ent/invoicepayment"
-	"github.com/ledgerbase/ledgerbase/ent/vendor"
 )
 
 func init() {
@@ -232,26 +231,9 @@ func recordBillPayment(q *Request) (Result, error) {
 	}, func() Answer { return repeated(record(created(isNew), resource.BillPayments, payID, q.ID), !isNew) })
 }
 
-// checkParty refuses a client_id or vendor_id that is not a record of the
-// caller's workspace (another workspace's id must not be linkable).
+// checkParty refuses a body's client_id or vendor_id that names no party
+// of the workspace (partyOf's check, without the party).
 func (q *Request) checkParty(tx *ent.Tx, field string) error {
-	id, ok := q.Body.String(field)
-	if !ok {
-		return nil
-	}
-	ws := q.Workspace().ID
-	var found bool
-	var err error
-	if field == "client_id" {
-		found, err = tx.Customer.Query().Where(customer.ID(id), customer.WorkspaceID(ws)).Exist(q.Ctx)
-	} else {
-		found, err = tx.Vendor.Query().Where(vendor.ID(id), vendor.WorkspaceID(ws)).Exist(q.Ctx)
-	}
-	if err != nil {
-		return err
-	}
-	if !found {
-		return apierr.Invalid(field, "no such %s in this workspace", field[:len(field)-3])
-	}
-	return nil
+	_, err := q.partyOf(tx, strings.TrimSuffix(field, "_id"))
+	return err
 }
