@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // GET /v1/events and /v1/events/{id}: the workspace's change log, newest
@@ -110,6 +111,12 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 			}
 			where = append(where, "created_at "+op+" ?")
 			args = append(args, t.UTC())
+			if op == ">=" {
+				// The same bound on the id, which the primary key serves:
+				// an event's id is made no earlier than its created_at.
+				where = append(where, "id >= ?")
+				args = append(args, ids.Floor("evt", t))
+			}
 		case "starting_after":
 			after = val
 		case "ending_before":

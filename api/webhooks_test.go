@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // No test here sends a packet beyond the loopback interface: the resolver
@@ -362,12 +363,16 @@ func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
 	if len(log.Data) != 2 || oldDelivery == "" {
 		t.Fatalf("delivery log %+v", log)
 	}
+	// An event made 31 days ago: its id carries its time (ids.At), which
+	// retention reads.
 	longAgo := time.Now().UTC().Add(-31 * 24 * time.Hour)
-	for _, q := range []string{"UPDATE events SET created_at = ? WHERE id = ?", "UPDATE webhook_deliveries SET created_at = ? WHERE event_id = ?"} {
-		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind(q), longAgo, oldEvent); err != nil {
+	agedEvent := ids.At("evt", longAgo)
+	for _, q := range []string{"UPDATE events SET created_at = ?, id = ? WHERE id = ?", "UPDATE webhook_deliveries SET created_at = ?, event_id = ? WHERE event_id = ?"} {
+		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind(q), longAgo, agedEvent, oldEvent); err != nil {
 			t.Fatal(err)
 		}
 	}
+	oldEvent = agedEvent
 	if _, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}

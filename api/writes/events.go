@@ -244,7 +244,7 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	now := time.Now().UTC()
 	events := make([]*ent.Event, len(changes))
 	for i, c := range changes {
-		e := &ent.Event{ID: ids.New("evt"), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now, Seq: first + int64(i),
+		e := &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now, Seq: first + int64(i),
 			Type: c.Type, ObjectType: c.Resource.Name, ObjectID: c.ID, RequestID: q.RequestID, ActorType: actorType, ActorID: actorID}
 		var previous any
 		if c.Previous != nil {

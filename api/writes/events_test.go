@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/writes"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 type eventRead struct {
@@ -213,9 +214,12 @@ func TestOldEventsArePruned(t *testing.T) {
 		env.Do(t, "POST", "/v1/clients", ws.Key, obj{"name": n}).WantStatus(t, 201)
 	}
 	p := events(t, env, ws.Key, "")
-	oldID := p.Data[1].ID
-	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE events SET created_at = ? WHERE id = ?"),
-		time.Now().UTC().Add(-31*24*time.Hour), oldID); err != nil {
+	// The older event becomes one made 31 days ago: its id carries its
+	// time (ids.At), which retention reads.
+	longAgo := time.Now().UTC().Add(-31 * 24 * time.Hour)
+	oldID := ids.At("evt", longAgo)
+	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE events SET created_at = ?, id = ? WHERE id = ?"),
+		longAgo, oldID, p.Data[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	n, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour))

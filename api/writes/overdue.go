@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // An invoice becomes overdue by itself: once its due date has passed with
@@ -65,7 +66,7 @@ func PruneEvents(ctx context.Context, db *database.DB, cutoff time.Time) (int64,
 	var total int64
 	for {
 		res, err := db.Write.ExecContext(ctx, db.Rebind(
-			"DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? LIMIT 1000)"), cutoff.UTC())
+			"DELETE FROM events WHERE id IN (SELECT id FROM events WHERE id < ? LIMIT 1000)"), ids.Floor("evt", cutoff))
 		if err != nil {
 			return total, err
 		}

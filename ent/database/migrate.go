@@ -64,11 +64,21 @@ func createSchema(ctx context.Context, s *migrate.Schema) error {
 	return s.Create(ctx, migrate.WithGlobalUniqueID(false))
 }
 
+// retiredIndexes were declared once and are dropped where they remain: the
+// events log lists by seq and bounds its ids instead (ent/schema/events.go).
+var retiredIndexes = []string{"event_created_at", "event_workspace_id_created_at_id"}
+
 // Migrate brings the schema up to date: ent's tables and indexes, then the
 // search indexes. It is safe to run on every start and from several processes.
 func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	if err := createSchema(ctx, d.Ent.Schema); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
+	}
+	// ent adds indexes but never drops one the schema no longer declares.
+	for _, name := range retiredIndexes {
+		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
+			return fmt.Errorf("database: drop index %s: %w", name, err)
+		}
 	}
 	d.setValueColumns(searches)
 	if err := d.migrateTotals(ctx); err != nil {

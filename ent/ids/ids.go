@@ -48,6 +48,15 @@ func At(prefix string, t time.Time) string {
 	return format(prefix, u)
 }
 
+// Floor returns an id that sorts at or before every id At(prefix, u) makes
+// for a u in t's millisecond or later, and after every one for an earlier
+// millisecond: an id range that stands for a time range.
+func Floor(prefix string, t time.Time) string {
+	var u uuid.UUID
+	binary.BigEndian.PutUint64(u[0:8], uint64(t.UnixMilli())<<16)
+	return format(prefix, u)
+}
+
 // format is prefix_ and the 128 bits of u as 26 base32 characters (the
 // first holds 3 bits), built in one allocation. Five bits at a time from
 // the low end of two words: a request id is made on every request.

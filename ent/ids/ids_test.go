@@ -97,3 +97,21 @@ func BenchmarkQuick(b *testing.B) {
 		_ = QuickAt("req", now)
 	}
 }
+
+// Floor bounds the ids of a time range, which is how events are pruned and
+// filtered by created_at without an index on it.
+func TestFloorBoundsTheIDsOfItsMillisecond(t *testing.T) {
+	t.Parallel()
+	base := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	for i := 0; i < 2000; i++ {
+		at := base.Add(time.Duration(rand.IntN(3_000_000)) * time.Microsecond) // within 3 s
+		id := At("evt", at)
+		for _, ms := range []time.Duration{-1, 0, 1} {
+			edge := at.Truncate(time.Millisecond).Add(ms * time.Millisecond)
+			f := Floor("evt", edge)
+			if ms <= 0 && !(f <= id) || ms > 0 && !(id < f) {
+				t.Fatalf("Floor(%s) = %s misplaces At(%s) = %s", edge.Format(time.RFC3339Nano), f, at.Format(time.RFC3339Nano), id)
+			}
+		}
+	}
+}

@@ -344,19 +344,9 @@ var (
 		PrimaryKey: []*schema.Column{EventsColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "event_workspace_id_created_at_id",
-				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[1], EventsColumns[2], EventsColumns[0]},
-			},
-			{
 				Name:    "event_workspace_id_seq",
 				Unique:  true,
 				Columns: []*schema.Column{EventsColumns[1], EventsColumns[4]},
-			},
-			{
-				Name:    "event_created_at",
-				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[2]},
 			},
 		},
 	}

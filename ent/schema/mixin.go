@@ -16,8 +16,9 @@ import (
 // belong to one workspace and list newest first through one index.
 type record struct {
 	mixin.Schema
-	prefix string
-	scoped bool
+	prefix   string
+	scoped   bool
+	unlisted bool // read in an order of its own, not by created_at
 }
 
 func (r record) Fields() []ent.Field {
@@ -35,7 +36,7 @@ func (r record) Fields() []ent.Field {
 }
 
 func (r record) Indexes() []ent.Index {
-	if !r.scoped {
+	if !r.scoped || r.unlisted {
 		return nil
 	}
 	// Serves every list's default order and its total.
@@ -43,6 +44,10 @@ func (r record) Indexes() []ent.Index {
 }
 
 func scoped(prefix string) record { return record{prefix: prefix, scoped: true} }
+
+// logged is scoped without the list index, for an append-only log read in
+// its own order: each index is one more B-tree page every write touches.
+func logged(prefix string) record { return record{prefix: prefix, scoped: true, unlisted: true} }
 
 // money and amounts are int64 minor units; never floats.
 func cents(name string) ent.Field { return field.Int64(name).Default(0) }
