@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // errRetry asks inTx to run the transaction again: a concurrent writer won a
@@ -39,11 +40,13 @@ type Answer struct {
 // inTx runs do in one transaction on the writer, so a failed write leaves
 // nothing behind, and answers with the record read back in that same
 // transaction: what the write answers, and what its Idempotency-Key keeps,
-// commits with it or not at all. A lost race (a unique key a concurrent
-// writer filled, a PostgreSQL deadlock or serialization failure; only
-// possible where writers run concurrently) or do returning errRetry runs do
-// again from the start, three runs at most: the rerun sees the winner's row
-// and answers by it.
+// commits with it or not at all. On SQLite the transaction may be shared
+// with other queued writes (database.DB.InTx), each in its own savepoint.
+// A lost race (a unique key a concurrent writer filled, a PostgreSQL
+// deadlock or serialization failure; only possible where writers run
+// concurrently), a shared transaction another write broke, or do returning
+// errRetry runs do again from the start, three runs at most: the rerun sees
+// the winner's row and answers by it.
 func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := q.tryTx(do, then)
@@ -53,7 +56,7 @@ func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, e
 		if errors.Is(err, idempotency.ErrTaken) {
 			return Result{}, err // the caller replays the request that took the key
 		}
-		retry := errors.Is(err, errRetry) || ent.IsConstraintError(err) || lostRace(err)
+		retry := errors.Is(err, errRetry) || errors.Is(err, database.ErrBatchLost) || ent.IsConstraintError(err) || lostRace(err)
 		if !retry || attempt >= 2 {
 			// As is: api/errors.go maps a database's refusal (a constraint,
 			// a value it cannot hold) to 400/409 and anything else to 500.
@@ -63,24 +66,12 @@ func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, e
 }
 
 func (q *Request) tryTx(do func(tx *ent.Tx) error, then func() Answer) (res Result, err error) {
-	tx, err := q.DB.Ent.Tx(q.Ctx)
+	err = q.DB.InTx(q.Ctx, func(tx *ent.Tx) error {
+		var err error
+		res, err = q.run(tx, do, then)
+		return err
+	})
 	if err != nil {
-		return Result{}, err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			_ = tx.Rollback()
-			panic(r)
-		}
-	}()
-	res, err = q.run(tx, do, then)
-	if err != nil {
-		if rerr := tx.Rollback(); rerr != nil {
-			return Result{}, errors.Join(err, rerr)
-		}
-		return Result{}, err
-	}
-	if err := tx.Commit(); err != nil {
 		return Result{}, err
 	}
 	if q.deliveries > 0 {

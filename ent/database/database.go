@@ -49,6 +49,9 @@ type DB struct {
 	ckpt *checkpointer
 	// dv tells whether anything was committed (SQLite; see DataVersion).
 	dv *dataVersion
+	// batch shares the writer's transactions among queued writes (SQLite;
+	// see InTx).
+	batch *batcher
 
 	// values are the columns counted per value, by table (set by Migrate
 	// from the declarations; see valueColumns).
@@ -175,10 +178,12 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
+	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
 	return &DB{
 		ckpt:    ckpt,
 		dv:      dv,
-		Ent:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w))),
+		batch:   newBatcher(writer),
+		Ent:     writer,
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
 		Write:   w,

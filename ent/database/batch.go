@@ -1,0 +1,169 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/ledgerbase/ledgerbase/ent"
+)
+
+// Group commit. SQLite has one writer, and a commit writes every page the
+// transaction changed to the WAL: a write that adds one client, its search
+// words, its list counts and its event rewrites a dozen 4 KiB pages, most of
+// them the same pages the previous write rewrote. Writes that queue for the
+// writer while another runs therefore share one transaction: each runs
+// inside a savepoint of its own (so its failure undoes only its own
+// changes), the last of the queue commits for all, and none of them answers
+// before that commit. A write is acknowledged exactly when its changes are
+// committed, as with a transaction of its own; what changes is that the
+// pages common to the queue are written once. SQLite's documentation gives
+// the same advice ("batch inserts in one transaction"); this is that advice
+// for writes that arrive one request at a time.
+
+// ErrBatchLost is returned to a write whose changes were undone because
+// another write in the same transaction broke it (an I/O error, a full
+// disk): nothing of it was committed and it can run again.
+var ErrBatchLost = errors.New("database: the shared transaction was rolled back by another write; run again")
+
+// maxBatch bounds a transaction's writes, so others waiting for the writer
+// connection (the webhook worker, retention) wait for at most that many.
+const maxBatch = 128
+
+type batcher struct {
+	ent     *ent.Client
+	turn    chan struct{} // holds a token while a write runs in the transaction
+	waiting atomic.Int32  // writes queued for turn
+	cur     *batch        // the open transaction, nil between them
+}
+
+func newBatcher(c *ent.Client) *batcher { return &batcher{ent: c, turn: make(chan struct{}, 1)} }
+
+// batch is one shared transaction.
+type batch struct {
+	tx      *ent.Tx
+	n       int   // writes that succeeded in it and await its commit
+	lost    error // set when it can no longer commit (see member)
+	err     error // its outcome, once done is closed
+	done    chan struct{}
+	pending int // writes in it that ran, successful or not, for maxBatch
+}
+
+// InTx runs fn in a transaction on the writer and commits what fn did
+// unless fn returns an error; it returns once that is committed or undone.
+// On SQLite the transaction may be shared with writes queued alongside (see
+// above); on PostgreSQL each call has its own.
+func (d *DB) InTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	if d.batch == nil {
+		return ownTx(ctx, d.Ent, fn)
+	}
+	return d.batch.do(ctx, fn)
+}
+
+func ownTx(ctx context.Context, c *ent.Client, fn func(tx *ent.Tx) error) (err error) {
+	tx, err := c.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			_ = tx.Rollback()
+			panic(r)
+		}
+	}()
+	if err := fn(tx); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return tx.Commit()
+}
+
+func (b *batcher) do(ctx context.Context, fn func(tx *ent.Tx) error) (err error) {
+	// The wait is not cut short by ctx: a write ahead may have left the
+	// transaction open for this one to commit. Turns are short.
+	b.waiting.Add(1)
+	b.turn <- struct{}{}
+	b.waiting.Add(-1)
+	if err := ctx.Err(); err != nil {
+		if b.cur != nil && b.waiting.Load() == 0 {
+			b.finish(b.cur)
+		}
+		<-b.turn
+		return err
+	}
+	if b.cur == nil {
+		// The transaction outlives the request that opens it, so it is not
+		// bound to that request's context.
+		tx, err := b.ent.Tx(context.Background())
+		if err != nil {
+			<-b.turn
+			return err
+		}
+		b.cur = &batch{tx: tx, done: make(chan struct{})}
+	}
+	cur := b.cur
+	cur.pending++
+	ferr, panicked := b.member(cur, fn)
+	ok := ferr == nil && panicked == nil && cur.lost == nil
+	if ok {
+		cur.n++
+	}
+	if cur.lost != nil || b.waiting.Load() == 0 || cur.pending >= maxBatch {
+		b.finish(cur)
+	}
+	<-b.turn
+	if panicked != nil {
+		panic(panicked)
+	}
+	if ferr != nil {
+		return ferr // its own changes were undone; nothing to wait for
+	}
+	if !ok {
+		return ErrBatchLost
+	}
+	<-cur.done
+	return cur.err
+}
+
+// member runs fn inside a savepoint of cur. When the savepoint cannot be
+// released or rolled back to, SQLite has rolled the whole transaction back
+// (it does so on some errors: a full disk, an I/O error, an interrupt), and
+// cur is lost: nothing in it commits, and every write in it hears so.
+func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (ferr error, panicked any) {
+	ctx := context.Background()
+	if _, err := cur.tx.ExecContext(ctx, "SAVEPOINT write"); err != nil {
+		cur.lost = err
+		return fmt.Errorf("%w (%v)", ErrBatchLost, err), nil
+	}
+	func() {
+		defer func() { panicked = recover() }()
+		ferr = fn(cur.tx)
+	}()
+	end := "RELEASE write"
+	if ferr != nil || panicked != nil {
+		end = "ROLLBACK TO write; RELEASE write"
+	}
+	if _, err := cur.tx.ExecContext(ctx, end); err != nil {
+		cur.lost = fmt.Errorf("database: end of a write's savepoint: %w", err)
+	}
+	return ferr, panicked
+}
+
+// finish commits cur, or rolls it back when it is lost, and wakes the
+// writes waiting for it. The caller holds the turn.
+func (b *batcher) finish(cur *batch) {
+	b.cur = nil
+	switch {
+	case cur.lost != nil:
+		_ = cur.tx.Rollback() // SQLite may have rolled it back already
+		cur.err = fmt.Errorf("%w (%v)", ErrBatchLost, cur.lost)
+	case cur.n == 0:
+		cur.err = cur.tx.Rollback()
+	default:
+		cur.err = cur.tx.Commit()
+	}
+	close(cur.done)
+}
