@@ -156,9 +156,7 @@ func applyCreditNote(q *Request) (Result, error) {
 			return err
 		}
 		if after != b {
-			if err := q.touch(tx, resource.Invoices, inv.ID); err != nil {
-				return err
-			}
+			q.touch(resource.Invoices, inv.ID, string(inv.Status))
 			if err := tx.Invoice.Update().Where(invoice.ID(inv.ID)).SetRemainingCents(after.remaining).
 				SetCreditedCents(inv.CreditedCents + n.AmountInclVatCents).SetStatus(invoice.Status(after.status)).Exec(q.Ctx); err != nil {
 				return err

@@ -239,9 +239,7 @@ func refundReturn(q *Request) (Result, error) {
 		}
 		payID = p.ID
 		q.made(resource.Payments, payID)
-		if err := q.touch(tx, resource.SalesOrders, order.ID); err != nil {
-			return err
-		}
+		q.touch(resource.SalesOrders, order.ID, string(order.Status))
 		if err := tx.SalesOrder.UpdateOneID(order.ID).SetPaymentStatus(status).Exec(q.Ctx); err != nil {
 			return err
 		}

@@ -78,9 +78,7 @@ func createShipment(q *Request) (Result, error) {
 		if complete {
 			status, shipping = salesorder.StatusShipped, salesorder.ShippingStatusShipped
 		}
-		if err := q.touch(tx, resource.SalesOrders, order.ID); err != nil {
-			return err
-		}
+		q.touch(resource.SalesOrders, order.ID, string(order.Status))
 		u := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(status)
 		if order.Online {
 			u.SetShippingStatus(shipping)
@@ -254,9 +252,7 @@ func updateShipment(q *Request) (Result, error) {
 		if err != nil || pending {
 			return err
 		}
-		if err := q.touch(tx, resource.SalesOrders, order.ID); err != nil {
-			return err
-		}
+		q.touch(resource.SalesOrders, order.ID, string(order.Status))
 		ou := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(salesorder.StatusDelivered)
 		if order.Online {
 			ou.SetShippingStatus(salesorder.ShippingStatusDelivered)
