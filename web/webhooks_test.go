@@ -339,3 +339,79 @@ func TestWebhookDeliveriesPageAndSendAgain(t *testing.T) {
 		t.Fatalf("the log does not show both attempts and the success:\n%s", p.Body)
 	}
 }
+
+// An endpoint whose deliveries have all failed for DisableAfter (three days
+// by default) is disabled by the worker's next failed attempt, the admin
+// page says why, and it gets nothing more. Its failing time is set back in
+// the database rather than waited for. Not parallel, as above.
+func TestAnEndpointFailingForThreeDaysIsDisabled(t *testing.T) {
+	open := webhooks.Settings{AllowHTTP: true, AllowPrivateNetworks: true}
+	env := webtest.StartWith(t, func(c *api.Config) { c.Webhooks = open })
+	ws := env.Workspace(t, "growth", false, false)
+	worker := open
+	worker.Schedule, worker.Poll = []time.Duration{time.Hour}, 50*time.Millisecond // no retries in this test
+	worker.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			t.Errorf("the webhook dialer was asked for %s, which is not loopback", addr)
+			return nil, errors.New("test dialer: not loopback")
+		}
+		return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { webhooks.NewWorker(env.DB, worker).Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
+			t.Error(err)
+		}
+	})
+
+	rcv := newLoopbackReceiver(t, "down", 500, 500, 500, 500, 500)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, map[string]any{"url": rcv.URL + "/in", "enabled_events": []string{"client.created"}}).WantStatus(t, 201).JSON(t)
+	id := ep["id"].(string)
+	failingSince := func() (since *time.Time) {
+		t.Helper()
+		if err := env.DB.Read.QueryRow(env.DB.Rebind("SELECT failing_since FROM webhook_endpoints WHERE id = ?"), id).Scan(&since); err != nil {
+			t.Fatal(err)
+		}
+		return since
+	}
+	env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "first"}).WantStatus(t, 201)
+	rcv.wait(t, 1)
+	for deadline := time.Now().Add(5 * time.Second); failingSince() == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a failed delivery did not mark the endpoint failing")
+		}
+	}
+	if got := env.Get(t, "/v1/webhook-endpoints/"+id, ws.Key).WantStatus(t, 200).JSON(t); got["disabled"] != false {
+		t.Fatalf("disabled after one failure: %v", got)
+	}
+
+	longAgo := time.Now().UTC().Add(-73 * time.Hour)
+	if _, err := env.DB.Write.Exec(env.DB.Rebind("UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?"), longAgo, id); err != nil {
+		t.Fatal(err)
+	}
+	env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "second"}).WantStatus(t, 201)
+	rcv.wait(t, 2)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if env.Get(t, "/v1/webhook-endpoints/"+id, ws.Key).WantStatus(t, 200).JSON(t)["disabled"] == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an endpoint failing for 73 hours was not disabled by its next failed attempt")
+		}
+	}
+	c := webtest.SignedIn(t, env)
+	page := c.Get("/admin/w/" + ws.ID + "/webhooks/" + id)
+	if !strings.Contains(page.Body, "Delivery stopped: every delivery failed since "+longAgo.Format(time.RFC3339)) || !strings.Contains(page.Body, "answered 500") {
+		t.Fatalf("the endpoint's page does not say why it stopped:\n%s", page.Body)
+	}
+	env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "third"}).WantStatus(t, 201)
+	time.Sleep(300 * time.Millisecond) // six polls
+	if n := len(rcv.wait(t, 2)); n != 2 {
+		t.Fatalf("a disabled endpoint got %d requests, want the 2 before it was disabled", n)
+	}
+}
