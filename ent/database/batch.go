@@ -106,7 +106,7 @@ func (b *batcher) do(ctx context.Context, fn func(tx *ent.Tx) error) (err error)
 	}
 	cur := b.cur
 	cur.pending++
-	ferr, panicked := b.member(cur, fn)
+	panicked, ferr := b.member(cur, fn)
 	ok := ferr == nil && panicked == nil && cur.lost == nil
 	if ok {
 		cur.n++
@@ -132,11 +132,11 @@ func (b *batcher) do(ctx context.Context, fn func(tx *ent.Tx) error) (err error)
 // released or rolled back to, SQLite has rolled the whole transaction back
 // (it does so on some errors: a full disk, an I/O error, an interrupt), and
 // cur is lost: nothing in it commits, and every write in it hears so.
-func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (ferr error, panicked any) {
+func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (panicked any, ferr error) {
 	ctx := context.Background()
 	if _, err := cur.tx.ExecContext(ctx, "SAVEPOINT write"); err != nil {
 		cur.lost = err
-		return fmt.Errorf("%w (%v)", ErrBatchLost, err), nil
+		return nil, fmt.Errorf("%w (%v)", ErrBatchLost, err)
 	}
 	func() {
 		defer func() { panicked = recover() }()
@@ -149,7 +149,7 @@ func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (ferr error, pan
 	if _, err := cur.tx.ExecContext(ctx, end); err != nil {
 		cur.lost = fmt.Errorf("database: end of a write's savepoint: %w", err)
 	}
-	return ferr, panicked
+	return panicked, ferr
 }
 
 // finish commits cur, or rolls it back when it is lost, and wakes the
