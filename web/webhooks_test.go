@@ -264,6 +264,31 @@ func (r *loopbackReceiver) wait(t *testing.T, n int) []string {
 	return nil
 }
 
+// startLoopbackWorker runs a delivery worker with settings s until the test
+// ends; its dialer fails the test if asked for any address but loopback.
+// The test's pending deliveries are then settled, so the next test's worker
+// does not inherit them.
+func startLoopbackWorker(t *testing.T, env *apitest.Env, s webhooks.Settings) {
+	s.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			t.Errorf("the webhook dialer was asked for %s, which is not loopback", addr)
+			return nil, errors.New("test dialer: not loopback")
+		}
+		return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { webhooks.NewWorker(env.DB, s).Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // The deliveries log shows each attempt (time, status, latency, the first
 // KiB of the answer as escaped text), and "send again" sends the same
 // event again. A real worker delivers to a loopback receiver; its dialer
@@ -275,24 +300,7 @@ func TestWebhookDeliveriesPageAndSendAgain(t *testing.T) {
 	ws := env.Workspace(t, "growth", false, false)
 	worker := open
 	worker.Schedule, worker.Poll = []time.Duration{time.Hour}, 50*time.Millisecond // no retry but the one asked for
-	worker.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, _, err := net.SplitHostPort(addr)
-		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-			t.Errorf("the webhook dialer was asked for %s, which is not loopback", addr)
-			return nil, errors.New("test dialer: not loopback")
-		}
-		return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { webhooks.NewWorker(env.DB, worker).Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
-			t.Error(err)
-		}
-	})
+	startLoopbackWorker(t, env, worker)
 
 	rcv := newLoopbackReceiver(t, `<b>down</b><script>alert("x")</script>`+strings.Repeat("z", 2000), http.StatusInternalServerError)
 	c := webtest.SignedIn(t, env)
@@ -350,24 +358,7 @@ func TestAnEndpointFailingForThreeDaysIsDisabled(t *testing.T) {
 	ws := env.Workspace(t, "growth", false, false)
 	worker := open
 	worker.Schedule, worker.Poll = []time.Duration{time.Hour}, 50*time.Millisecond // no retries in this test
-	worker.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		host, _, err := net.SplitHostPort(addr)
-		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-			t.Errorf("the webhook dialer was asked for %s, which is not loopback", addr)
-			return nil, errors.New("test dialer: not loopback")
-		}
-		return (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { webhooks.NewWorker(env.DB, worker).Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
-			t.Error(err)
-		}
-	})
+	startLoopbackWorker(t, env, worker)
 
 	rcv := newLoopbackReceiver(t, "down", 500, 500, 500, 500, 500)
 	ep := env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, map[string]any{"url": rcv.URL + "/in", "enabled_events": []string{"client.created"}}).WantStatus(t, 201).JSON(t)
