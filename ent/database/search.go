@@ -533,7 +533,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil {
 			return Found{}, false, err
 		}
-		return x.d.paged(int64(len(m)), window(m, offset, limit), nil), true, nil
+		keys, ids := window(m, offset, limit)
+		return x.d.paged(int64(len(m)), keys, ids), true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -561,7 +562,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		return x.d.paged(int64(len(extra)), window(extra, offset, limit), nil), true, nil
+		keys, ids := window(extra, offset, limit)
+		return x.d.paged(int64(len(extra)), keys, ids), true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
@@ -660,18 +662,18 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
 
 type match struct {
-	key   any
-	value string
+	key       any
+	id, value string
 }
 
-// window is the keys of m's page at offset, as a JSON array.
-func window(m []match, offset, limit int) string {
-	keys := []any{}
+// window is the keys of m's page at offset, as a JSON array, and their ids.
+func window(m []match, offset, limit int) (string, []string) {
+	keys, ids := []any{}, []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
-		keys = append(keys, m[i].key)
+		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
 	}
 	b, _ := json.Marshal(keys)
-	return string(b)
+	return string(b), ids
 }
 
 // probe looks toks up in the word index (all of them, or with or any), and
@@ -727,7 +729,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	if verify {
 		words = "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
 	}
-	q := "SELECT " + d.sql.rowKey() + ", " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
+	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
 	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
 	if err != nil {
@@ -738,7 +740,7 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	for rows.Next() {
 		var m match
 		var w string
-		if err = rows.Scan(&m.key, &m.value, &w); err != nil {
+		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
 			return nil, err
 		}
 		if verify {
