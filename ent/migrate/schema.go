@@ -151,6 +151,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{BillsColumns[1], BillsColumns[15], BillsColumns[6]},
 			},
+			{
+				Name:    "bill_workspace_id_number",
+				Unique:  false,
+				Columns: []*schema.Column{BillsColumns[1], BillsColumns[4]},
+			},
 		},
 	}
 	// BillPaymentsColumns holds the columns for the "bill_payments" table.
@@ -276,6 +281,11 @@ var (
 				Name:    "creditnote_workspace_id_invoice_id",
 				Unique:  false,
 				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[16]},
+			},
+			{
+				Name:    "creditnote_workspace_id_number",
+				Unique:  false,
+				Columns: []*schema.Column{CreditNotesColumns[1], CreditNotesColumns[4]},
 			},
 		},
 	}
@@ -815,6 +825,11 @@ var (
 				Name:    "quote_workspace_id_created_at_id",
 				Unique:  false,
 				Columns: []*schema.Column{QuotesColumns[1], QuotesColumns[2], QuotesColumns[0]},
+			},
+			{
+				Name:    "quote_workspace_id_number",
+				Unique:  false,
+				Columns: []*schema.Column{QuotesColumns[1], QuotesColumns[4]},
 			},
 		},
 	}

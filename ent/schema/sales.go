@@ -164,6 +164,10 @@ func (Quote) Fields() []ent.Field {
 	)
 }
 
+// A new or renumbered document checks that its number is free (and a
+// number series checks its candidates) by (workspace_id, number).
+func (Quote) Indexes() []ent.Index { return []ent.Index{index.Fields("workspace_id", "number")} }
+
 // CreditNote reduces what a client owes.
 type CreditNote struct{ ent.Schema }
 
@@ -176,9 +180,10 @@ func (CreditNote) Fields() []ent.Field {
 	)
 }
 
-// An invoice's page lists the credit notes made against it.
+// An invoice's page lists the credit notes made against it; numbers are
+// checked as a quote's are.
 func (CreditNote) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "invoice_id")}
+	return []ent.Index{index.Fields("workspace_id", "invoice_id"), index.Fields("workspace_id", "number")}
 }
 
 // Vendor is a supplier.
@@ -209,9 +214,10 @@ func (Bill) Fields() []ent.Field {
 }
 func (Bill) Edges() []ent.Edge { return []ent.Edge{edge.To("payments", BillPayment.Type)} }
 
-// The dashboard's open bills by due date count their rows in the index.
+// The dashboard's open bills by due date count their rows in the index;
+// numbers are checked as a quote's are.
 func (Bill) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("workspace_id", "status", "due_date")}
+	return []ent.Index{index.Fields("workspace_id", "status", "due_date"), index.Fields("workspace_id", "number")}
 }
 
 // BillPayment is money paid against a bill; external_id is the caller's id.
