@@ -43,7 +43,6 @@ func newBatcher(c *ent.Client) *batcher { return &batcher{ent: c, turn: make(cha
 // batch is one shared transaction.
 type batch struct {
 	tx      *ent.Tx
-	n       int   // writes that succeeded in it and await its commit
 	lost    error // set when it can no longer commit (see member)
 	err     error // its outcome, once done is closed
 	done    chan struct{}
@@ -107,11 +106,8 @@ func (b *batcher) do(ctx context.Context, fn func(tx *ent.Tx) error) (err error)
 	cur := b.cur
 	cur.pending++
 	panicked, ferr := b.member(cur, fn)
-	ok := ferr == nil && panicked == nil && cur.lost == nil
-	if ok {
-		cur.n++
-	}
-	if cur.lost != nil || b.waiting.Load() == 0 || cur.pending >= maxBatch {
+	lost := cur.lost != nil // read while holding the turn
+	if lost || b.waiting.Load() == 0 || cur.pending >= maxBatch {
 		b.finish(cur)
 	}
 	<-b.turn
@@ -121,7 +117,7 @@ func (b *batcher) do(ctx context.Context, fn func(tx *ent.Tx) error) (err error)
 	if ferr != nil {
 		return ferr // its own changes were undone; nothing to wait for
 	}
-	if !ok {
+	if lost {
 		return ErrBatchLost
 	}
 	<-cur.done
@@ -153,16 +149,14 @@ func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (panicked any, f
 }
 
 // finish commits cur, or rolls it back when it is lost, and wakes the
-// writes waiting for it. The caller holds the turn.
+// writes waiting for it. The caller holds the turn. A transaction whose
+// writes were all refused commits nothing: each rolled its savepoint back.
 func (b *batcher) finish(cur *batch) {
 	b.cur = nil
-	switch {
-	case cur.lost != nil:
+	if cur.lost != nil {
 		_ = cur.tx.Rollback() // SQLite may have rolled it back already
 		cur.err = fmt.Errorf("%w (%v)", ErrBatchLost, cur.lost)
-	case cur.n == 0:
-		cur.err = cur.tx.Rollback()
-	default:
+	} else {
 		cur.err = cur.tx.Commit()
 	}
 	close(cur.done)
