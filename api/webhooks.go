@@ -139,34 +139,26 @@ func (s *Server) WebhookSettings() webhooks.Settings { return s.cfg.Webhooks }
 func (s *Server) keyedWrite(c *fiber.Ctx, do func(ctx context.Context, tx *ent.Tx) (int, any, error)) error {
 	res, err := s.underKey(c, principal(c).Workspace.ID, func(p *idempotency.Pending) (res writes.Result, err error) {
 		ctx := c.UserContext()
-		tx, err := s.DB.Ent.Tx(ctx)
-		if err != nil {
-			return res, err
-		}
-		defer func() {
+		err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+			if p != nil {
+				if err := p.Begin(ctx, tx); err != nil {
+					return err
+				}
+			}
+			status, v, err := do(ctx, tx)
 			if err != nil {
-				_ = tx.Rollback()
+				return err
 			}
-		}()
-		if p != nil {
-			if err = p.Begin(ctx, tx); err != nil {
-				return res, err
+			res.Status = status
+			if res.Body, err = json.Marshal(v); err != nil {
+				return err
 			}
-		}
-		status, v, err := do(ctx, tx)
-		if err != nil {
-			return res, err
-		}
-		res.Status = status
-		if res.Body, err = json.Marshal(v); err != nil {
-			return res, err
-		}
-		if p != nil {
-			if err = p.Keep(ctx, tx, res.Status, res.Body); err != nil {
-				return res, err
+			if p != nil {
+				return p.Keep(ctx, tx, res.Status, res.Body)
 			}
-		}
-		return res, tx.Commit()
+			return nil
+		})
+		return res, err
 	})
 	if err != nil {
 		return err
