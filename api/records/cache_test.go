@@ -4,7 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"unsafe"
+
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -41,7 +42,7 @@ func TestCacheKeysDoNotAliasTheRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := []byte(id)
-	param := unsafe.String(&buf[0], len(buf)) // as fiber hands it over
+	param := utils.UnsafeString(buf) // fiber's own conversion: how c.Params hands it over
 	w := Workspace{ID: ws.ID}
 	first, err := e.Get(ctx, resource.Invoices, w, param, "")
 	if err != nil {
