@@ -110,7 +110,8 @@ func EventTypes() []string {
 		for _, st := range r.Clock {
 			seen[r.StateEvent(st)] = true
 		}
-		if r.Parent != nil {
+		if r.Parent != nil && r.Parent.Resource.HasStatus() {
+			seen[r.Parent.Resource.Object()+".updated"] = true
 			for _, v := range r.Parent.Resource.states() {
 				seen[r.Parent.Resource.StateEvent(v)] = true
 			}

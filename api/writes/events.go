@@ -33,9 +33,13 @@ type Change struct {
 
 // before is what a write's events need from before the change.
 type before struct {
-	record       []byte // the record an update, action or delete changes
-	parentStatus string // the status of a sub-resource's parent (an invoice a payment is for)
+	record []byte // the record an update, action or delete changes
+	parent state  // a sub-resource's parent (the invoice a payment is for)
 }
+
+// state is what tells whether a write changed a record besides its own:
+// its status, and its updated_at, which every change of its row moves.
+type state struct{ status, version string }
 
 // watch reads, in the write's transaction and before the change, what its
 // events compare with.
@@ -57,11 +61,11 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 		}
 	}
 	if r.Parent != nil && r.Parent.Resource.HasStatus() && q.ID != "" {
-		st, err := q.statusOf(tx, r.Parent.Resource, q.ID)
+		st, err := q.stateOf(tx, r.Parent.Resource, q.ID)
 		if err != nil {
 			return b, err
 		}
-		b.parentStatus = st
+		b.parent = st
 	}
 	return b, nil
 }
@@ -71,12 +75,13 @@ func isNotFound(err error) bool {
 	return ok && e.Status == http.StatusNotFound
 }
 
-// statusOf reads a record's status in tx ("" when there is none).
-func (q *Request) statusOf(tx *ent.Tx, r *resource.Resource, id string) (string, error) {
-	var st string
-	err := queryRow(q, tx, "SELECT status FROM "+r.Table+" WHERE id = ? AND workspace_id = ?", []any{id, q.Workspace().ID}, &st)
+// stateOf reads a record's state in tx (zero when there is no record).
+func (q *Request) stateOf(tx *ent.Tx, r *resource.Resource, id string) (state, error) {
+	var st state
+	err := queryRow(q, tx, "SELECT status, CAST(updated_at AS TEXT) FROM "+r.Table+" WHERE id = ? AND workspace_id = ?",
+		[]any{id, q.Workspace().ID}, &st.status, &st.version)
 	if isNoRows(err) {
-		return "", nil
+		return state{}, nil
 	}
 	return st, err
 }
@@ -124,12 +129,12 @@ func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 		case t.made:
 			typ = t.r.Object() + ".created"
 		case t.r.HasStatus():
-			st, err := q.statusOf(tx, t.r, t.id)
+			st, err := q.stateOf(tx, t.r, t.id)
 			if err != nil {
 				return nil, err
 			}
-			if st != t.status {
-				typ = t.r.StateEvent(st)
+			if st.status != t.status {
+				typ = t.r.StateEvent(st.status)
 			}
 		}
 		out = append(out, Change{Type: typ, Resource: t.r, ID: t.id, Object: rec})
@@ -160,17 +165,28 @@ func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change,
 		}
 		out = append(out, c)
 	}
-	if p := q.Resource.Parent; p != nil && b.parentStatus != "" {
-		st, err := q.statusOf(tx, p.Resource, q.ID)
+	// The parent changes with its sub-resource when the write moved its row
+	// (a payment moves its invoice's balance): its status event when its
+	// status moved, else <parent>.updated.
+	if p := q.Resource.Parent; p != nil && b.parent.status != "" {
+		st, err := q.stateOf(tx, p.Resource, q.ID)
 		if err != nil {
 			return nil, err
 		}
-		if st != b.parentStatus && st != "" {
+		typ := ""
+		switch {
+		case st.status == "":
+		case st.status != b.parent.status:
+			typ = p.Resource.StateEvent(st.status)
+		case st.version != b.parent.version:
+			typ = p.Resource.Object() + ".updated"
+		}
+		if typ != "" {
 			rec, err := q.Records.Render(q.Ctx, tx, p.Resource, q.Workspace(), q.ID, "")
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, Change{Type: p.Resource.StateEvent(st), Resource: p.Resource, ID: q.ID, Object: rec})
+			out = append(out, Change{Type: typ, Resource: p.Resource, ID: q.ID, Object: rec})
 		}
 	}
 	return append(out, others...), nil

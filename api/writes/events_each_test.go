@@ -110,6 +110,9 @@ func TestEachWriteAppendsExactlyItsEvents(t *testing.T) {
 		{name: "update invoice", method: "PATCH", path: "/v1/invoices/{inv}", body: obj{"notes": "Net 30"}, want: []string{"invoice.updated"}},
 		doc("send invoice", "/v1/invoices/{inv}/send", nil, "", "invoice.sent"),
 		doc("pay part", "/v1/invoices/{inv}/payments", payment("ev-p1", 300), "", "invoice_payment.created", "invoice.partially_paid"),
+		// Its balance moves, its status does not.
+		doc("pay another part", "/v1/invoices/{inv}/payments", payment("ev-p2", 100), "", "invoice_payment.created", "invoice.updated"),
+		doc("the same payment again", "/v1/invoices/{inv}/payments", payment("ev-p2", 100), ""),
 		doc("create invoice to void", "/v1/invoices", obj{"client_name": "V", "lines": lines}, "inv2", "invoice.created"),
 		doc("void invoice", "/v1/invoices/{inv2}/void", nil, "", "invoice.voided"),
 		doc("create invoice to delete", "/v1/invoices", obj{"client_name": "D", "lines": lines}, "inv3", "invoice.created"),
@@ -139,6 +142,7 @@ func TestEachWriteAppendsExactlyItsEvents(t *testing.T) {
 		{name: "update bill", method: "PATCH", path: "/v1/bills/{bill}", body: obj{"notes": "Q1"}, want: []string{"bill.updated"}},
 		doc("open bill", "/v1/bills/{bill}/open", nil, "", "bill.opened"),
 		doc("pay bill", "/v1/bills/{bill}/payments", obj{"id": "bp1", "amount_incl_vat_cents": 400}, "", "bill_payment.created", "bill.partially_paid"),
+		doc("pay more of the bill", "/v1/bills/{bill}/payments", obj{"id": "bp2", "amount_incl_vat_cents": 100}, "", "bill_payment.created", "bill.updated"),
 		doc("create bill to void", "/v1/bills", obj{"vendor_name": "V", "lines": lines}, "bill2", "bill.created"),
 		doc("void bill", "/v1/bills/{bill2}/void", nil, "", "bill.voided"),
 		doc("create bill to delete", "/v1/bills", obj{"vendor_name": "D", "lines": lines}, "bill3", "bill.created"),
