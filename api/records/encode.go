@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/jsonout"
@@ -191,17 +190,15 @@ func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspa
 		out[i] = make([][]byte, len(p.embeds))
 	}
 	pos := make(map[string]int, len(s.ids))
-	args := make([]any, len(s.ids))
 	for i, id := range s.ids {
 		pos[id] = i
-		args[i] = id
 	}
-	marks := strings.TrimSuffix(strings.Repeat("?,", len(s.ids)), ",")
+	args, in := anys(s.ids), marks(len(s.ids))
 	for ei, ep := range p.embeds {
 		if ep.e.Commerce && !ws.Commerce {
 			continue
 		}
-		rs, err := qr.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, marks)), args...)
+		rs, err := qr.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, in)), args...)
 		if err != nil {
 			return nil, apierr.Internal(err)
 		}

@@ -3,7 +3,6 @@ package records
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -49,7 +48,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 			return b, nil
 		}
 	}
-	s, b, err := e.readOne(ctx, e.db.Read, p, ws, args)
+	s, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +64,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 // transaction may still fail.
 func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
 	p := e.plans[r]
-	_, b, err := e.readOne(ctx, qr, p, ws, p.oneArgs(ws, id, parentID))
+	_, b, err := e.readOne(ctx, qr, p, ws, p.getSQL, p.oneArgs(ws, id, parentID))
 	return b, err
 }
 
@@ -74,23 +73,13 @@ func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, w
 // answers with the record it wrote.
 func (e *Engine) RenderUnscoped(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id string) ([]byte, error) {
 	p := e.plans[r]
-	s, err := e.query(ctx, qr, p, p.anySQL, []any{ws.ID, id})
-	if err != nil {
-		return nil, err
-	}
-	if len(s.rows) == 0 {
-		return nil, apierr.NotFound(r.Singular)
-	}
-	emb, err := e.loadEmbeds(ctx, qr, p, ws, s)
-	if err != nil {
-		return nil, err
-	}
-	return p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0]), nil
+	_, b, err := e.readOne(ctx, qr, p, ws, p.anySQL, []any{ws.ID, id})
+	return b, err
 }
 
-// readOne reads and encodes the record that p.getSQL selects with args.
-func (e *Engine) readOne(ctx context.Context, qr Querier, p *plan, ws Workspace, args []any) (*scanned, []byte, error) {
-	s, err := e.query(ctx, qr, p, p.getSQL, args)
+// readOne reads and encodes the record that q selects with args.
+func (e *Engine) readOne(ctx context.Context, qr Querier, p *plan, ws Workspace, q string, args []any) (*scanned, []byte, error) {
+	s, err := e.query(ctx, qr, p, q, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -112,8 +101,7 @@ func (e *Engine) byID(ctx context.Context, qr Querier, p *plan, ws Workspace, pa
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	return e.query(ctx, qr, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+w+" AND t.id IN ("+marks+")", args)
+	return e.query(ctx, qr, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+w+" AND t.id IN ("+marks(len(ids))+")", args)
 }
 
 // (parents of sub-resources must exist before their children are listed).

@@ -42,11 +42,7 @@ type FilterValue struct {
 // where is the filter's SQL condition on the row t, with its arguments.
 func (f FilterValue) where() (string, []any) {
 	if vs, ok := f.Value.([]string); ok {
-		args := make([]any, len(vs))
-		for i, v := range vs {
-			args[i] = v
-		}
-		return "t." + f.Column + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vs)), ",") + ")", args
+		return "t." + f.Column + " IN (" + marks(len(vs)) + ")", anys(vs)
 	}
 	op := "="
 	if f.Bound == ">=" || f.Bound == "<=" {
@@ -62,13 +58,20 @@ func (f FilterValue) values() []any {
 		return nil
 	}
 	if vs, ok := f.Value.([]string); ok {
-		out := make([]any, len(vs))
-		for i, v := range vs {
-			out[i] = v
-		}
-		return out
+		return anys(vs)
 	}
 	return []any{f.Value}
+}
+
+// marks are n comma-separated placeholders.
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+func anys(vs []string) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
 }
 
 // listQuery is a planned list: the rows it selects and how to page them.

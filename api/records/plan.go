@@ -103,34 +103,21 @@ func kindOf(t field.Type) kind {
 // Columns lists the columns a resource's records show, with their kinds as
 // JSON types, for documents derived from the declarations (OpenAPI).
 func Columns(r *resource.Resource) []ColumnInfo {
-	t := table(r.Table)
-	if t == nil {
-		return nil
-	}
 	var out []ColumnInfo
-	for _, c := range t.Columns {
-		if c.Name == "workspace_id" || slices.Contains(r.Hidden, c.Name) || c.Type == field.TypeBytes {
-			continue
+	for _, c := range shown(table(r.Table), nil) {
+		if !slices.Contains(r.Hidden, c.Name) {
+			out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums,
+				Commerce: slices.Contains(r.CommerceColumns, c.Name)})
 		}
-		out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums,
-			Commerce: slices.Contains(r.CommerceColumns, c.Name)})
 	}
 	return out
 }
 
 // EmbedColumns lists the columns each element of an embed shows.
 func EmbedColumns(e resource.Embed) []ColumnInfo {
-	t := table(e.Table)
-	if t == nil {
-		return nil
-	}
 	var out []ColumnInfo
-	for _, c := range compileColumns(t, nil, e.Columns, nil) {
-		for _, tc := range t.Columns {
-			if tc.Name == c.name {
-				out = append(out, ColumnInfo{Name: c.name, Type: tc.Type, Nullable: tc.Nullable, Enums: tc.Enums})
-			}
-		}
+	for _, c := range shown(table(e.Table), e.Columns) {
+		out = append(out, ColumnInfo{Name: c.Name, Type: c.Type, Nullable: c.Nullable, Enums: c.Enums})
 	}
 	return out
 }
@@ -144,15 +131,24 @@ type ColumnInfo struct {
 	Commerce bool
 }
 
+// shown are the columns of t that records may show: those named in only
+// (all when it is empty), never the workspace or binary columns.
+func shown(t *schema.Table, only []string) []*schema.Column {
+	if t == nil {
+		return nil
+	}
+	var out []*schema.Column
+	for _, c := range t.Columns {
+		if c.Type != field.TypeBytes && c.Name != "workspace_id" && (len(only) == 0 || slices.Contains(only, c.Name)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func compileColumns(t *schema.Table, r *resource.Resource, only []string, keep func(string) bool) []column {
 	var cols []column
-	for _, c := range t.Columns {
-		if c.Type == field.TypeBytes || c.Name == "workspace_id" {
-			continue
-		}
-		if len(only) > 0 && !slices.Contains(only, c.Name) {
-			continue
-		}
+	for _, c := range shown(t, only) {
 		col := column{name: c.Name, kind: kindOf(c.Type)}
 		if r != nil {
 			col.commerce = slices.Contains(r.CommerceColumns, c.Name)
