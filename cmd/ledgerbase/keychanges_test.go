@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"net/url"
 	"os"
 	"os/exec"
@@ -185,31 +186,70 @@ func TestChangesInTheAdminUIOfAnotherServerAreSeenWithinASecond(t *testing.T) {
 	r.env.Get(t, "/v1/invoices", doomed).WantError(t, 401, "revoked_api_key")
 }
 
-// The PostgreSQL listener reconnects when its connection is cut, and no
-// change is missed meanwhile: keys are read afresh until it is back.
-func TestChangesAreSeenWhileAndAfterTheListenerReconnects(t *testing.T) {
+// Changes are seen while and after every connection the watcher reads
+// through is cut under it: the read pool's connections, terminated by the
+// server (a PostgreSQL restart or failover, an operator's
+// pg_terminate_backend). Keys are read afresh until the watcher reads again.
+func TestChangesAreSeenWhileAndAfterTheReadPoolsConnectionsAreCut(t *testing.T) {
 	if apitest.Backend() != "postgres" {
-		t.Skip("the LISTEN connection is PostgreSQL's")
+		t.Skip("pg_terminate_backend is PostgreSQL's")
 	}
-	r := keyChangeServer(t)
+	cfg := testConfig()
+	cfg.KeyCacheTTL = defaultConfig().KeyCacheTTL
+	own := ownDB(t) // a pool of the server's own, so only its connections are cut
+	r := start(t, cfg, quiet, own)
 	other := ownDB(t)
 	ws := r.env.Workspace(t, "starter", false, false)
 	first := ws.NewKey(t, access.KeySpec{Name: "first"})
 	second := ws.NewKey(t, access.KeySpec{Name: "second"})
+	firstID, secondID := keyID(t, r, first), keyID(t, r, second)
 	cached(t, r, "/v1/me", first, second)
-	// Every listener on the server is cut (other test processes' too: they
-	// reconnect the same way).
-	if _, err := other.Write.ExecContext(t.Context(), "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", database.AccessWatchName); err != nil {
+	if n := cutPool(t, own.Read, other); n == 0 {
+		t.Fatal("the server's read pool held no connection to cut")
+	}
+	if err := access.RevokeKey(t.Context(), other.Ent, firstID); err != nil {
 		t.Fatal(err)
 	}
-	if err := access.RevokeKey(t.Context(), other.Ent, keyID(t, r, first)); err != nil {
-		t.Fatal(err)
-	}
-	seenWithin(t, time.Second, "revocation while the listener reconnects", func() bool { return r.env.Get(t, "/v1/me", first).Status == 401 })
-	seenWithin(t, 5*time.Second, "the listener back", func() bool { _, ok := r.env.DB.AccessGen(); return ok })
+	seenWithin(t, time.Second, "revocation after the connections were cut", func() bool { return r.env.Get(t, "/v1/me", first).Status == 401 })
+	seenWithin(t, 5*time.Second, "the watcher current again", func() bool { _, ok := r.env.DB.AccessGen(); return ok })
 	cached(t, r, "/v1/me", second) // the cache is trusted again
-	if err := access.RevokeKey(t.Context(), other.Ent, keyID(t, r, second)); err != nil {
+	if err := access.RevokeKey(t.Context(), other.Ent, secondID); err != nil {
 		t.Fatal(err)
 	}
-	seenWithin(t, time.Second, "revocation after the listener reconnected", func() bool { return r.env.Get(t, "/v1/me", second).Status == 401 })
+	seenWithin(t, time.Second, "revocation once the watcher reads again", func() bool { return r.env.Get(t, "/v1/me", second).Status == 401 })
+}
+
+// cutPool has the server terminate the backend of every connection pool
+// holds, and gives them back to the pool dead; it returns how many.
+func cutPool(t *testing.T, pool *sql.DB, killer *database.DB) int {
+	t.Helper()
+	ctx := t.Context()
+	// Holding as many connections as are open means holding all of them,
+	// the watcher's included (Conn waits for it when the pool is full).
+	var conns []*sql.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	var pids []int64
+	for len(conns) < pool.Stats().OpenConnections {
+		c, err := pool.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var pid int64
+		if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, pid)
+	}
+	for _, pid := range pids {
+		var done bool
+		if err := killer.Write.QueryRowContext(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&done); err != nil || !done {
+			t.Fatalf("terminate backend %d: %v, %v", pid, done, err)
+		}
+	}
+	return len(pids)
 }

@@ -3,7 +3,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -11,45 +10,32 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Access changes: the API caches what a key stands for (its revocation,
 // expiry and role, its role's grants, its workspace's plan and commerce
 // settings), and a change made by any process — the CLI, another `serve`,
 // the admin UI of another process — must reach every cache within a
-// second. Triggers on api_keys, roles and workspaces record every such
-// change in the same transaction as the change, whatever wrote it:
-//
-//   - SQLite: they bump the one row of access_changes. A watcher asks
-//     PRAGMA data_version (DataVersion) every accessPoll and reads that row
-//     only when something was committed.
-//   - PostgreSQL: they NOTIFY accessChannel. A watcher LISTENs on a
-//     connection of its own, and between notifications proves every
-//     accessPoll that the connection still answers (a silently dead one
-//     would otherwise hide changes); it reconnects when it breaks.
+// second. Triggers on api_keys, roles and workspaces bump the one row of
+// access_changes in the same transaction as the change, whatever wrote it,
+// and a watcher reads that row every accessPoll through the read pool. On
+// SQLite it first asks PRAGMA data_version (DataVersion) and reads the row
+// only when something was committed; on PostgreSQL the read is the check.
+// One mechanism for both databases: a counter row read ten times a second
+// is ample for the one-second promise, and needs no connection of its own.
 //
 // AccessGen gives a number that changes after each such change, and says
 // whether the watcher is current: when it is not (the database does not
-// answer, the listener is reconnecting) callers must read afresh.
-
-// AccessWatchName is the application_name of the PostgreSQL listener.
-const AccessWatchName = "ledgerbase access watch"
+// answer) callers must read afresh.
 
 const (
-	accessTable   = "access_changes"
-	accessChannel = "ledgerbase_access"
+	accessTable = "access_changes"
 	// accessVersion changes whenever the triggers below do.
-	accessVersion = "v1"
-	// accessPoll is how often the SQLite watcher looks, accessPing how long
-	// the PostgreSQL listener waits quietly before it proves its connection;
-	// accessStale is how long after its last successful look the number is
-	// no longer trusted. Together they bound how late a change is seen:
-	// under a second.
+	accessVersion = "v2"
+	// accessPoll is how often the watcher looks; accessStale is how long
+	// after its last successful look the number is no longer trusted.
+	// Together they bound how late a change is seen: under a second.
 	accessPoll  = 100 * time.Millisecond
-	accessPing  = 250 * time.Millisecond
 	accessStale = 750 * time.Millisecond
 )
 
@@ -68,25 +54,27 @@ type accessWatch struct {
 	done   chan struct{}
 }
 
-// migrateAccess installs the triggers (and on SQLite the counter row).
+// migrateAccess installs the counter row and the triggers that bump it.
 func (d *DB) migrateAccess(ctx context.Context) error {
 	return d.rebuild(ctx, "access_changes_version", accessVersion, d.accessTriggersMissing, func(*sql.Tx) ([]string, error) {
-		if d.Dialect == dialect.Postgres {
-			return postgresAccess(), nil
+		out := []string{
+			"CREATE TABLE IF NOT EXISTS " + accessTable + " (id INTEGER PRIMARY KEY CHECK (id = 0), gen BIGINT NOT NULL)",
+			"INSERT INTO " + accessTable + " (id, gen) VALUES (0, 0) ON CONFLICT (id) DO NOTHING",
 		}
-		return sqliteAccess(), nil
+		if d.Dialect == dialect.Postgres {
+			return append(out, postgresAccess()...), nil
+		}
+		return append(out, sqliteAccess()...), nil
 	})
 }
 
+const accessBump = "UPDATE " + accessTable + " SET gen = gen + 1 WHERE id = 0;"
+
 func sqliteAccess() []string {
-	bump := "UPDATE " + accessTable + " SET gen = gen + 1 WHERE id = 0;"
-	out := []string{
-		"CREATE TABLE IF NOT EXISTS " + accessTable + " (id INTEGER PRIMARY KEY CHECK (id = 0), gen BIGINT NOT NULL)",
-		"INSERT INTO " + accessTable + " (id, gen) VALUES (0, 0) ON CONFLICT (id) DO NOTHING",
-	}
+	var out []string
 	trigger := func(name, event, table string) {
 		out = append(out, "DROP TRIGGER IF EXISTS "+name,
-			fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN %s END", name, event, table, bump))
+			fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN %s END", name, event, table, accessBump))
 	}
 	trigger("api_keys_access_ai", "INSERT", "api_keys") // a key cached as unknown becomes known
 	trigger("api_keys_access_ad", "DELETE", "api_keys")
@@ -100,17 +88,17 @@ func sqliteAccess() []string {
 }
 
 func postgresAccess() []string {
-	// The payload is the schema, so watchers of other schemas of the same
-	// database (tests run one per process) can ignore it.
-	out := []string{plpgsql("ledgerbase_access_changed", "PERFORM pg_notify('"+accessChannel+"', current_schema());")}
+	// Once per statement: a bulk change bumps the counter once.
+	out := []string{plpgsql("access_changes_bump", accessBump)}
 	trigger := func(name, event, table string) {
 		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s ON %s", name, table),
-			fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s FOR EACH STATEMENT EXECUTE FUNCTION ledgerbase_access_changed()", name, event, table))
+			fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s FOR EACH STATEMENT EXECUTE FUNCTION access_changes_bump()", name, event, table))
 	}
 	trigger("api_keys_access", "INSERT OR DELETE OR UPDATE OF "+strings.Join(accessColumns, ", "), "api_keys")
 	trigger("roles_access", "INSERT OR DELETE OR UPDATE", "roles")
 	trigger("workspaces_access", "DELETE OR UPDATE OF "+strings.Join(workspaceAccessColumns, ", "), "workspaces")
-	return out
+	// v1's triggers (same names, replaced above) called this to NOTIFY.
+	return append(out, "DROP FUNCTION IF EXISTS ledgerbase_access_changed()")
 }
 
 // accessTriggersMissing reports whether a trigger was lost (a table
@@ -150,11 +138,7 @@ func (d *DB) startAccessWatch() {
 	d.access = w
 	go func() {
 		defer close(w.done)
-		if d.Dialect == dialect.Postgres {
-			d.listenAccess(ctx, w)
-		} else {
-			d.pollAccess(ctx, w)
-		}
+		d.watchAccess(ctx, w)
 	}()
 }
 
@@ -167,10 +151,8 @@ func (d *DB) stopAccessWatch() {
 	}
 }
 
-func (w *accessWatch) seen() { w.synced.Store(time.Now().UnixNano()) }
-
-// pollAccess is the SQLite watcher.
-func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
+// watchAccess reads the counter every accessPoll until ctx ends.
+func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 	var version, gen int64
 	known := false // version and gen hold a successful reading
 	failing := false
@@ -178,7 +160,11 @@ func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
 	defer t.Stop()
 	for {
 		err := func() error {
-			v, ok, err := d.DataVersion(ctx)
+			// A look slower than this could not keep the number trusted;
+			// abandoning it lets the next one try another connection.
+			ctx, cancel := context.WithTimeout(ctx, accessStale)
+			defer cancel()
+			v, ok, err := d.DataVersion(ctx) // ok only on SQLite
 			if err != nil {
 				return err
 			}
@@ -189,6 +175,8 @@ func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
 			if err := d.Read.QueryRowContext(ctx, "SELECT gen FROM "+accessTable+" WHERE id = 0").Scan(&g); err != nil {
 				return err
 			}
+			// Whatever changed while nobody looked is unknown: the first
+			// reading counts as a change.
 			if !known || g != gen {
 				w.gen.Add(1)
 			}
@@ -197,7 +185,7 @@ func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
 		}()
 		switch {
 		case err == nil:
-			w.seen()
+			w.synced.Store(time.Now().UnixNano())
 			if failing {
 				d.logger().Info("access watch: reading the database again")
 				failing = false
@@ -205,8 +193,8 @@ func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
 		case ctx.Err() != nil:
 			return
 		default:
-			// Untrusted from now; the counter is read afresh once the
-			// database answers again.
+			// Untrusted from now, not only once it goes stale; the
+			// counter is read afresh once the database answers again.
 			known = false
 			w.synced.Store(0)
 			if !failing {
@@ -218,107 +206,6 @@ func (d *DB) pollAccess(ctx context.Context, w *accessWatch) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-	}
-}
-
-// listenAccess is the PostgreSQL watcher: LISTEN on a connection of its
-// own, reconnecting with a growing pause while the server is unreachable.
-func (d *DB) listenAccess(ctx context.Context, w *accessWatch) {
-	cfg, err := d.pgxConfig(ctx)
-	if err != nil {
-		d.logger().Error("access watch: no connection settings; API keys are looked up on every request", "err", err)
-		return
-	}
-	pause := accessPoll
-	for ctx.Err() == nil {
-		listened, err := d.listenOnce(ctx, cfg, w)
-		w.synced.Store(0) // untrusted from now, not only once it goes stale
-		if ctx.Err() != nil {
-			return
-		}
-		if listened {
-			pause = accessPoll // it was up: the pause grows only while it stays down
-		}
-		d.logger().Warn("access watch: listener lost; API keys are looked up on every request until it is back", "err", err, "retry_in", pause.String())
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 5*time.Second)
-	}
-}
-
-// pgxConfig copies the settings (URL, search_path) of the pool's connections.
-func (d *DB) pgxConfig(ctx context.Context) (*pgx.ConnConfig, error) {
-	c, err := d.Read.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	var cfg *pgx.ConnConfig
-	err = c.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("not a pgx connection: %T", dc)
-		}
-		cfg = sc.Conn().Config().Copy()
-		// The copy carries the pool connection's own notification
-		// handler; without one, pgx buffers notifications for the
-		// listener's connection.
-		cfg.OnNotification = nil
-		// Named, so an operator can tell it in pg_stat_activity.
-		cfg.RuntimeParams["application_name"] = AccessWatchName
-		return nil
-	})
-	return cfg, err
-}
-
-// listenOnce runs one listener connection until it fails or ctx ends;
-// listened says whether it got as far as listening.
-func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, w *accessWatch) (listened bool, err error) {
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	conn, err := pgx.ConnectConfig(cctx, cfg.Copy())
-	cancel()
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	var schema string
-	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
-		return false, err
-	}
-	if _, err := conn.Exec(ctx, "LISTEN "+accessChannel); err != nil {
-		return false, err
-	}
-	// Whatever changed while nobody listened is unknown: count it as a change.
-	w.gen.Add(1)
-	w.seen()
-	for {
-		wctx, cancel := context.WithTimeout(ctx, accessPing)
-		n, err := conn.WaitForNotification(wctx)
-		cancel()
-		switch {
-		case err == nil:
-			if n == nil || n.Payload == schema {
-				w.gen.Add(1)
-			}
-			w.seen()
-		case ctx.Err() != nil:
-			return true, nil
-		case pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded):
-			// Quiet: prove the connection still answers. A notification
-			// that arrives meanwhile is kept for the next wait.
-			pctx, cancel := context.WithTimeout(ctx, accessStale-accessPing)
-			err := conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				return true, err
-			}
-			w.seen()
-		default:
-			return true, err
 		}
 	}
 }
