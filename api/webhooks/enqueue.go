@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // enabledEndpoints are a workspace's endpoints that take deliveries ($1 is
@@ -17,24 +18,17 @@ const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE
 // per event and enabled endpoint of the workspace that wants its type: the
 // job commits exactly when its event does, so neither a crash nor a
 // restart loses one. It reports how many it stored.
-func Enqueue(ctx context.Context, tx *ent.Tx, ws string, events []*ent.Event) (int, error) {
-	// A fixed statement (the driver's statement cache answers it) rather
-	// than ent's builder: every write asks, and most workspaces have none.
-	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	var eps []ent.WebhookEndpoint
-	for rows.Next() {
-		var ep ent.WebhookEndpoint
-		if err := rows.Scan(&ep.ID, &ep.EnabledEvents); err != nil {
+func Enqueue(ctx context.Context, db *database.DB, tx *ent.Tx, ws string, events []*ent.Event) (int, error) {
+	eps, ok := endpointsOf.Get(db, tx, ws)
+	if !ok {
+		var err error
+		if eps, err = enabledOf(ctx, tx, ws); err != nil {
 			return 0, err
 		}
-		eps = append(eps, ep)
+		endpointsOf.Put(db, tx, ws, eps)
 	}
-	if err := rows.Close(); err != nil || len(eps) == 0 {
-		return 0, err
+	if len(eps) == 0 {
+		return 0, nil
 	}
 	now := time.Now().UTC()
 	var jobs []*ent.WebhookDeliveryCreate
@@ -51,6 +45,30 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, events []*ent.Event) (i
 		return 0, nil
 	}
 	return len(jobs), tx.WebhookDelivery.CreateBulk(jobs...).Exec(ctx)
+}
+
+// endpointsOf keeps a workspace's enabled endpoints for the rest of a SQLite
+// transaction: every write asks, and most workspaces have none. Saving an
+// endpoint forgets them (the endpoint's write may share the transaction).
+var endpointsOf database.TxMemo[[]ent.WebhookEndpoint]
+
+// enabledOf reads a workspace's enabled endpoints, by a fixed statement
+// (the driver's statement cache answers it) rather than ent's builder.
+func enabledOf(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
+	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var eps []ent.WebhookEndpoint
+	for rows.Next() {
+		var ep ent.WebhookEndpoint
+		if err := rows.Scan(&ep.ID, &ep.EnabledEvents); err != nil {
+			return nil, err
+		}
+		eps = append(eps, ep)
+	}
+	return eps, rows.Err()
 }
 
 // Wants reports whether an endpoint subscribed to types gets an event of
