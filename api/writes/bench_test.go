@@ -24,7 +24,7 @@ import (
 // returns the handler, an admin key without a rate limit, and the ids of
 // invoices with an open balance. Writes cost per row written, so a small
 // file profiles them faithfully.
-func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string) {
+func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string, [][2]string) {
 	ctx := context.Background()
 	db, wsID := benchdata.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 5000)
 	ws := struct{ ID string }{wsID}
@@ -55,7 +55,26 @@ func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string) {
 	if len(ids) == 0 {
 		b.Fatal("no payable invoice in the demo data")
 	}
-	return app.Handler(), key, ids
+	// Order lines with room to ship a thousandth of a unit many times, as
+	// ledgerbase-bench's "create shipment" ships them.
+	rows, err = db.Read.QueryContext(ctx, `SELECT l.sales_order_id, l.id FROM order_lines l JOIN sales_orders o ON o.id = l.sales_order_id
+		WHERE o.workspace_id = ? AND o.status IN ('confirmed', 'partially_shipped') AND l.qty_milli - l.shipped_qty_milli >= 500 LIMIT 1000`, ws.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][2]string
+	for rows.Next() {
+		var l [2]string
+		if err := rows.Scan(&l[0], &l[1]); err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	rows.Close()
+	if len(lines) == 0 {
+		b.Fatal("no shippable order line in the demo data")
+	}
+	return app.Handler(), key, ids, lines
 }
 
 // post runs one request through the handler as fasthttp would.
@@ -97,7 +116,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 //
 //	go test ./api/writes -run '^$' -bench Writes -benchtime 5000x -count 6 -cpuprofile /tmp/cpu.prof
 func BenchmarkWrites(b *testing.B) {
-	h, key, ids := benchApp(b)
+	h, key, ids, _ := benchApp(b)
 	rc := &fasthttp.RequestCtx{}
 	rc.Init(&fasthttp.Request{}, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
 	n := 0
@@ -122,10 +141,10 @@ func BenchmarkWrites(b *testing.B) {
 	})
 }
 
-// BenchmarkWritesParallel runs the same writes from 32 goroutines, as
-// concurrent clients queue on SQLite's single writer.
+// BenchmarkWritesParallel runs the writes of ledgerbase-bench's write rows
+// from 32 goroutines, as concurrent clients queue on SQLite's single writer.
 func BenchmarkWritesParallel(b *testing.B) {
-	h, key, ids := benchApp(b)
+	h, key, ids, lines := benchApp(b)
 	var n atomic.Int64
 	run := func(b *testing.B, path func(int64) string, body func(int64) []byte) {
 		b.ReportAllocs()
@@ -148,6 +167,12 @@ func BenchmarkWritesParallel(b *testing.B) {
 	b.Run("record-payment", func(b *testing.B) {
 		run(b, func(i int64) string { return "/v1/invoices/" + ids[i%int64(len(ids))] + "/payments" }, func(i int64) []byte {
 			return fmt.Appendf(nil, `{"id":"bench-%x","number":"PAY-%x","status":"completed","date":"2026-01-15","amount_incl_vat_cents":1}`, i, i)
+		})
+	})
+	b.Run("create-shipment", func(b *testing.B) {
+		run(b, func(int64) string { return "/v1/shipments" }, func(i int64) []byte {
+			l := lines[i%int64(len(lines))]
+			return fmt.Appendf(nil, `{"sales_order_id":%q,"lines":[{"order_line_id":%q,"qty_milli":1}]}`, l[0], l[1])
 		})
 	})
 }
