@@ -62,7 +62,10 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 		}
 	}
 	if r.Parent != nil && r.Parent.Resource.HasStatus() && q.ID != "" {
-		st, err := q.stateOf(tx, r.Parent.Resource, q.ID)
+		// Under the row's lock where writers run side by side: a change
+		// another write commits before this one locks the parent must not
+		// read as this write's.
+		st, err := q.stateOf(tx, r.Parent.Resource, q.ID, q.locks())
 		if err != nil {
 			return b, err
 		}
@@ -76,11 +79,15 @@ func isNotFound(err error) bool {
 	return ok && e.Status == http.StatusNotFound
 }
 
-// stateOf reads a record's state in tx (zero when there is no record).
-func (q *Request) stateOf(tx *ent.Tx, r *resource.Resource, id string) (state, error) {
+// stateOf reads a record's state in tx (zero when there is no record),
+// locking its row until commit when lock is set.
+func (q *Request) stateOf(tx *ent.Tx, r *resource.Resource, id string, lock bool) (state, error) {
 	var st state
-	err := queryRow(q, tx, "SELECT status, CAST(updated_at AS TEXT) FROM "+r.Table+" WHERE id = ? AND workspace_id = ?",
-		[]any{id, q.Workspace().ID}, &st.status, &st.version)
+	query := "SELECT status, CAST(updated_at AS TEXT) FROM " + r.Table + " WHERE id = ? AND workspace_id = ?"
+	if lock {
+		query += " FOR UPDATE"
+	}
+	err := queryRow(q, tx, query, []any{id, q.Workspace().ID}, &st.status, &st.version)
 	if isNoRows(err) {
 		return state{}, nil
 	}
@@ -130,7 +137,7 @@ func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 		case t.made:
 			typ = t.r.Object() + ".created"
 		case t.r.HasStatus():
-			st, err := q.stateOf(tx, t.r, t.id)
+			st, err := q.stateOf(tx, t.r, t.id, false)
 			if err != nil {
 				return nil, err
 			}
@@ -170,7 +177,7 @@ func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change,
 	// (a payment moves its invoice's balance): its status event when its
 	// status moved, else <parent>.updated.
 	if p := q.Resource.Parent; p != nil && b.parent.status != "" {
-		st, err := q.stateOf(tx, p.Resource, q.ID)
+		st, err := q.stateOf(tx, p.Resource, q.ID, false)
 		if err != nil {
 			return nil, err
 		}

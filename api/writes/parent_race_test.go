@@ -1,0 +1,54 @@
+package writes_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/ent/invoice"
+)
+
+// On PostgreSQL watch reads the parent's state before the write locks it
+// (forUpdate in do): a change another transaction commits in between is
+// credited to this write. A pending payment, which leaves the invoice as
+// it is, then appends invoice.updated (the other writer's own event is
+// its own business).
+func TestAPendingPaymentRacingAnotherInvoiceChangeAppendsNoInvoiceEvent(t *testing.T) {
+	if apitest.Backend() != "postgres" {
+		t.Skip("PostgreSQL: SQLite runs watch and the lock in one serialized transaction")
+	}
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	inv := newInvoice(t, env, ws, invoice.StatusSent, 1000)
+
+	// Another writer changes the invoice and holds its row until commit.
+	tx, err := env.DB.Write.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("UPDATE invoices SET notes = 'other writer', updated_at = now() WHERE id = $1", inv); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int)
+	go func() {
+		p := payment("pend-1", 400)
+		p["status"] = "pending"
+		r := env.Do(t, "POST", "/v1/invoices/"+inv+"/payments", ws.Key, p)
+		done <- r.Status
+	}()
+	time.Sleep(500 * time.Millisecond) // the payment has read its "before" and waits for the row
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st := <-done; st != http.StatusCreated {
+		t.Fatalf("payment: %d", st)
+	}
+	var types []string
+	for _, e := range events(t, env, ws.Key, "?limit=100").Data {
+		types = append(types, e.Type)
+	}
+	if len(types) != 1 || types[0] != "invoice_payment.created" {
+		t.Fatalf("events of a pending payment: %v, want [invoice_payment.created]", types)
+	}
+}
