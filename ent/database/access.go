@@ -159,6 +159,8 @@ func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 	t := time.NewTicker(accessPoll)
 	defer t.Stop()
 	for {
+		// A look answers as of its start, so the number is trusted from then.
+		start := time.Now()
 		err := func() error {
 			// A look slower than this could not keep the number trusted;
 			// abandoning it lets the next one try another connection.
@@ -185,7 +187,7 @@ func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 		}()
 		switch {
 		case err == nil:
-			w.synced.Store(time.Now().UnixNano())
+			w.synced.Store(start.UnixNano())
 			if failing {
 				d.logger().Info("access watch: reading the database again")
 				failing = false
