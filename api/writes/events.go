@@ -43,35 +43,55 @@ type before struct {
 type state struct{ status, version string }
 
 // watch reads, in the write's transaction and before the change, what its
-// events compare with.
+// events compare with. Where writers run side by side it reads under the
+// rows' locks, parent first as sub-resource writes take them: a change
+// another write commits before this one's own lock must not read as this
+// write's (in previous_attributes, or as the parent's event).
 func (q *Request) watch(tx *ent.Tx) (before, error) {
 	var b before
 	r := q.Resource
-	switch q.Op.Kind {
-	case resource.Update, resource.Action, resource.Delete:
-		id, parent := q.ID, ""
-		if r.Parent != nil {
-			id, parent = q.ChildID, q.ID
-		}
-		if id != "" {
-			rec, err := q.Records.Render(q.Ctx, tx, r, q.Workspace(), id, parent)
-			if err != nil && !isNotFound(err) {
-				return b, err
-			}
-			b.record = rec
-		}
-	}
 	if r.Parent != nil && r.Parent.Resource.HasStatus() && q.ID != "" {
-		// Under the row's lock where writers run side by side: a change
-		// another write commits before this one locks the parent must not
-		// read as this write's.
 		st, err := q.stateOf(tx, r.Parent.Resource, q.ID, q.locks())
 		if err != nil {
 			return b, err
 		}
 		b.parent = st
 	}
+	switch q.Op.Kind {
+	case resource.Update, resource.Action, resource.Delete:
+		id, parent := q.ID, ""
+		if r.Parent != nil {
+			id, parent = q.ChildID, q.ID
+		}
+		if id == "" {
+			break
+		}
+		if q.locks() {
+			if err := q.lock(tx, r, id, parent); err != nil {
+				return b, err
+			}
+		}
+		rec, err := q.Records.Render(q.Ctx, tx, r, q.Workspace(), id, parent)
+		if err != nil && !isNotFound(err) {
+			return b, err
+		}
+		b.record = rec
+	}
 	return b, nil
+}
+
+// lock takes the row of record id of r (a child of parent, for a
+// sub-resource) until commit; no row is no lock, and the write answers 404.
+func (q *Request) lock(tx *ent.Tx, r *resource.Resource, id, parent string) error {
+	query, args := "SELECT 1 FROM "+r.Table+" WHERE id = ? AND workspace_id = ? FOR UPDATE", []any{id, q.Workspace().ID}
+	if r.Parent != nil {
+		query, args = "SELECT 1 FROM "+r.Table+" WHERE id = ? AND "+r.Parent.FK+" = ? FOR UPDATE", []any{id, parent}
+	}
+	var one int
+	if err := queryRow(q, tx, query, args, &one); err != nil && !isNoRows(err) {
+		return err
+	}
+	return nil
 }
 
 func isNotFound(err error) bool {

@@ -52,3 +52,43 @@ func TestAPendingPaymentRacingAnotherInvoiceChangeAppendsNoInvoiceEvent(t *testi
 		t.Fatalf("events of a pending payment: %v, want [invoice_payment.created]", types)
 	}
 }
+
+// On PostgreSQL watch reads the record an update changes before the
+// update's own statements lock it: a change another transaction commits in
+// between must not show in this update's previous_attributes.
+func TestAnUpdateRacingAnotherChangeShowsOnlyItsOwnPreviousAttributes(t *testing.T) {
+	if apitest.Backend() != "postgres" {
+		t.Skip("PostgreSQL: SQLite runs watch and the update in one serialized transaction")
+	}
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	cli := newClient(t, env, ws.Key)
+
+	// Another writer changes the client and holds its row until commit.
+	tx, err := env.DB.Write.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("UPDATE clients SET notes = 'other writer', updated_at = now() WHERE id = $1", cli); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int)
+	go func() {
+		done <- env.Do(t, "PATCH", "/v1/clients/"+cli, ws.Key, map[string]any{"name": "Renamed"}).Status
+	}()
+	time.Sleep(500 * time.Millisecond) // the update has read its "before" and waits for the row
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st := <-done; st != http.StatusOK {
+		t.Fatalf("update: %d", st)
+	}
+	evs := events(t, env, ws.Key, "?type=client.updated").Data
+	if len(evs) != 1 {
+		t.Fatalf("client.updated events: %d, want 1", len(evs))
+	}
+	prev := evs[0].Data.PreviousAttributes
+	if _, ok := prev["name"]; !ok || len(prev) != 1 {
+		t.Fatalf("previous_attributes %v, want only name", prev)
+	}
+}
