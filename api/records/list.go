@@ -139,8 +139,7 @@ func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, erro
 
 // planList builds the list's condition and counts its rows.
 func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (*listQuery, error) {
-	w, extra := p.where(pg.ParentID)
-	lq := &listQuery{where: w, args: append([]any{ws.ID}, extra...), offset: pg.Offset}
+	lq := &listQuery{where: p.where, args: p.args(ws, pg.ParentID), offset: pg.Offset}
 	for _, f := range pg.Filters {
 		cond, args := f.where()
 		lq.where += " AND " + cond
@@ -181,19 +180,15 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 		}
 		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.Read, p, e.pageSQL(p, p.selects, where, pg.Limit, offset), args)
+	s, err := e.query(ctx, e.db.Read, p, ws, e.pageSQL(p, p.selects, where, pg.Limit, offset), args)
 	if err != nil {
 		return nil, err
 	}
-	emb, err := e.loadEmbeds(ctx, e.db.Read, p, ws, s)
-	if err != nil {
-		return nil, err
-	}
-	for i, d := range s.rows {
+	for i := range s.rows {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = p.encode(b, ws, d, emb[i])
+		b = p.encode(b, ws, s, i)
 	}
 	return b, nil
 }
