@@ -15,47 +15,45 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	}
 	p := e.plans[r]
 	args := p.args(ws, parentID, id)
-	useCache := p.cacheable && e.cache != nil
+	if !p.cacheable || e.cache == nil {
+		_, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
+		return b, err
+	}
+	// Read before the row: a commit in between makes the next reading
+	// differ, so an entry is never marked checked at a version newer than
+	// the row it holds.
+	v, ok, err := e.db.DataVersion(ctx)
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
 	dv := int64(noVersion)
-	if useCache {
-		// Read before the row: a commit in between makes the next reading
-		// differ, so an entry is never marked checked at a version newer
-		// than the row it holds.
-		v, ok, err := e.db.DataVersion(ctx)
-		if err != nil {
-			return nil, apierr.Internal(err)
-		}
-		if ok && parentID == "" {
-			dv = v
-			if b, ok := e.unchanged(p, ws, id, dv); ok {
-				return b, nil
-			}
-		}
-		var got, ver string
-		err = e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
-		if err == sql.ErrNoRows {
-			return nil, apierr.NotFound(r.Singular)
-		}
-		if err != nil {
-			return nil, apierr.Internal(err)
-		}
-		// got, not id: a key kept in the cache must not share memory with
-		// the request (fiber's params point into a reused buffer).
-		if b, ok := e.cached(p, ws, got, ver); ok {
-			if dv != noVersion {
-				e.remember(p, ws, got, ver, b, dv)
-			}
+	if ok && parentID == "" {
+		dv = v
+		if b, ok := e.unchanged(p, ws, id, dv); ok {
 			return b, nil
 		}
+	}
+	var got, ver string
+	err = e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
+	if err == sql.ErrNoRows {
+		return nil, apierr.NotFound(r.Singular)
+	}
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
+	// got, not id: a key kept in the cache must not share memory with the
+	// request (fiber's params point into a reused buffer).
+	if b, ok := e.cached(p, ws, got, ver); ok {
+		if dv != noVersion {
+			e.remember(p, ws, got, ver, b, dv)
+		}
+		return b, nil
 	}
 	s, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
 	if err != nil {
 		return nil, err
 	}
-	if useCache {
-		b = e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv)
-	}
-	return b, nil
+	return e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv), nil
 }
 
 // Render is one record read through qr: inside a write's transaction it is

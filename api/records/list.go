@@ -166,21 +166,18 @@ func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (
 // page appends the records of the page: from the render cache when the
 // resource is cached, else encoded from its rows.
 func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, error) {
-	where, args, offset := lq.where, lq.args, lq.offset
-	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
-		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
-	}
-	args = append(args, offset)
+	e.skipDays(ctx, p, ws, lq)
+	args := append(lq.args, lq.offset)
 	if p.cacheable && e.cache != nil {
 		if dv != noVersion {
-			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
+			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + lq.where + newestFirst + database.LimitOffset(pg.Limit)
 			if out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ok {
 				return out, err
 			}
 		}
-		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
+		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, lq.where, pg.Limit, lq.offset), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.Read, p, ws, e.pageSQL(p, p.selects, where, pg.Limit, offset), args)
+	s, err := e.query(ctx, e.db.Read, p, ws, e.pageSQL(p, p.selects, lq.where, pg.Limit, lq.offset), args)
 	if err != nil {
 		return nil, err
 	}
