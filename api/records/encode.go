@@ -160,7 +160,10 @@ func (e *Engine) query(ctx context.Context, qr Querier, p *plan, ws Workspace, q
 		return nil, apierr.Internal(err)
 	}
 	// rs closed itself when Next returned false: qr's connection is free.
-	return out, e.loadEmbeds(ctx, qr, p, ws, out)
+	if err := e.loadEmbeds(ctx, qr, p, ws, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // loadEmbeds fetches every embed of a page in one query each (never per row).
