@@ -127,7 +127,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, d, nil), dv)
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, s, i), dv)
 		}
 		for i, id := range ids {
 			if parts[i] == nil {

@@ -3,33 +3,34 @@ package records
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"slices"
 	"strconv"
+
+	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/jsonout"
 )
 
-func newDests(cols []column, extra int) []any {
-	d := make([]any, 0, len(cols)+extra)
-	for i := 0; i < extra; i++ {
-		d = append(d, new(string))
-	}
-	for _, c := range cols {
-		switch c.kind {
-		case kInt:
-			d = append(d, new(sql.NullInt64))
-		case kBool:
-			d = append(d, new(sql.NullBool))
-		case kTime:
-			d = append(d, new(sql.NullTime))
-		case kJSON:
-			d = append(d, new([]byte))
-		case kFloat:
-			d = append(d, new(sql.NullFloat64))
+// newDests allocates the scan buffers of cols, with room for one more.
+func newDests(cols []column) []any {
+	d := make([]any, len(cols), len(cols)+1)
+	for i, c := range cols {
+		switch t := c.typ; {
+		case t.Integer():
+			d[i] = new(sql.NullInt64)
+		case t.Float():
+			d[i] = new(sql.NullFloat64)
+		case t == field.TypeBool:
+			d[i] = new(sql.NullBool)
+		case t == field.TypeTime:
+			d[i] = new(sql.NullTime)
+		case t == field.TypeJSON:
+			d[i] = new([]byte)
 		default:
-			d = append(d, new(sql.NullString))
+			d[i] = new(sql.NullString)
 		}
 	}
 	return d
@@ -38,32 +39,13 @@ func newDests(cols []column, extra int) []any {
 // value returns a scanned column as a plain Go value (nil for NULL).
 func value(d any) any {
 	switch x := d.(type) {
-	case *sql.NullString:
-		if x.Valid {
-			return x.String
-		}
-	case *sql.NullInt64:
-		if x.Valid {
-			return x.Int64
-		}
-	case *sql.NullBool:
-		if x.Valid {
-			return x.Bool
-		}
-	case *sql.NullTime:
-		if x.Valid {
-			return x.Time
-		}
-	case *sql.NullFloat64:
-		if x.Valid {
-			return x.Float64
-		}
+	case driver.Valuer: // the sql.Null types
+		v, _ := x.Value()
+		return v
 	case *[]byte:
 		if *x != nil {
 			return *x
 		}
-	case *string:
-		return *x
 	}
 	return nil
 }
@@ -100,8 +82,9 @@ func appendColumn(b []byte, c column, d any) []byte {
 	return append(b, "null"...)
 }
 
-// encode writes one record; embedded holds each embed's JSON array by name.
-func (p *plan) encode(b []byte, ws Workspace, dests []any, embedded [][]byte) []byte {
+// encode writes the record of s's row.
+func (p *plan) encode(b []byte, ws Workspace, s *scanned, row int) []byte {
+	dests := s.rows[row]
 	commerce := true
 	if p.flag >= 0 {
 		commerce = ws.Commerce && value(dests[p.flag]) == true
@@ -135,20 +118,19 @@ func (p *plan) encode(b []byte, ws Workspace, dests []any, embedded [][]byte) []
 		}
 		b = append(b, ',')
 		b = jsonout.String(b, ep.e.Name)
-		b = append(b, ':')
-		if embedded[i] == nil {
-			b = append(b, '[', ']')
-		} else {
-			b = append(b, embedded[i]...)
-		}
+		b = append(b, ':', '[')
+		b = append(b, s.embeds[row*len(p.embeds)+i]...)
+		b = append(b, ']')
 	}
 	return append(b, '}')
 }
 
-// scanned is a fully read page: each row's column buffers.
+// scanned is a fully read page: each row's column buffers and, per row
+// and embed (row*len(embeds)+embed), the elements of the embed's array.
 type scanned struct {
-	rows [][]any
-	ids  []string
+	rows   [][]any
+	ids    []string
+	embeds [][]byte
 }
 
 // Querier runs the engine's queries: the read pool, or a write's
@@ -157,7 +139,8 @@ type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func (e *Engine) query(ctx context.Context, qr Querier, p *plan, q string, args []any) (*scanned, error) {
+// query reads the rows q selects, and their embeds.
+func (e *Engine) query(ctx context.Context, qr Querier, p *plan, ws Workspace, q string, args []any) (*scanned, error) {
 	rs, err := qr.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
 		return nil, apierr.Internal(err)
@@ -176,19 +159,20 @@ func (e *Engine) query(ctx context.Context, qr Querier, p *plan, q string, args 
 	if err := rs.Err(); err != nil {
 		return nil, apierr.Internal(err)
 	}
+	// rs closed itself when Next returned false: qr's connection is free.
+	if err := e.loadEmbeds(ctx, qr, p, ws, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
-// loadEmbeds fetches every embed of a page in one query each (never per row)
-// and returns, per row, the JSON array of each embed.
-func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspace, s *scanned) ([][][]byte, error) {
-	out := make([][][]byte, len(s.rows))
-	if len(p.embeds) == 0 || len(s.ids) == 0 {
-		return out, nil
+// loadEmbeds fetches every embed of a page in one query each (never per row).
+func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspace, s *scanned) error {
+	n := len(p.embeds)
+	if n == 0 || len(s.ids) == 0 {
+		return nil
 	}
-	for i := range out {
-		out[i] = make([][]byte, len(p.embeds))
-	}
+	s.embeds = make([][]byte, len(s.ids)*n)
 	pos := make(map[string]int, len(s.ids))
 	for i, id := range s.ids {
 		pos[id] = i
@@ -200,19 +184,17 @@ func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspa
 		}
 		rs, err := qr.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, in)), args...)
 		if err != nil {
-			return nil, apierr.Internal(err)
+			return apierr.Internal(err)
 		}
-		d := newDests(ep.cols, 1)
+		d := append([]any{new(string)}, newDests(ep.cols)...) // the parent's id first
 		for rs.Next() {
 			if err := rs.Scan(d...); err != nil {
 				rs.Close()
-				return nil, apierr.Internal(err)
+				return apierr.Internal(err)
 			}
-			i := pos[*d[0].(*string)]
-			b := out[i][ei]
-			if b == nil {
-				b = append(b, '[')
-			} else {
+			k := pos[*d[0].(*string)]*n + ei
+			b := s.embeds[k]
+			if b != nil {
 				b = append(b, ',')
 			}
 			b = append(b, '{')
@@ -222,22 +204,15 @@ func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspa
 				}
 				b = appendColumn(b, c, d[ci+1])
 			}
-			out[i][ei] = append(b, '}')
+			s.embeds[k] = append(b, '}')
 		}
 		err = rs.Err()
 		rs.Close()
 		if err != nil {
-			return nil, apierr.Internal(err)
+			return apierr.Internal(err)
 		}
 	}
-	for i := range out {
-		for ei, b := range out[i] {
-			if b != nil {
-				out[i][ei] = append(b, ']')
-			}
-		}
-	}
-	return out, nil
+	return nil
 }
 
 // joinParts appends the records' JSON, comma-separated; nil parts (rows
@@ -261,5 +236,3 @@ func joinParts(b []byte, parts [][]byte) []byte {
 	}
 	return b
 }
-
-// Exists reports whether the workspace has a record of r with this id

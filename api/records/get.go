@@ -14,48 +14,46 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		return nil, err
 	}
 	p := e.plans[r]
-	args := p.oneArgs(ws, id, parentID)
-	useCache := p.cacheable && e.cache != nil
+	args := p.args(ws, parentID, id)
+	if !p.cacheable || e.cache == nil {
+		_, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
+		return b, err
+	}
+	// Read before the row: a commit in between makes the next reading
+	// differ, so an entry is never marked checked at a version newer than
+	// the row it holds.
+	v, ok, err := e.db.DataVersion(ctx)
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
 	dv := int64(noVersion)
-	if useCache {
-		// Read before the row: a commit in between makes the next reading
-		// differ, so an entry is never marked checked at a version newer
-		// than the row it holds.
-		v, ok, err := e.db.DataVersion(ctx)
-		if err != nil {
-			return nil, apierr.Internal(err)
-		}
-		if ok && parentID == "" {
-			dv = v
-			if b, ok := e.unchanged(p, ws, id, dv); ok {
-				return b, nil
-			}
-		}
-		var got, ver string
-		err = e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
-		if err == sql.ErrNoRows {
-			return nil, apierr.NotFound(r.Singular)
-		}
-		if err != nil {
-			return nil, apierr.Internal(err)
-		}
-		// got, not id: a key kept in the cache must not share memory with
-		// the request (fiber's params point into a reused buffer).
-		if b, ok := e.cached(p, ws, got, ver); ok {
-			if dv != noVersion {
-				e.remember(p, ws, got, ver, b, dv)
-			}
+	if ok && parentID == "" {
+		dv = v
+		if b, ok := e.unchanged(p, ws, id, dv); ok {
 			return b, nil
 		}
+	}
+	var got, ver string
+	err = e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
+	if err == sql.ErrNoRows {
+		return nil, apierr.NotFound(r.Singular)
+	}
+	if err != nil {
+		return nil, apierr.Internal(err)
+	}
+	// got, not id: a key kept in the cache must not share memory with the
+	// request (fiber's params point into a reused buffer).
+	if b, ok := e.cached(p, ws, got, ver); ok {
+		if dv != noVersion {
+			e.remember(p, ws, got, ver, b, dv)
+		}
+		return b, nil
 	}
 	s, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
 	if err != nil {
 		return nil, err
 	}
-	if useCache {
-		b = e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv)
-	}
-	return b, nil
+	return e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv), nil
 }
 
 // Render is one record read through qr: inside a write's transaction it is
@@ -64,7 +62,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 // transaction may still fail.
 func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
 	p := e.plans[r]
-	_, b, err := e.readOne(ctx, qr, p, ws, p.getSQL, p.oneArgs(ws, id, parentID))
+	_, b, err := e.readOne(ctx, qr, p, ws, p.getSQL, p.args(ws, parentID, id))
 	return b, err
 }
 
@@ -79,37 +77,28 @@ func (e *Engine) RenderUnscoped(ctx context.Context, qr Querier, r *resource.Res
 
 // readOne reads and encodes the record that q selects with args.
 func (e *Engine) readOne(ctx context.Context, qr Querier, p *plan, ws Workspace, q string, args []any) (*scanned, []byte, error) {
-	s, err := e.query(ctx, qr, p, q, args)
+	s, err := e.query(ctx, qr, p, ws, q, args)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(s.rows) == 0 {
 		return nil, nil, apierr.NotFound(p.r.Singular)
 	}
-	emb, err := e.loadEmbeds(ctx, qr, p, ws, s)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, p.encode(make([]byte, 0, 1024), ws, s.rows[0], emb[0]), nil
+	return s, p.encode(make([]byte, 0, 1024), ws, s, 0), nil
 }
 
 // byID reads the full rows of ids (any order; missing ids are absent).
 func (e *Engine) byID(ctx context.Context, qr Querier, p *plan, ws Workspace, parentID string, ids []string) (*scanned, error) {
-	w, extra := p.where(parentID)
-	args := make([]any, 0, len(ids)+1+len(extra))
-	args = append(append(args, ws.ID), extra...)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	return e.query(ctx, qr, p, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+w+" AND t.id IN ("+marks(len(ids))+")", args)
+	q := "SELECT " + p.selects + " FROM " + p.r.Table + " t WHERE " + p.where + " AND t.id IN (" + marks(len(ids)) + ")"
+	return e.query(ctx, qr, p, ws, q, p.args(ws, parentID, ids...))
 }
 
+// Exists reports whether the workspace has a record of r with this id
 // (parents of sub-resources must exist before their children are listed).
 func (e *Engine) Exists(ctx context.Context, r *resource.Resource, ws Workspace, id string) (bool, error) {
-	p := e.plans[r]
-	w, _ := p.where("")
+	q := e.db.Rebind("SELECT 1 FROM " + r.Table + " t WHERE " + e.plans[r].where + " AND t.id = ?")
 	var one int
-	err := e.db.Read.QueryRowContext(ctx, e.db.Rebind("SELECT 1 FROM "+r.Table+" t WHERE "+w+" AND t.id = ?"), ws.ID, id).Scan(&one)
+	err := e.db.Read.QueryRowContext(ctx, q, ws.ID, id).Scan(&one)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}

@@ -139,8 +139,7 @@ func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, erro
 
 // planList builds the list's condition and counts its rows.
 func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (*listQuery, error) {
-	w, extra := p.where(pg.ParentID)
-	lq := &listQuery{where: w, args: append([]any{ws.ID}, extra...), offset: pg.Offset}
+	lq := &listQuery{where: p.where, args: p.args(ws, pg.ParentID), offset: pg.Offset}
 	for _, f := range pg.Filters {
 		cond, args := f.where()
 		lq.where += " AND " + cond
@@ -167,33 +166,26 @@ func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (
 // page appends the records of the page: from the render cache when the
 // resource is cached, else encoded from its rows.
 func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, error) {
-	where, args, offset := lq.where, lq.args, lq.offset
-	if !lq.filtered && p.r.Parent == nil && p.r.Scope == "" {
-		where, args, offset = e.skipDays(ctx, p, ws, where, args, offset)
-	}
-	args = append(args, offset)
+	e.skipDays(ctx, p, ws, lq)
+	args := append(lq.args, lq.offset)
 	if p.cacheable && e.cache != nil {
 		if dv != noVersion {
-			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(pg.Limit)
+			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + lq.where + newestFirst + database.LimitOffset(pg.Limit)
 			if out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ok {
 				return out, err
 			}
 		}
-		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, where, pg.Limit, offset), args, b, dv)
+		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, lq.where, pg.Limit, lq.offset), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.Read, p, e.pageSQL(p, p.selects, where, pg.Limit, offset), args)
+	s, err := e.query(ctx, e.db.Read, p, ws, e.pageSQL(p, p.selects, lq.where, pg.Limit, lq.offset), args)
 	if err != nil {
 		return nil, err
 	}
-	emb, err := e.loadEmbeds(ctx, e.db.Read, p, ws, s)
-	if err != nil {
-		return nil, err
-	}
-	for i, d := range s.rows {
+	for i := range s.rows {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = p.encode(b, ws, d, emb[i])
+		b = p.encode(b, ws, s, i)
 	}
 	return b, nil
 }

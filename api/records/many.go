@@ -19,17 +19,13 @@ func (e *Engine) RenderMany(ctx context.Context, qr Querier, r *resource.Resourc
 	if err != nil {
 		return nil, err
 	}
-	emb, err := e.loadEmbeds(ctx, qr, p, ws, s)
-	if err != nil {
-		return nil, err
-	}
 	at := make(map[string]int, len(s.ids))
 	for i, id := range s.ids {
 		at[id] = i
 	}
 	for i, id := range ids {
 		if j, ok := at[id]; ok {
-			out[i] = p.encode(make([]byte, 0, 1024), ws, s.rows[j], emb[j])
+			out[i] = p.encode(make([]byte, 0, 1024), ws, s, j)
 		}
 	}
 	return out, nil

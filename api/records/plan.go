@@ -12,29 +12,21 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
 )
 
-type kind uint8
-
-const (
-	kString kind = iota
-	kInt
-	kBool
-	kTime
-	kJSON
-	kFloat
-)
-
 type column struct {
 	name     string
-	kind     kind
-	hidden   bool // selected for computed fields or flags, never shown
-	commerce bool // shown only on products of a commerce workspace
+	typ      field.Type // picks the scan buffer (newDests)
+	hidden   bool       // selected for computed fields or flags, never shown
+	commerce bool       // shown only on products of a commerce workspace
 }
 
 type plan struct {
 	r       *resource.Resource
 	cols    []column
 	selects string // "t.a, t.b"
-	getSQL  string // one record by id (and parent, for sub-resources)
+	// where keeps the rows of one workspace (and parent, for
+	// sub-resources) in Scope; args gives its arguments.
+	where  string
+	getSQL string // one record by id (and parent, for sub-resources)
 	// anySQL is getSQL without the resource's Scope: the answer of a write
 	// that moved a record out of it (an archived promotion).
 	anySQL   string
@@ -57,7 +49,7 @@ const version = "CAST(t.updated_at AS TEXT)"
 
 // dests allocates the scan buffers of one full row.
 func (p *plan) dests() []any {
-	d := newDests(p.cols, 0)
+	d := newDests(p.cols)
 	if p.cacheable {
 		d = append(d, new(string))
 	}
@@ -80,24 +72,6 @@ func table(name string) *schema.Table {
 		}
 	}
 	return nil
-}
-
-func kindOf(t field.Type) kind {
-	switch t {
-	case field.TypeInt, field.TypeInt8, field.TypeInt16, field.TypeInt32, field.TypeInt64,
-		field.TypeUint, field.TypeUint8, field.TypeUint16, field.TypeUint32, field.TypeUint64:
-		return kInt
-	case field.TypeBool:
-		return kBool
-	case field.TypeTime:
-		return kTime
-	case field.TypeJSON:
-		return kJSON
-	case field.TypeFloat32, field.TypeFloat64:
-		return kFloat
-	default:
-		return kString
-	}
 }
 
 // Columns lists the columns a resource's records show, with their kinds as
@@ -146,54 +120,43 @@ func shown(t *schema.Table, only []string) []*schema.Column {
 	return out
 }
 
-func compileColumns(t *schema.Table, r *resource.Resource, only []string, keep func(string) bool) []column {
-	var cols []column
-	for _, c := range shown(t, only) {
-		col := column{name: c.Name, kind: kindOf(c.Type)}
-		if r != nil {
-			col.commerce = slices.Contains(r.CommerceColumns, c.Name)
-			if slices.Contains(r.Hidden, c.Name) {
-				if !keep(c.Name) {
-					continue
-				}
-				col.hidden = true
-			}
-		}
-		cols = append(cols, col)
-	}
-	return cols
-}
-
 func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 	t := table(r.Table)
 	if t == nil {
 		return nil, fmt.Errorf("records: resource %s: no table %q", r.Name, r.Table)
 	}
-	// Hidden columns are still read when a computed field or the commerce flag needs them.
-	keep := func(name string) bool { return name == r.CommerceFlag || len(r.Computed) > 0 }
-	p := &plan{r: r, flag: -1, colIndex: map[string]int{}}
-	p.cols = compileColumns(t, r, nil, keep)
-	names := make([]string, len(p.cols))
-	for i, c := range p.cols {
-		names[i] = "t." + c.name
-		p.colIndex[c.name] = i
-		if c.name == r.CommerceFlag {
-			p.flag = i
+	p := &plan{r: r, flag: -1, colIndex: map[string]int{}, where: "t.workspace_id = ?"}
+	if r.Scope != "" {
+		p.where += " AND t." + r.Scope
+	}
+	if r.Parent != nil {
+		p.where += " AND t." + r.Parent.FK + " = ?"
+	}
+	var names []string
+	for _, c := range shown(t, nil) {
+		col := column{name: c.Name, typ: c.Type, hidden: slices.Contains(r.Hidden, c.Name),
+			commerce: slices.Contains(r.CommerceColumns, c.Name)}
+		// Hidden columns are still read when a computed field or the commerce flag needs them.
+		if col.hidden && c.Name != r.CommerceFlag && len(r.Computed) == 0 {
+			continue
 		}
+		if c.Name == r.CommerceFlag {
+			p.flag = len(p.cols)
+		}
+		p.colIndex[c.Name] = len(p.cols)
+		p.cols = append(p.cols, col)
+		names = append(names, "t."+c.Name)
+		p.commerceSensitive = p.commerceSensitive || col.commerce
 	}
 	p.selects = strings.Join(names, ", ")
 	_, hasVersion := p.colIndex["updated_at"]
 	p.cacheable = len(r.Embeds) == 0 && hasVersion
-	for _, c := range p.cols {
-		p.commerceSensitive = p.commerceSensitive || c.commerce
-	}
-	w, _ := p.where("")
 	if p.cacheable {
 		p.selects += ", " + version
 		p.keys = "t.id, " + version
-		p.versionSQL = db.Rebind("SELECT " + p.keys + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
+		p.versionSQL = db.Rebind("SELECT " + p.keys + " FROM " + r.Table + " t WHERE " + p.where + " AND t.id = ?")
 	}
-	p.getSQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + w + " AND t.id = ?")
+	p.getSQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE " + p.where + " AND t.id = ?")
 	p.anySQL = p.getSQL
 	if r.Scope != "" && r.Parent == nil {
 		p.anySQL = db.Rebind("SELECT " + p.selects + " FROM " + r.Table + " t WHERE t.workspace_id = ? AND t.id = ?")
@@ -203,10 +166,11 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 		if ct == nil {
 			return nil, fmt.Errorf("records: embed %s of %s: no table %q", e.Name, r.Name, e.Table)
 		}
-		ep := &embedPlan{e: e, cols: compileColumns(ct, nil, e.Columns, nil)}
-		sel := make([]string, len(ep.cols))
-		for i, c := range ep.cols {
-			sel[i] = "c." + c.name
+		ep := &embedPlan{e: e}
+		var sel []string
+		for _, c := range shown(ct, e.Columns) {
+			ep.cols = append(ep.cols, column{name: c.Name, typ: c.Type})
+			sel = append(sel, "c."+c.Name)
 		}
 		if e.Via != nil {
 			ep.sql = fmt.Sprintf("SELECT v.%s, %s FROM %s v JOIN %s c ON c.id = v.%s WHERE v.%s IN (%%s) ORDER BY v.%s, c.%s",
@@ -220,21 +184,15 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 	return p, nil
 }
 
-func (p *plan) where(parentID string) (string, []any) {
-	w := "t.workspace_id = ?"
-	if p.r.Scope != "" {
-		w += " AND t." + p.r.Scope
-	}
+// args are the arguments of where, then ids.
+func (p *plan) args(ws Workspace, parentID string, ids ...string) []any {
+	args := make([]any, 1, 2+len(ids))
+	args[0] = ws.ID
 	if p.r.Parent != nil {
-		w += " AND t." + p.r.Parent.FK + " = ?"
-		return w, []any{parentID}
+		args = append(args, parentID)
 	}
-	return w, nil
-}
-
-// oneArgs are the arguments of a plan's single-record queries.
-func (p *plan) oneArgs(ws Workspace, id, parentID string) []any {
-	_, extra := p.where(parentID)
-	args := append([]any{ws.ID}, extra...)
-	return append(args, id)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return args
 }

@@ -84,15 +84,15 @@ const deepOffset = 5000
 
 // skipDays turns a deep offset of a whole list into a condition on the
 // day it falls in and the offset within it.
-func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, where string, args []any, offset int) (string, []any, int) {
-	if !e.uses(deepSkip) || offset < deepOffset {
-		return where, args, offset
+func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQuery) {
+	if !e.uses(deepSkip) || lq.offset < deepOffset || lq.filtered || p.r.Parent != nil || p.r.Scope != "" {
+		return
 	}
-	cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, p.r.Table, offset)
-	if !ok {
-		return where, args, offset
+	if cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, p.r.Table, lq.offset); ok {
+		lq.where += " AND " + cond
+		lq.args = append(lq.args, arg)
+		lq.offset = rest
 	}
-	return where + " AND " + cond, append(args, arg), rest
 }
 
 // subqueryOffset is where skipping index entries in a subquery starts to
