@@ -56,6 +56,9 @@ type DB struct {
 	// values are the columns counted per value, by table (set by Migrate
 	// from the declarations; see valueColumns).
 	values map[string][]string
+	// searches are the word-indexed searches by table (set by Migrate;
+	// Bulk fills their indexes itself).
+	searches map[string]Search
 
 	// searchGens keeps a search's generations under the data version they
 	// were read at (see Find).

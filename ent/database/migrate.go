@@ -96,10 +96,12 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 			return fmt.Errorf("database: search on %s: at most one few-valued column, and one of the searched columns", s.Table)
 		}
 	}
+	d.searches = map[string]Search{}
 	for _, s := range merged {
 		if len(s.Columns) == 0 {
 			continue // counted columns only
 		}
+		d.searches[s.Table] = s
 		if err := d.sql.searchIndex(ctx, d, s); err != nil {
 			return fmt.Errorf("database: search index on %s: %w", s.Table, err)
 		}

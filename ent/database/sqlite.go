@@ -110,10 +110,6 @@ func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) 
 	return stmts, rows.Err()
 }
 
-func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
-	return d.sqliteSearch(ctx, s)
-}
-
 func (sqliteSQL) valuesTriggers(t, c string) []string {
 	add := fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) VALUES (new.workspace_id, '%s', coalesce(new.%s, ''), 0, 1) "+
 		"ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = n + 1;", valuesTable, t, c)
@@ -126,12 +122,35 @@ func (sqliteSQL) valuesTriggers(t, c string) []string {
 	}
 }
 
-func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
-	fts := s.Table + "_fts"
-	lid, register, bump := "0", "", ""
+// searchInserts are the statements of the word index's insert trigger on
+// s.Table, about the row new; with bulk, the same statements over every row
+// above a rowid, in rowid order, the table aliased as new: they insert what
+// the trigger would have, row by row, without firing it (see Bulk).
+func searchInserts(s Search, bulk bool) []string {
+	values := func(exprs string) string {
+		if bulk {
+			return "SELECT " + exprs + " FROM " + s.Table + " AS new WHERE new.rowid > ? ORDER BY new.rowid"
+		}
+		return "VALUES (" + exprs + ")"
+	}
+	var out []string
+	lid := "0"
 	if hasWorkspaceColumn(s.Table) {
 		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
-		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
+		out = append(out, "INSERT OR IGNORE INTO "+searchWorkspaces+" (workspace_id) "+values("new.workspace_id"))
+	}
+	return append(out, "INSERT INTO "+s.Table+"_fts(docid, body, lid) "+values("new.rowid, "+document("new.", s.words())+", "+lid))
+}
+
+// searchInsertTrigger is the word index's insert trigger on s.Table.
+func searchInsertTrigger(s Search) string {
+	return fmt.Sprintf("CREATE TRIGGER %s_fts_ai AFTER INSERT ON %s BEGIN %s; END", s.Table, s.Table, strings.Join(searchInserts(s, false), "; "))
+}
+
+func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
+	fts := s.Table + "_fts"
+	bump := ""
+	if hasWorkspaceColumn(s.Table) {
 		// Cached word lookups (see probe) hold while the table's list_totals
 		// gen does: the totals triggers bump it on every insert and delete,
 		// and this on an update of a searched column, so an insert costs no
@@ -139,11 +158,13 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		bump = fmt.Sprintf("UPDATE %s SET gen = gen + 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND shard = 0; ", totalsTable, s.Table)
 	}
 	cols := s.words()
-	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", cols), lid)
+	inserts := searchInserts(s, false)
+	drops := []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
+		"DROP TABLE IF EXISTS " + fts}
 	triggers := []string{
-		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s END",
-			fts, strings.Join(cols, ", "), s.Table, bump, fts, insert),
+		searchInsertTrigger(s),
+		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s; END",
+			fts, strings.Join(cols, ", "), s.Table, bump, fts, inserts[len(inserts)-1]),
 		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
 	}
 	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
@@ -156,8 +177,7 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		return err
 	}
 	if len(cols) == 0 {
-		for _, q := range []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au",
-			"DROP TRIGGER IF EXISTS " + fts + "_ad", "DROP TABLE IF EXISTS " + fts} {
+		for _, q := range drops {
 			if _, err := d.Write.ExecContext(ctx, q); err != nil {
 				return err
 			}
@@ -185,15 +205,12 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	}
 	defer tx.Rollback()
 	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
-	if lid != "0" {
+	if hasWorkspaceColumn(s.Table) {
 		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
 			fts, document("t.", cols), s.Table, searchWorkspaces)
 	}
-	stmts := []string{
-		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
-		"DROP TABLE IF EXISTS " + fts, create,
-	}
-	if lid != "0" {
+	stmts := append(drops, create)
+	if hasWorkspaceColumn(s.Table) {
 		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
 	}
 	stmts = append(stmts, fill,
