@@ -13,7 +13,7 @@ import (
 // Bulk loading. On SQLite every insert fires two per-row triggers: one adds
 // the row to its table's search index (<table>_fts_ai, see sqliteSearch),
 // one counts it in list_totals and list_days (<table>_totals_ai, see
-// sqliteTotals). Loading millions of rows, that is a large part of the
+// sqliteSQL.totalsTriggers). Loading millions of rows, that is a large part of the
 // single writer's work. Bulk runs a load in one transaction with those two
 // insert triggers dropped, then does their work once for every row the load
 // added — one INSERT..SELECT per search index, one GROUP BY per counted
@@ -254,7 +254,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 }
 
 // bulkTotals counts the rows above a rowid as the totals insert trigger
-// counts each row (sqliteTotals): per workspace, per day of creation and
+// counts each row (sqliteSQL.totalsTriggers): per workspace, per day of creation and
 // per value of each enum or boolean column. gen grows by one per row, as
 // it does under the trigger. One scan of the table fills a small temporary
 // table of counts by workspace, day and values; the counters come from it.
@@ -281,18 +281,20 @@ func (d *DB) bulkTotals(t string) []bulkStmt {
 	return append(out, bulkStmt{q: "DROP TABLE temp.bulk_counts"})
 }
 
-// totalsTriggersMissing reports whether a counted table lacks its totals
-// insert trigger on SQLite (Bulk restores them before it commits; this is
-// Migrate's second line of defence), so Migrate rebuilds them and recounts.
-func (d *DB) totalsTriggersMissing(ctx context.Context) bool {
-	if d.Dialect != dialect.SQLite {
-		return false
+// insertTriggersMissing answers a check for Migrate: whether one of tables
+// lacks its insert trigger <table><suffix> on SQLite (Bulk restores them
+// before it commits; this is Migrate's second line of defence), so Migrate
+// rebuilds them and counts again.
+func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		if d.Dialect != dialect.SQLite {
+			return false
+		}
+		var n int
+		err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || ? FROM json_each(?))",
+			suffix, `["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
+		return err != nil || n != len(tables)
 	}
-	tables := countedTables()
-	var n int
-	err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || '_totals_ai' FROM json_each(?))",
-		`["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
-	return err != nil || n != len(tables)
 }
 
 // BulkCache gives the SQLite writer connection a page cache of bulkCacheKiB

@@ -89,8 +89,6 @@ func (sqliteSQL) newValueTrigger(body string) []string {
 	return []string{fmt.Sprintf("CREATE TRIGGER %s_new AFTER INSERT ON %s BEGIN %s END", valuesTable, valuesTable, body)}
 }
 
-func (sqliteSQL) totalsTriggers(d *DB, t string) []string { return d.sqliteTotals(t) }
-
 // staleTotals drops the value counters' triggers of every column: those
 // still declared are created again.
 func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) {
@@ -226,7 +224,7 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	return tx.Commit()
 }
 
-func (d *DB) sqliteTotals(t string) []string {
+func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
 	up := func(key, ref string, delta int) string {
 		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) VALUES (%sworkspace_id, %s, 0, %d, 1) "+
 			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d, gen = gen + 1;", totalsTable, ref, key, delta, delta)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"entgo.io/ent/dialect"
 )
 
 // Kept sums: the money figures of the admin dashboard (what clients owe by
@@ -96,9 +94,9 @@ func watched(table string) []string {
 
 const sumsUpsert = " ON CONFLICT (workspace_id, k, shard) DO UPDATE SET n = %[1]s.n + excluded.n, cents = %[1]s.cents + excluded.cents"
 
-// sqliteSums are the triggers of table: one statement per sum, each doing
-// nothing for a row outside the sum's states. SQLite has one writer: shard 0.
-func (d *DB) sqliteSums(t string) []string {
+// sumsTriggers on SQLite: one statement per sum, each doing nothing for a
+// row outside the sum's states. SQLite has one writer: shard 0.
+func (sqliteSQL) sumsTriggers(t string) []string {
 	body := func(ref, sign string) string {
 		b := ""
 		for _, s := range sumsOf(t) {
@@ -122,11 +120,11 @@ func (d *DB) sqliteSums(t string) []string {
 	}
 }
 
-// pgSums works per statement over the transition tables, as the totals do.
+// sumsTriggers on PostgreSQL work per statement over the transition tables, as the totals do.
 // The shard follows the transaction, so one transaction never holds two
 // shards of a sum (two transactions taking two shards in opposite orders
 // would deadlock), while concurrent ones mostly take different shards.
-func (d *DB) postgresSums(t string) []string {
+func (postgresSQL) sumsTriggers(t string) []string {
 	rows := func(rel, sign string) string {
 		q := ""
 		for i, s := range sumsOf(t) {
@@ -143,17 +141,7 @@ func (d *DB) postgresSums(t string) []string {
 	SELECT workspace_id, k, (txid_current() %% %[2]d)::int, SUM(n)::bigint, SUM(cents)::bigint FROM (%[3]s) x
 	GROUP BY 1, 2 HAVING SUM(n) <> 0 OR SUM(cents) <> 0 ORDER BY 1, 2`+sumsUpsert+";", sumsTable, totalShards, from)
 	}
-	return []string{
-		plpgsql(t+"_sums_ins", apply(rows("new_rows", ""))),
-		plpgsql(t+"_sums_del", apply(rows("old_rows", "-"))),
-		plpgsql(t+"_sums_upd", apply(rows("old_rows", "-")+" UNION ALL "+rows("new_rows", ""))),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ai ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ad ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_au ON %s", t, t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_sums_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_sums_ins()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_sums_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_sums_del()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_sums_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_sums_upd()", t),
-	}
+	return statementTriggers(t, "sums", apply(rows("new_rows", "")), apply(rows("old_rows", "-")), apply(rows("old_rows", "-")+" UNION ALL "+rows("new_rows", "")))
 }
 
 // sumRows is the SQL that sums the rows of t above a rowid (bulk loads) or
@@ -172,16 +160,12 @@ func (d *DB) migrateSums(ctx context.Context) error {
 	for _, s := range Sums {
 		marker += ";" + s.Name + "=" + s.key("") + " " + s.states() + " " + s.Amount
 	}
-	return d.rebuild(ctx, sumsTable+"_version", marker, d.sumsTriggersMissing, func(tx *sql.Tx) ([]string, error) {
+	return d.rebuild(ctx, sumsTable+"_version", marker, d.insertTriggersMissing(sumsTables(), "_sums_ai"), func(tx *sql.Tx) ([]string, error) {
 		stmts := []string{"DROP TABLE IF EXISTS " + sumsTable,
 			`CREATE TABLE ` + sumsTable + ` (workspace_id TEXT NOT NULL, k TEXT NOT NULL, shard INTEGER NOT NULL,
 				n BIGINT NOT NULL, cents BIGINT NOT NULL, PRIMARY KEY (workspace_id, k, shard))`}
 		for _, t := range sumsTables() {
-			if d.Dialect == dialect.Postgres {
-				stmts = append(stmts, d.postgresSums(t)...)
-			} else {
-				stmts = append(stmts, d.sqliteSums(t)...)
-			}
+			stmts = append(stmts, d.sql.sumsTriggers(t)...)
 			// Summed under the same transaction as the triggers: nothing is
 			// counted twice or missed.
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT workspace_id, k, 0, n, cents FROM (%s) x",
@@ -189,20 +173,6 @@ func (d *DB) migrateSums(ctx context.Context) error {
 		}
 		return stmts, nil
 	})
-}
-
-// sumsTriggersMissing reports whether a summed table lost its insert
-// trigger on SQLite (Bulk restores it before it commits; this is Migrate's
-// second line of defence).
-func (d *DB) sumsTriggersMissing(ctx context.Context) bool {
-	if d.Dialect != dialect.SQLite {
-		return false
-	}
-	tables := sumsTables()
-	var n int
-	err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || '_sums_ai' FROM json_each(?))",
-		`["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
-	return err != nil || n != len(tables)
 }
 
 // bulkSums adds the rows a bulk load inserted (rowid above its argument)

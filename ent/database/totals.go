@@ -113,7 +113,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
 		}
 	}
-	return d.rebuild(ctx, "list_totals_version", marker, d.totalsTriggersMissing, func(tx *sql.Tx) ([]string, error) {
+	return d.rebuild(ctx, "list_totals_version", marker, d.insertTriggersMissing(tables, "_totals_ai"), func(tx *sql.Tx) ([]string, error) {
 		return d.totalsSchema(ctx, tx, tables)
 	})
 }
