@@ -76,19 +76,14 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 		}
 		return tx.Commit()
 	}
+	// The writer pool's one connection, which conn below takes: restored
+	// after conn is handed back.
+	defer d.BulkCache(ctx)()
 	conn, err := d.Write.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	var cache int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
-		return err
-	}
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
 	alone := false
 	if o.Alone {
 		var back func()

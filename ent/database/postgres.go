@@ -137,21 +137,11 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 		}
 	}
 	// Drop indexes of earlier column sets.
-	rows, err := d.Write.QueryContext(ctx, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	old, err := queryStrings(ctx, d.Write, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err
 	}
-	var old []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		old = append(old, n)
-	}
-	rows.Close()
 	for _, n := range old {
 		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+n); err != nil {
 			return err

@@ -28,20 +28,8 @@ func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, boo
 	if ascii(q) {
 		return nil, false, nil
 	}
-	rows, err := d.Read.QueryContext(ctx, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	var toks []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, false, err
-		}
-		toks = append(toks, t)
-	}
-	return toks, true, rows.Err()
+	toks, err := queryStrings(ctx, d.Read, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
+	return toks, true, err
 }
 
 func (sqliteSQL) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any, string) {
@@ -92,20 +80,7 @@ func (sqliteSQL) newValueTrigger(body string) []string {
 // staleTotals drops the value counters' triggers of every column: those
 // still declared are created again.
 func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var stmts []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name)
-	}
-	return stmts, rows.Err()
+	return queryStrings(ctx, tx, `SELECT 'DROP TRIGGER IF EXISTS ' || name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
 }
 
 func (sqliteSQL) valuesTriggers(t, c string) []string {

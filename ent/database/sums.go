@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -62,9 +61,7 @@ func (s Sum) states() string { return "('" + strings.Join(s.States, "', '") + "'
 func sumsTables() []string {
 	var out []string
 	for _, s := range Sums {
-		if !slices.Contains(out, s.Table) {
-			out = append(out, s.Table)
-		}
+		out = appendNew(out, s.Table)
 	}
 	return out
 }
@@ -83,11 +80,7 @@ func sumsOf(table string) []Sum {
 func watched(table string) []string {
 	cols := []string{"status", "currency_code"}
 	for _, s := range sumsOf(table) {
-		for _, c := range append([]string{s.Amount}, s.Columns...) {
-			if !slices.Contains(cols, c) {
-				cols = append(cols, c)
-			}
-		}
+		cols = appendNew(cols, append([]string{s.Amount}, s.Columns...)...)
 	}
 	return cols
 }
@@ -191,25 +184,8 @@ var sumsCache genCache[[]SumRow]
 // SumsOf reads a kept sum of the workspace: one row per status, currency
 // and grouping value that has rows. Callers must not change the slice.
 func (d *DB) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	dv, ok, err := d.DataVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%p|%s|%s", d, workspaceID, name)
-	if ok {
-		if c, hit := sumsCache.get(key, dv); hit {
-			return c, nil
-		}
-	}
-	out, err := d.readSums(ctx, workspaceID, name)
-	if err != nil {
-		return nil, err
-	}
-	// Kept only if nothing was committed while they were read.
-	if again, still, err := d.DataVersion(ctx); ok && err == nil && still && again == dv {
-		sumsCache.put(key, dv, out)
-	}
-	return out, nil
+	return cached(&sumsCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, name), d.dataVersionGen(ctx),
+		func() ([]SumRow, error) { return d.readSums(ctx, workspaceID, name) })
 }
 
 func (d *DB) readSums(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
