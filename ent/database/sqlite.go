@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -88,11 +89,8 @@ func (sqliteSQL) valuesTriggers(t, c string) []string {
 		"ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = n + 1;", valuesTable, t, c)
 	sub := fmt.Sprintf("UPDATE %s SET n = n - 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND value = coalesce(old.%s, '') AND shard = 0;",
 		valuesTable, t, c)
-	return []string{
-		fmt.Sprintf("CREATE TRIGGER %s_values_ai AFTER INSERT ON %s BEGIN %s END", t, t, add),
-		fmt.Sprintf("CREATE TRIGGER %s_values_ad AFTER DELETE ON %s BEGIN %s END", t, t, sub),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END", t, c, sub, add),
-	}
+	return slices.Concat(sqliteTrigger(t+"_values_ai", "INSERT ON "+t, add), sqliteTrigger(t+"_values_ad", "DELETE ON "+t, sub),
+		sqliteTrigger(t+"_values_au", fmt.Sprintf("UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s", t, c), sub+" "+add))
 }
 
 // searchInserts are the statements of the word index's insert trigger on
@@ -215,16 +213,16 @@ func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
 		}
 		return b
 	}
-	out := []string{
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad", t),
-		fmt.Sprintf("CREATE TRIGGER %s_totals_ai AFTER INSERT ON %s BEGIN %s END", t, t, body("new.", 1)),
-		fmt.Sprintf("CREATE TRIGGER %s_totals_ad AFTER DELETE ON %s BEGIN %s END", t, t, body("old.", -1)),
-	}
+	out := append(sqliteTrigger(t+"_totals_ai", "INSERT ON "+t, body("new.", 1)), sqliteTrigger(t+"_totals_ad", "DELETE ON "+t, body("old.", -1))...)
 	for _, c := range d.valueColumns(t) {
-		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_%s_au", t, c),
-			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_%[2]s_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END",
-				t, c, up(valueKey(t, c, "old."), "old.", -1), up(valueKey(t, c, "new."), "new.", 1)))
+		out = append(out, sqliteTrigger(t+"_totals_"+c+"_au", fmt.Sprintf("UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s", t, c),
+			up(valueKey(t, c, "old."), "old.", -1)+" "+up(valueKey(t, c, "new."), "new.", 1))...)
 	}
 	return out
+}
+
+// sqliteTrigger replaces trigger name, which runs body after on
+// ("INSERT ON t", "UPDATE OF c ON t WHEN ...").
+func sqliteTrigger(name, on, body string) []string {
+	return []string{"DROP TRIGGER IF EXISTS " + name, fmt.Sprintf("CREATE TRIGGER %s AFTER %s BEGIN %s END", name, on, body)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -91,26 +92,19 @@ const sumsUpsert = " ON CONFLICT (workspace_id, k, shard) DO UPDATE SET n = %[1]
 // row outside the sum's states. SQLite has one writer: shard 0.
 func (sqliteSQL) sumsTriggers(t string) []string {
 	body := func(ref, sign string) string {
-		b := ""
+		var b []string
 		for _, s := range sumsOf(t) {
-			b += fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT %sworkspace_id, %s, 0, %s1, %s%s%s WHERE %sstatus IN %s"+sumsUpsert+"; ",
-				sumsTable, ref, s.key(ref), sign, sign, ref, s.Amount, ref, s.states(), sumsTable)
+			b = append(b, fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT %sworkspace_id, %s, 0, %s1, %s%s%s WHERE %sstatus IN %s"+sumsUpsert+";",
+				sumsTable, ref, s.key(ref), sign, sign, ref, s.Amount, ref, s.states(), sumsTable))
 		}
-		return b
+		return strings.Join(b, " ")
 	}
 	var changed []string
 	for _, c := range watched(t) {
 		changed = append(changed, fmt.Sprintf("old.%[1]s IS NOT new.%[1]s", c))
 	}
-	return []string{
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ai", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ad", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_au", t),
-		fmt.Sprintf("CREATE TRIGGER %s_sums_ai AFTER INSERT ON %s BEGIN %sEND", t, t, body("new.", "")),
-		fmt.Sprintf("CREATE TRIGGER %s_sums_ad AFTER DELETE ON %s BEGIN %sEND", t, t, body("old.", "-")),
-		fmt.Sprintf("CREATE TRIGGER %s_sums_au AFTER UPDATE OF %s ON %s WHEN %s BEGIN %s%sEND",
-			t, strings.Join(watched(t), ", "), t, strings.Join(changed, " OR "), body("old.", "-"), body("new.", "")),
-	}
+	return slices.Concat(sqliteTrigger(t+"_sums_ai", "INSERT ON "+t, body("new.", "")), sqliteTrigger(t+"_sums_ad", "DELETE ON "+t, body("old.", "-")),
+		sqliteTrigger(t+"_sums_au", "UPDATE OF "+strings.Join(watched(t), ", ")+" ON "+t+" WHEN "+strings.Join(changed, " OR "), body("old.", "-")+" "+body("new.", "")))
 }
 
 // sumsTriggers on PostgreSQL work per statement over the transition tables, as the totals do.
