@@ -138,21 +138,19 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 			fts, strings.Join(cols, ", "), s.Table, bump, fts, inserts[len(inserts)-1]),
 		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
 	}
-	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
-		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
-		return err
+	stmts := []string{"CREATE TABLE IF NOT EXISTS " + searchWorkspaces + " (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)",
+		// search_tokenize splits text exactly as the FTS tables do (case and
+		// diacritics folded): rows and values are checked against q with it.
+		"CREATE VIRTUAL TABLE IF NOT EXISTS " + tokenizeTable + " USING fts3tokenize(unicode61)"}
+	if len(cols) == 0 {
+		stmts = append(stmts, drops...)
 	}
-	// search_tokenize splits text exactly as the FTS tables do (case and
-	// diacritics folded): rows and values are checked against q with it.
-	if _, err := d.Write.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS "+tokenizeTable+" USING fts3tokenize(unicode61)"); err != nil {
-		return err
+	for _, q := range stmts {
+		if _, err := d.Write.ExecContext(ctx, q); err != nil {
+			return err
+		}
 	}
 	if len(cols) == 0 {
-		for _, q := range drops {
-			if _, err := d.Write.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
 		return nil
 	}
 	// unicode61 splits on anything but letters and digits, like
@@ -180,7 +178,7 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
 			fts, document("t.", cols), s.Table, searchWorkspaces)
 	}
-	stmts := append(drops, create)
+	stmts = append(drops, create)
 	if hasWorkspaceColumn(s.Table) {
 		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
 	}
