@@ -494,7 +494,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil || n > x.cap {
 			return Found{}, false, err
 		}
-		m, err := x.check(ctx, keys, len(x.toks) > 1)
+		m, err := x.check(ctx, keys, true) // q has other tokens (one returned above)
 		if err != nil {
 			return Found{}, false, err
 		}
