@@ -569,13 +569,9 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			args = append(args, x.wsID, x.valueList(x.full))
 		}
 		if len(extra) > 0 {
-			ks := make([]any, len(extra))
-			for i, m := range extra {
-				ks[i] = m.key
-			}
-			b, _ := json.Marshal(ks)
+			keys, _ := window(extra, 0, len(extra))
 			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.sql.rowKey()+" IN "+d.sql.jsonList())
-			args = append(args, string(b))
+			args = append(args, keys)
 		}
 		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)

@@ -107,10 +107,11 @@ func (sqliteSQL) sumsTriggers(t string) []string {
 		sqliteTrigger(t+"_sums_au", "UPDATE OF "+strings.Join(watched(t), ", ")+" ON "+t+" WHEN "+strings.Join(changed, " OR "), body("old.", "-")+" "+body("new.", "")))
 }
 
-// sumsTriggers on PostgreSQL work per statement over the transition tables, as the totals do.
-// The shard follows the transaction, so one transaction never holds two
-// shards of a sum (two transactions taking two shards in opposite orders
-// would deadlock), while concurrent ones mostly take different shards.
+// sumsTriggers on PostgreSQL work per statement over the transition
+// tables, as the totals do. The shard follows the transaction, so one
+// transaction never holds two shards of a sum (two transactions taking two
+// shards in opposite orders would deadlock), while concurrent ones mostly
+// take different shards.
 func (postgresSQL) sumsTriggers(t string) []string {
 	rows := func(rel, sign string) string {
 		q := ""
