@@ -73,8 +73,7 @@ const accessBump = "UPDATE " + accessTable + " SET gen = gen + 1 WHERE id = 0;"
 func sqliteAccess() []string {
 	var out []string
 	trigger := func(name, event, table string) {
-		out = append(out, "DROP TRIGGER IF EXISTS "+name,
-			fmt.Sprintf("CREATE TRIGGER %s AFTER %s ON %s BEGIN %s END", name, event, table, accessBump))
+		out = append(out, sqliteTrigger(name, event+" ON "+table, accessBump)...)
 	}
 	trigger("api_keys_access_ai", "INSERT", "api_keys") // a key cached as unknown becomes known
 	trigger("api_keys_access_ad", "DELETE", "api_keys")
@@ -128,10 +127,6 @@ func (d *DB) AccessGen() (gen int64, ok bool) {
 	return w.gen.Load(), synced != 0 && time.Since(time.Unix(0, synced)) < accessStale
 }
 
-// logger is where the watcher reports trouble: the process's default
-// logger, which `serve` sets to its structured log.
-func (d *DB) logger() *slog.Logger { return slog.Default() }
-
 func (d *DB) startAccessWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &accessWatch{stop: cancel, done: make(chan struct{})}
@@ -151,7 +146,9 @@ func (d *DB) stopAccessWatch() {
 	}
 }
 
-// watchAccess reads the counter every accessPoll until ctx ends.
+// watchAccess reads the counter every accessPoll until ctx ends. It
+// reports trouble to the process's default logger, which `serve` sets to
+// its structured log.
 func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 	var version, gen int64
 	known := false // version and gen hold a successful reading
@@ -189,7 +186,7 @@ func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 		case err == nil:
 			w.synced.Store(start.UnixNano())
 			if failing {
-				d.logger().Info("access watch: reading the database again")
+				slog.Info("access watch: reading the database again")
 				failing = false
 			}
 		case ctx.Err() != nil:
@@ -200,7 +197,7 @@ func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 			known = false
 			w.synced.Store(0)
 			if !failing {
-				d.logger().Warn("access watch: cannot read the database; API keys are looked up on every request meanwhile", "err", err)
+				slog.Warn("access watch: cannot read the database; API keys are looked up on every request meanwhile", "err", err)
 				failing = true
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"entgo.io/ent/dialect"
@@ -14,7 +13,7 @@ import (
 // Bulk loading. On SQLite every insert fires two per-row triggers: one adds
 // the row to its table's search index (<table>_fts_ai, see sqliteSearch),
 // one counts it in list_totals and list_days (<table>_totals_ai, see
-// sqliteTotals). Loading millions of rows, that is a large part of the
+// sqliteSQL.totalsTriggers). Loading millions of rows, that is a large part of the
 // single writer's work. Bulk runs a load in one transaction with those two
 // insert triggers dropped, then does their work once for every row the load
 // added — one INSERT..SELECT per search index, one GROUP BY per counted
@@ -77,19 +76,14 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 		}
 		return tx.Commit()
 	}
+	// The writer pool's one connection, which conn below takes: restored
+	// after conn is handed back.
+	defer d.BulkCache(ctx)()
 	conn, err := d.Write.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	var cache int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
-		return err
-	}
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)); err != nil {
-		return err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
 	alone := false
 	if o.Alone {
 		var back func()
@@ -234,7 +228,12 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 		}
 		switch t.name {
 		case t.table + "_fts_ai":
-			t.fill = rowByRow(t.sql, t.name, t.table)
+			// Only the trigger this process's searches make (see Migrate).
+			if s, ok := d.searches[t.table]; ok && t.sql == searchInsertTrigger(s) {
+				for _, q := range searchInserts(s, true) {
+					t.fill = append(t.fill, bulkStmt{q: q, above: true})
+				}
+			}
 		case t.table + "_totals_ai":
 			if d.counted(t.table) {
 				t.fill = d.bulkTotals(t.table)
@@ -250,7 +249,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 }
 
 // bulkTotals counts the rows above a rowid as the totals insert trigger
-// counts each row (sqliteTotals): per workspace, per day of creation and
+// counts each row (sqliteSQL.totalsTriggers): per workspace, per day of creation and
 // per value of each enum or boolean column. gen grows by one per row, as
 // it does under the trigger. One scan of the table fills a small temporary
 // table of counts by workspace, day and values; the counters come from it.
@@ -277,114 +276,20 @@ func (d *DB) bulkTotals(t string) []bulkStmt {
 	return append(out, bulkStmt{q: "DROP TABLE temp.bulk_counts"})
 }
 
-var insertValues = regexp.MustCompile(`(?is)^(INSERT\s+(?:OR\s+\w+\s+)?INTO\s+[\w"]+\s*\([^()]*\)\s*)VALUES\s*\(`)
-
-// rowByRow turns an AFTER INSERT trigger whose body is INSERT ... VALUES
-// statements about new.* into the same statements over every row above a
-// rowid, in rowid order (the table aliased as new), so they insert what the
-// trigger would have, row by row, without firing it per row. It answers nil
-// for any other shape (a WHEN clause, another kind of statement).
-func rowByRow(create, name, table string) []bulkStmt {
-	prefix := "CREATE TRIGGER " + name + " AFTER INSERT ON " + table + " BEGIN "
-	if !strings.HasPrefix(create, prefix) || !strings.HasSuffix(create, " END") {
-		return nil
+// insertTriggersMissing answers a check for Migrate: whether one of tables
+// lacks its insert trigger <table><suffix> on SQLite (Bulk restores them
+// before it commits; this is Migrate's second line of defence), so Migrate
+// rebuilds them and counts again.
+func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		if d.Dialect != dialect.SQLite {
+			return false
+		}
+		var n int
+		err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || ? FROM json_each(?))",
+			suffix, `["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
+		return err != nil || n != len(tables)
 	}
-	var out []bulkStmt
-	for _, st := range splitStatements(strings.TrimSuffix(strings.TrimPrefix(create, prefix), " END")) {
-		m := insertValues.FindStringSubmatchIndex(st)
-		if m == nil {
-			return nil
-		}
-		end := closingParen(st, m[1])
-		if end < 0 {
-			return nil
-		}
-		rest := strings.TrimSpace(st[end+1:])
-		if rest != "" && !strings.HasPrefix(strings.ToUpper(rest), "ON CONFLICT") {
-			return nil // several VALUES rows, RETURNING...
-		}
-		q := st[:m[3]] + "SELECT " + st[m[1]:end] + " FROM " + table + " AS new WHERE new.rowid > ? ORDER BY new.rowid"
-		if rest != "" {
-			q += " " + rest
-		}
-		out = append(out, bulkStmt{q: q, above: true})
-	}
-	return out
-}
-
-// splitStatements splits SQL at the semicolons outside quotes, dropping
-// empty statements.
-func splitStatements(s string) []string {
-	var out []string
-	start := 0
-	add := func(st string) {
-		if st = strings.TrimSpace(st); st != "" {
-			out = append(out, st)
-		}
-	}
-	outsideQuotes(s, 0, func(i int, c byte) bool {
-		if c == ';' {
-			add(s[start:i])
-			start = i + 1
-		}
-		return true
-	})
-	add(s[start:])
-	return out
-}
-
-// closingParen is the index of the parenthesis closing the one opened just
-// before from, or -1.
-func closingParen(s string, from int) int {
-	depth, at := 1, -1
-	outsideQuotes(s, from, func(i int, c byte) bool {
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			if depth--; depth == 0 {
-				at = i
-				return false
-			}
-		}
-		return true
-	})
-	return at
-}
-
-// outsideQuotes calls fn with each byte of s from from on that is not in a
-// quoted string or identifier (nor one of its quotes), until fn returns
-// false.
-func outsideQuotes(s string, from int, fn func(i int, c byte) bool) {
-	var quote byte
-	for i := from; i < len(s); i++ {
-		switch c := s[i]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		default:
-			if !fn(i, c) {
-				return
-			}
-		}
-	}
-}
-
-// totalsTriggersMissing reports whether a counted table lacks its totals
-// insert trigger on SQLite (Bulk restores them before it commits; this is
-// Migrate's second line of defence), so Migrate rebuilds them and recounts.
-func (d *DB) totalsTriggersMissing(ctx context.Context) bool {
-	if d.Dialect != dialect.SQLite {
-		return false
-	}
-	tables := countedTables()
-	var n int
-	err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || '_totals_ai' FROM json_each(?))",
-		`["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
-	return err != nil || n != len(tables)
 }
 
 // BulkCache gives the SQLite writer connection a page cache of bulkCacheKiB

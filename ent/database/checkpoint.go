@@ -122,11 +122,9 @@ func (c *checkpointer) finish(ctx context.Context) {
 
 // checkpoint runs a PASSIVE checkpoint and returns the WAL's length and how
 // much of it is copied back, in frames (-1 when another checkpoint was running).
-func checkpoint(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (frames, done int, err error) {
+func checkpoint(ctx context.Context, db *sql.DB) (frames, done int, err error) {
 	var busy int
-	err = q.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done)
+	err = db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done)
 	return frames, done, err
 }
 

@@ -56,6 +56,9 @@ type DB struct {
 	// values are the columns counted per value, by table (set by Migrate
 	// from the declarations; see valueColumns).
 	values map[string][]string
+	// searches are the word-indexed searches by table (set by Migrate;
+	// Bulk fills their indexes itself).
+	searches map[string]Search
 
 	// searchGens keeps a search's generations under the data version they
 	// were read at (see Find).
@@ -159,24 +162,23 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	if err := w.PingContext(ctx); err != nil {
+	fail := func(err error) (*DB, error) {
 		w.Close()
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
+	}
+	if err := w.PingContext(ctx); err != nil {
+		return fail(err)
 	}
 	optimize(ctx, w)
 	ckpt, err := startCheckpoints(path, w)
 	if err != nil {
-		w.Close()
-		r.Close()
-		return nil, fmt.Errorf("database: open %s: %w", path, err)
+		return fail(err)
 	}
 	dv, err := openDataVersion(path)
 	if err != nil {
 		ckpt.stop()
-		w.Close()
-		r.Close()
-		return nil, fmt.Errorf("database: open %s: %w", path, err)
+		return fail(err)
 	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
 	return &DB{
@@ -243,11 +245,8 @@ func (d *DB) Close() error {
 func (d *DB) Ping(ctx context.Context) error { return d.Read.PingContext(ctx) }
 
 // Rebind turns ?-placeholders into the dialect's ($1, $2 on PostgreSQL).
-func (d *DB) Rebind(q string) string { return Rebind(d.Dialect, q) }
-
-// Rebind turns ?-placeholders into the dialect's.
-func Rebind(dia, q string) string {
-	if dia != dialect.Postgres {
+func (d *DB) Rebind(q string) string {
+	if d.Dialect != dialect.Postgres {
 		return q
 	}
 	var b strings.Builder

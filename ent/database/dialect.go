@@ -51,6 +51,8 @@ type sqlDialect interface {
 	// those of value columns no longer declared.
 	totalsTriggers(d *DB, t string) []string
 	staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error)
+	// sumsTriggers keep list_sums' sums of table t's rows.
+	sumsTriggers(t string) []string
 	// searchIndex builds the word index of s.
 	searchIndex(ctx context.Context, d *DB, s Search) error
 }

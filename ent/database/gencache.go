@@ -47,6 +47,36 @@ func (c *genCache[V]) put(key string, gen int64, v V) {
 	c.mu.Unlock()
 }
 
+// cached answers read's value, kept in c under key while gen (a number
+// read from the database: a data version, a table's gen) stays the same.
+// gen is asked again after the read, and the value kept only if it still
+// holds: what was read in between may pair new rows with an old gen.
+// Without a gen (ok false) the value is read every time.
+func cached[V any](c *genCache[V], key string, gen func() (g int64, ok bool), read func() (V, error)) (V, error) {
+	g, ok := gen()
+	if ok {
+		if v, hit := c.get(key, g); hit {
+			return v, nil
+		}
+	}
+	v, err := read()
+	if err == nil && ok {
+		if again, still := gen(); still && again == g {
+			c.put(key, g, v)
+		}
+	}
+	return v, err
+}
+
+// dataVersionGen is the gen of values that hold while nothing is
+// committed (SQLite's data version; none on PostgreSQL).
+func (d *DB) dataVersionGen(ctx context.Context) func() (int64, bool) {
+	return func() (int64, bool) {
+		v, ok, err := d.DataVersion(ctx)
+		return v, ok && err == nil
+	}
+}
+
 func (c *genCache[V]) reset() {
 	c.mu.Lock()
 	c.m = nil

@@ -96,10 +96,12 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 			return fmt.Errorf("database: search on %s: at most one few-valued column, and one of the searched columns", s.Table)
 		}
 	}
+	d.searches = map[string]Search{}
 	for _, s := range merged {
 		if len(s.Columns) == 0 {
 			continue // counted columns only
 		}
+		d.searches[s.Table] = s
 		if err := d.sql.searchIndex(ctx, d, s); err != nil {
 			return fmt.Errorf("database: search index on %s: %w", s.Table, err)
 		}
@@ -124,23 +126,41 @@ func MergeSearches(in []Search) []Search {
 			out = append(out, Search{Table: s.Table})
 			i = len(out) - 1
 		}
-		for _, c := range s.Columns {
-			if !slices.Contains(out[i].Columns, c) {
-				out[i].Columns = append(out[i].Columns, c)
-			}
-		}
-		for _, c := range s.Few {
-			if !slices.Contains(out[i].Few, c) {
-				out[i].Few = append(out[i].Few, c)
-			}
-		}
-		for _, c := range s.Counted {
-			if !slices.Contains(out[i].Counted, c) {
-				out[i].Counted = append(out[i].Counted, c)
-			}
-		}
+		out[i].Columns = appendNew(out[i].Columns, s.Columns...)
+		out[i].Few = appendNew(out[i].Few, s.Few...)
+		out[i].Counted = appendNew(out[i].Counted, s.Counted...)
 	}
 	return out
+}
+
+// queryStrings is the first column of the rows of q (on a *sql.DB or *sql.Tx).
+func queryStrings(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// appendNew appends the elements of vs that s does not hold yet.
+func appendNew[T comparable](s []T, vs ...T) []T {
+	for _, v := range vs {
+		if !slices.Contains(s, v) {
+			s = append(s, v)
+		}
+	}
+	return s
 }
 
 // document is the SQL expression of the searchable text of a row.

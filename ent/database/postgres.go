@@ -59,14 +59,35 @@ func (postgresSQL) newValueTrigger(body string) []string {
 		fmt.Sprintf("CREATE TRIGGER %[1]s_new AFTER INSERT ON %[1]s FOR EACH ROW EXECUTE FUNCTION %[1]s_new()", valuesTable)}
 }
 
-func (postgresSQL) totalsTriggers(d *DB, t string) []string { return d.postgresTotals(t) }
-
 func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	return d.postgresSearch(ctx, s)
 }
 
 func plpgsql(name, body string) string {
 	return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n\t%s\n\tRETURN NULL;\nEND $$", name, body)
+}
+
+// statementTriggers run ins, del and upd once per insert, delete and
+// update statement on table t, over its transition tables new_rows and
+// old_rows: a bulk insert of a thousand rows updates each counter once,
+// not a thousand times. They are <t>_<kind>_ai, _ad and _au, calling
+// functions <t>_<kind>_ins, _del and _upd; an empty body drops its trigger.
+// (PostgreSQL allows no column list on triggers with transition tables.)
+func statementTriggers(t, kind, ins, del, upd string) []string {
+	var out []string
+	for _, e := range []struct{ body, fn, name, event, tables string }{
+		{ins, "ins", "ai", "INSERT", "NEW TABLE AS new_rows"},
+		{del, "del", "ad", "DELETE", "OLD TABLE AS old_rows"},
+		{upd, "upd", "au", "UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows"},
+	} {
+		prefix := t + "_" + kind + "_"
+		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s%s ON %s", prefix, e.name, t))
+		if e.body != "" {
+			out = append(out, plpgsql(prefix+e.fn, e.body), fmt.Sprintf("CREATE TRIGGER %s%s AFTER %s ON %s REFERENCING %s FOR EACH STATEMENT EXECUTE FUNCTION %s%s()",
+				prefix, e.name, e.event, t, e.tables, prefix, e.fn))
+		}
+	}
+	return out
 }
 
 // postgresValues counts per statement (a bulk insert touches each value
@@ -85,14 +106,7 @@ func (postgresSQL) valuesTriggers(t, c string) []string {
 		return upsert(fmt.Sprintf("SELECT %[1]s.workspace_id, '%[2]s', coalesce(%[1]s.%[3]s, ''), floor(random() * %[4]d)::int, %[5]scount(*) "+
 			"FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE o.%[3]s IS DISTINCT FROM n.%[3]s GROUP BY 1, 3", side, t, c, totalShards, sign))
 	}
-	return []string{
-		plpgsql(t+"_values_ins", rows("new_rows", "")),
-		plpgsql(t+"_values_del", rows("old_rows", "-")),
-		plpgsql(t+"_values_upd", moved("o", "-")+"\n\t"+moved("n", "")),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_ins()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_del()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_values_upd()", t),
-	}
+	return statementTriggers(t, "values", rows("new_rows", ""), rows("old_rows", "-"), moved("o", "-")+"\n\t"+moved("n", ""))
 }
 
 // postgresVector is the indexed expression; queries must repeat it exactly.
@@ -123,21 +137,11 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 		}
 	}
 	// Drop indexes of earlier column sets.
-	rows, err := d.Write.QueryContext(ctx, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	old, err := queryStrings(ctx, d.Write, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err
 	}
-	var old []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		old = append(old, n)
-	}
-	rows.Close()
 	for _, n := range old {
 		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+n); err != nil {
 			return err
@@ -146,9 +150,7 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 	return nil
 }
 
-func (d *DB) postgresTotals(t string) []string {
-	// Statement-level triggers with transition tables: a bulk insert of a
-	// thousand rows updates each counter once, not a thousand times.
+func (postgresSQL) totalsTriggers(d *DB, t string) []string {
 	values := func(rows, sign string) string {
 		q := ""
 		for _, c := range d.valueColumns(t) {
@@ -169,14 +171,6 @@ func (d *DB) postgresTotals(t string) []string {
 			totalsTable, t, totalShards, sign, rows, daysTable, d.sql.dayOf(""))
 		return q + values(rows, sign)
 	}
-	out := []string{
-		plpgsql(t+"_totals_ins", add("new_rows", "")), plpgsql(t+"_totals_del", add("old_rows", "-")),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_au ON %s", t, t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_ins()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_totals_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_del()", t),
-	}
 	// An update moves rows between values: minus the old, plus the new, netted
 	// per value, so an update that keeps the value touches no counter. Rows
 	// go in key order: two payments that each moved an invoice from and to
@@ -191,10 +185,5 @@ func (d *DB) postgresTotals(t string) []string {
 	GROUP BY 1, 2 HAVING SUM(d) <> 0 ORDER BY 1, 2
 	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards)
 	}
-	if moved != "" {
-		// PostgreSQL allows no column list on triggers with transition tables.
-		out = append(out, plpgsql(t+"_totals_upd", moved),
-			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_totals_upd()", t))
-	}
-	return out
+	return statementTriggers(t, "totals", add("new_rows", ""), add("old_rows", "-"), moved)
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // How `q` is answered.
@@ -196,25 +197,17 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
 	}
-	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
+	vals, err := queryStrings(ctx, d.Read, d.Rebind(q), args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	c := old.extend()
 	n := len(c.vals)
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
+	for _, v := range vals {
 		if _, dup := c.at[v]; !dup {
 			c.at[v] = len(c.vals)
 			c.vals = append(c.vals, v)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	var added []wordOf
 	for i := n; i < len(c.vals); i++ {
@@ -259,13 +252,7 @@ func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
 	if len(toks) > maxTokens {
 		toks = toks[:maxTokens]
 	}
-	var out []string
-	for _, t := range toks {
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	return appendNew(nil, toks...), nil
 }
 
 // intersect is the elements of both ascending lists.
@@ -286,22 +273,17 @@ func intersect(a, b []int) []int {
 }
 
 func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
+}
+
+// coversAll reports whether every token of toks starts one of words.
+func coversAll(words, toks []string) bool {
+	for _, t := range toks {
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, t) }) {
 			return false
 		}
 	}
 	return true
-}
-
-// covers reports whether token t starts one of words.
-func covers(words []string, t string) bool {
-	for _, w := range words {
-		if strings.HasPrefix(w, t) {
-			return true
-		}
-	}
-	return false
 }
 
 // Found is the answer of Find.
@@ -442,29 +424,12 @@ type searchGens struct {
 // read while the data version stayed the same holds for as long as it
 // does, since nothing was committed meanwhile.
 func (d *DB) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
-	// Without a reading (PostgreSQL, or SQLite unable to give one) the
-	// generations are read every time, as before there was a memo.
-	dv, ok, err := d.DataVersion(ctx)
-	ok = ok && err == nil
-	key := wsID + "|" + table
-	if ok {
-		if g, hit := d.searchGens.get(key, dv); hit {
-			return g, nil
-		}
-	}
-	var g searchGens
-	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), "+
-		"("+tableGenSQL+")"),
-		wsID, table, wsID, table).Scan(&g.values, &g.table); err != nil {
-		return searchGens{}, err
-	}
-	if ok {
-		// Kept only if nothing was committed while they were read.
-		if after, ok, err := d.DataVersion(ctx); err == nil && ok && after == dv {
-			d.searchGens.put(key, dv, g)
-		}
-	}
-	return g, nil
+	return cached(&d.searchGens, wsID+"|"+table, d.dataVersionGen(ctx), func() (searchGens, error) {
+		var g searchGens
+		err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
+			wsID, table, wsID, table).Scan(&g.values, &g.table)
+		return g, err
+	})
 }
 
 // cond is the exact condition: every token starts a word of the word index
@@ -529,7 +494,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil || n > x.cap {
 			return Found{}, false, err
 		}
-		m, err := x.check(ctx, keys, len(x.toks) > 1)
+		m, err := x.check(ctx, keys, true) // q has other tokens (one returned above)
 		if err != nil {
 			return Found{}, false, err
 		}
@@ -604,13 +569,9 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			args = append(args, x.wsID, x.valueList(x.full))
 		}
 		if len(extra) > 0 {
-			ks := make([]any, len(extra))
-			for i, m := range extra {
-				ks[i] = m.key
-			}
-			b, _ := json.Marshal(ks)
+			keys, _ := window(extra, 0, len(extra))
 			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.sql.rowKey()+" IN "+d.sql.jsonList())
-			args = append(args, string(b))
+			args = append(args, keys)
 		}
 		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)
@@ -743,18 +704,8 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
 			return nil, err
 		}
-		if verify {
-			ws := strings.Fields(w)
-			ok := true
-			for _, t := range x.toks {
-				if !covers(ws, t) {
-					ok = false
-					break
-				}
-			}
-			if !ok {
-				continue
-			}
+		if verify && !coversAll(strings.Fields(w), x.toks) {
+			continue
 		}
 		out = append(out, m)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,20 +29,8 @@ func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, boo
 	if ascii(q) {
 		return nil, false, nil
 	}
-	rows, err := d.Read.QueryContext(ctx, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	var toks []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, false, err
-		}
-		toks = append(toks, t)
-	}
-	return toks, true, rows.Err()
+	toks, err := queryStrings(ctx, d.Read, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
+	return toks, true, err
 }
 
 func (sqliteSQL) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any, string) {
@@ -89,29 +78,10 @@ func (sqliteSQL) newValueTrigger(body string) []string {
 	return []string{fmt.Sprintf("CREATE TRIGGER %s_new AFTER INSERT ON %s BEGIN %s END", valuesTable, valuesTable, body)}
 }
 
-func (sqliteSQL) totalsTriggers(d *DB, t string) []string { return d.sqliteTotals(t) }
-
 // staleTotals drops the value counters' triggers of every column: those
 // still declared are created again.
 func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var stmts []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		stmts = append(stmts, "DROP TRIGGER IF EXISTS "+name)
-	}
-	return stmts, rows.Err()
-}
-
-func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
-	return d.sqliteSearch(ctx, s)
+	return queryStrings(ctx, tx, `SELECT 'DROP TRIGGER IF EXISTS ' || name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
 }
 
 func (sqliteSQL) valuesTriggers(t, c string) []string {
@@ -119,19 +89,39 @@ func (sqliteSQL) valuesTriggers(t, c string) []string {
 		"ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = n + 1;", valuesTable, t, c)
 	sub := fmt.Sprintf("UPDATE %s SET n = n - 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND value = coalesce(old.%s, '') AND shard = 0;",
 		valuesTable, t, c)
-	return []string{
-		fmt.Sprintf("CREATE TRIGGER %s_values_ai AFTER INSERT ON %s BEGIN %s END", t, t, add),
-		fmt.Sprintf("CREATE TRIGGER %s_values_ad AFTER DELETE ON %s BEGIN %s END", t, t, sub),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_values_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END", t, c, sub, add),
-	}
+	return slices.Concat(sqliteTrigger(t+"_values_ai", "INSERT ON "+t, add), sqliteTrigger(t+"_values_ad", "DELETE ON "+t, sub),
+		sqliteTrigger(t+"_values_au", fmt.Sprintf("UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s", t, c), sub+" "+add))
 }
 
-func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
-	fts := s.Table + "_fts"
-	lid, register, bump := "0", "", ""
+// searchInserts are the statements of the word index's insert trigger on
+// s.Table, about the row new; with bulk, the same statements over every row
+// above a rowid, in rowid order, the table aliased as new: they insert what
+// the trigger would have, row by row, without firing it (see Bulk).
+func searchInserts(s Search, bulk bool) []string {
+	values := func(exprs string) string {
+		if bulk {
+			return "SELECT " + exprs + " FROM " + s.Table + " AS new WHERE new.rowid > ? ORDER BY new.rowid"
+		}
+		return "VALUES (" + exprs + ")"
+	}
+	var out []string
+	lid := "0"
 	if hasWorkspaceColumn(s.Table) {
 		lid = "(SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = new.workspace_id)"
-		register = "INSERT OR IGNORE INTO " + searchWorkspaces + " (workspace_id) VALUES (new.workspace_id); "
+		out = append(out, "INSERT OR IGNORE INTO "+searchWorkspaces+" (workspace_id) "+values("new.workspace_id"))
+	}
+	return append(out, "INSERT INTO "+s.Table+"_fts(docid, body, lid) "+values("new.rowid, "+document("new.", s.words())+", "+lid))
+}
+
+// searchInsertTrigger is the word index's insert trigger on s.Table.
+func searchInsertTrigger(s Search) string {
+	return fmt.Sprintf("CREATE TRIGGER %s_fts_ai AFTER INSERT ON %s BEGIN %s; END", s.Table, s.Table, strings.Join(searchInserts(s, false), "; "))
+}
+
+func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
+	fts := s.Table + "_fts"
+	bump := ""
+	if hasWorkspaceColumn(s.Table) {
 		// Cached word lookups (see probe) hold while the table's list_totals
 		// gen does: the totals triggers bump it on every insert and delete,
 		// and this on an update of a searched column, so an insert costs no
@@ -139,29 +129,28 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 		bump = fmt.Sprintf("UPDATE %s SET gen = gen + 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND shard = 0; ", totalsTable, s.Table)
 	}
 	cols := s.words()
-	insert := fmt.Sprintf("INSERT INTO %s(docid, body, lid) VALUES (new.rowid, %s, %s);", fts, document("new.", cols), lid)
+	inserts := searchInserts(s, false)
+	drops := []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
+		"DROP TABLE IF EXISTS " + fts}
 	triggers := []string{
-		fmt.Sprintf("CREATE TRIGGER %s_ai AFTER INSERT ON %s BEGIN %s%s END", fts, s.Table, register, insert),
-		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s END",
-			fts, strings.Join(cols, ", "), s.Table, bump, fts, insert),
+		searchInsertTrigger(s),
+		fmt.Sprintf("CREATE TRIGGER %s_au AFTER UPDATE OF %s ON %s BEGIN %sDELETE FROM %s WHERE docid = old.rowid; %s; END",
+			fts, strings.Join(cols, ", "), s.Table, bump, fts, inserts[len(inserts)-1]),
 		fmt.Sprintf("CREATE TRIGGER %s_ad AFTER DELETE ON %s BEGIN DELETE FROM %s WHERE docid = old.rowid; END", fts, s.Table, fts),
 	}
-	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+searchWorkspaces+
-		" (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)"); err != nil {
-		return err
+	stmts := []string{"CREATE TABLE IF NOT EXISTS " + searchWorkspaces + " (lid INTEGER PRIMARY KEY, workspace_id TEXT NOT NULL UNIQUE)",
+		// search_tokenize splits text exactly as the FTS tables do (case and
+		// diacritics folded): rows and values are checked against q with it.
+		"CREATE VIRTUAL TABLE IF NOT EXISTS " + tokenizeTable + " USING fts3tokenize(unicode61)"}
+	if len(cols) == 0 {
+		stmts = append(stmts, drops...)
 	}
-	// search_tokenize splits text exactly as the FTS tables do (case and
-	// diacritics folded): rows and values are checked against q with it.
-	if _, err := d.Write.ExecContext(ctx, "CREATE VIRTUAL TABLE IF NOT EXISTS "+tokenizeTable+" USING fts3tokenize(unicode61)"); err != nil {
-		return err
+	for _, q := range stmts {
+		if _, err := d.Write.ExecContext(ctx, q); err != nil {
+			return err
+		}
 	}
 	if len(cols) == 0 {
-		for _, q := range []string{"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au",
-			"DROP TRIGGER IF EXISTS " + fts + "_ad", "DROP TABLE IF EXISTS " + fts} {
-			if _, err := d.Write.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
 		return nil
 	}
 	// unicode61 splits on anything but letters and digits, like
@@ -185,15 +174,12 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	}
 	defer tx.Rollback()
 	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
-	if lid != "0" {
+	if hasWorkspaceColumn(s.Table) {
 		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
 			fts, document("t.", cols), s.Table, searchWorkspaces)
 	}
-	stmts := []string{
-		"DROP TRIGGER IF EXISTS " + fts + "_ai", "DROP TRIGGER IF EXISTS " + fts + "_au", "DROP TRIGGER IF EXISTS " + fts + "_ad",
-		"DROP TABLE IF EXISTS " + fts, create,
-	}
-	if lid != "0" {
+	stmts = append(drops, create)
+	if hasWorkspaceColumn(s.Table) {
 		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
 	}
 	stmts = append(stmts, fill,
@@ -209,7 +195,7 @@ func (d *DB) sqliteSearch(ctx context.Context, s Search) error {
 	return tx.Commit()
 }
 
-func (d *DB) sqliteTotals(t string) []string {
+func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
 	up := func(key, ref string, delta int) string {
 		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) VALUES (%sworkspace_id, %s, 0, %d, 1) "+
 			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d, gen = gen + 1;", totalsTable, ref, key, delta, delta)
@@ -225,16 +211,16 @@ func (d *DB) sqliteTotals(t string) []string {
 		}
 		return b
 	}
-	out := []string{
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ai", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_ad", t),
-		fmt.Sprintf("CREATE TRIGGER %s_totals_ai AFTER INSERT ON %s BEGIN %s END", t, t, body("new.", 1)),
-		fmt.Sprintf("CREATE TRIGGER %s_totals_ad AFTER DELETE ON %s BEGIN %s END", t, t, body("old.", -1)),
-	}
+	out := append(sqliteTrigger(t+"_totals_ai", "INSERT ON "+t, body("new.", 1)), sqliteTrigger(t+"_totals_ad", "DELETE ON "+t, body("old.", -1))...)
 	for _, c := range d.valueColumns(t) {
-		out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %s_totals_%s_au", t, c),
-			fmt.Sprintf("CREATE TRIGGER %[1]s_totals_%[2]s_au AFTER UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s BEGIN %[3]s %[4]s END",
-				t, c, up(valueKey(t, c, "old."), "old.", -1), up(valueKey(t, c, "new."), "new.", 1)))
+		out = append(out, sqliteTrigger(t+"_totals_"+c+"_au", fmt.Sprintf("UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s", t, c),
+			up(valueKey(t, c, "old."), "old.", -1)+" "+up(valueKey(t, c, "new."), "new.", 1))...)
 	}
 	return out
+}
+
+// sqliteTrigger replaces trigger name, which runs body after on
+// ("INSERT ON t", "UPDATE OF c ON t WHEN ...").
+func sqliteTrigger(name, on, body string) []string {
+	return []string{"DROP TRIGGER IF EXISTS " + name, fmt.Sprintf("CREATE TRIGGER %s AFTER %s BEGIN %s END", name, on, body)}
 }

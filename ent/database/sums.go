@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"entgo.io/ent/dialect"
 )
 
 // Kept sums: the money figures of the admin dashboard (what clients owe by
@@ -64,9 +62,7 @@ func (s Sum) states() string { return "('" + strings.Join(s.States, "', '") + "'
 func sumsTables() []string {
 	var out []string
 	for _, s := range Sums {
-		if !slices.Contains(out, s.Table) {
-			out = append(out, s.Table)
-		}
+		out = appendNew(out, s.Table)
 	}
 	return out
 }
@@ -85,48 +81,38 @@ func sumsOf(table string) []Sum {
 func watched(table string) []string {
 	cols := []string{"status", "currency_code"}
 	for _, s := range sumsOf(table) {
-		for _, c := range append([]string{s.Amount}, s.Columns...) {
-			if !slices.Contains(cols, c) {
-				cols = append(cols, c)
-			}
-		}
+		cols = appendNew(cols, append([]string{s.Amount}, s.Columns...)...)
 	}
 	return cols
 }
 
 const sumsUpsert = " ON CONFLICT (workspace_id, k, shard) DO UPDATE SET n = %[1]s.n + excluded.n, cents = %[1]s.cents + excluded.cents"
 
-// sqliteSums are the triggers of table: one statement per sum, each doing
-// nothing for a row outside the sum's states. SQLite has one writer: shard 0.
-func (d *DB) sqliteSums(t string) []string {
+// sumsTriggers on SQLite: one statement per sum, each doing nothing for a
+// row outside the sum's states. SQLite has one writer: shard 0.
+func (sqliteSQL) sumsTriggers(t string) []string {
 	body := func(ref, sign string) string {
-		b := ""
+		var b []string
 		for _, s := range sumsOf(t) {
-			b += fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT %sworkspace_id, %s, 0, %s1, %s%s%s WHERE %sstatus IN %s"+sumsUpsert+"; ",
-				sumsTable, ref, s.key(ref), sign, sign, ref, s.Amount, ref, s.states(), sumsTable)
+			b = append(b, fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT %sworkspace_id, %s, 0, %s1, %s%s%s WHERE %sstatus IN %s"+sumsUpsert+";",
+				sumsTable, ref, s.key(ref), sign, sign, ref, s.Amount, ref, s.states(), sumsTable))
 		}
-		return b
+		return strings.Join(b, " ")
 	}
 	var changed []string
 	for _, c := range watched(t) {
 		changed = append(changed, fmt.Sprintf("old.%[1]s IS NOT new.%[1]s", c))
 	}
-	return []string{
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ai", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ad", t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_au", t),
-		fmt.Sprintf("CREATE TRIGGER %s_sums_ai AFTER INSERT ON %s BEGIN %sEND", t, t, body("new.", "")),
-		fmt.Sprintf("CREATE TRIGGER %s_sums_ad AFTER DELETE ON %s BEGIN %sEND", t, t, body("old.", "-")),
-		fmt.Sprintf("CREATE TRIGGER %s_sums_au AFTER UPDATE OF %s ON %s WHEN %s BEGIN %s%sEND",
-			t, strings.Join(watched(t), ", "), t, strings.Join(changed, " OR "), body("old.", "-"), body("new.", "")),
-	}
+	return slices.Concat(sqliteTrigger(t+"_sums_ai", "INSERT ON "+t, body("new.", "")), sqliteTrigger(t+"_sums_ad", "DELETE ON "+t, body("old.", "-")),
+		sqliteTrigger(t+"_sums_au", "UPDATE OF "+strings.Join(watched(t), ", ")+" ON "+t+" WHEN "+strings.Join(changed, " OR "), body("old.", "-")+" "+body("new.", "")))
 }
 
-// pgSums works per statement over the transition tables, as the totals do.
-// The shard follows the transaction, so one transaction never holds two
-// shards of a sum (two transactions taking two shards in opposite orders
-// would deadlock), while concurrent ones mostly take different shards.
-func (d *DB) postgresSums(t string) []string {
+// sumsTriggers on PostgreSQL work per statement over the transition
+// tables, as the totals do. The shard follows the transaction, so one
+// transaction never holds two shards of a sum (two transactions taking two
+// shards in opposite orders would deadlock), while concurrent ones mostly
+// take different shards.
+func (postgresSQL) sumsTriggers(t string) []string {
 	rows := func(rel, sign string) string {
 		q := ""
 		for i, s := range sumsOf(t) {
@@ -143,17 +129,7 @@ func (d *DB) postgresSums(t string) []string {
 	SELECT workspace_id, k, (txid_current() %% %[2]d)::int, SUM(n)::bigint, SUM(cents)::bigint FROM (%[3]s) x
 	GROUP BY 1, 2 HAVING SUM(n) <> 0 OR SUM(cents) <> 0 ORDER BY 1, 2`+sumsUpsert+";", sumsTable, totalShards, from)
 	}
-	return []string{
-		plpgsql(t+"_sums_ins", apply(rows("new_rows", ""))),
-		plpgsql(t+"_sums_del", apply(rows("old_rows", "-"))),
-		plpgsql(t+"_sums_upd", apply(rows("old_rows", "-")+" UNION ALL "+rows("new_rows", ""))),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ai ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_ad ON %s", t, t),
-		fmt.Sprintf("DROP TRIGGER IF EXISTS %s_sums_au ON %s", t, t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_sums_ai AFTER INSERT ON %[1]s REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_sums_ins()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_sums_ad AFTER DELETE ON %[1]s REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_sums_del()", t),
-		fmt.Sprintf("CREATE TRIGGER %[1]s_sums_au AFTER UPDATE ON %[1]s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION %[1]s_sums_upd()", t),
-	}
+	return statementTriggers(t, "sums", apply(rows("new_rows", "")), apply(rows("old_rows", "-")), apply(rows("old_rows", "-")+" UNION ALL "+rows("new_rows", "")))
 }
 
 // sumRows is the SQL that sums the rows of t above a rowid (bulk loads) or
@@ -172,16 +148,12 @@ func (d *DB) migrateSums(ctx context.Context) error {
 	for _, s := range Sums {
 		marker += ";" + s.Name + "=" + s.key("") + " " + s.states() + " " + s.Amount
 	}
-	return d.rebuild(ctx, sumsTable+"_version", marker, d.sumsTriggersMissing, func(tx *sql.Tx) ([]string, error) {
+	return d.rebuild(ctx, sumsTable+"_version", marker, d.insertTriggersMissing(sumsTables(), "_sums_ai"), func(tx *sql.Tx) ([]string, error) {
 		stmts := []string{"DROP TABLE IF EXISTS " + sumsTable,
 			`CREATE TABLE ` + sumsTable + ` (workspace_id TEXT NOT NULL, k TEXT NOT NULL, shard INTEGER NOT NULL,
 				n BIGINT NOT NULL, cents BIGINT NOT NULL, PRIMARY KEY (workspace_id, k, shard))`}
 		for _, t := range sumsTables() {
-			if d.Dialect == dialect.Postgres {
-				stmts = append(stmts, d.postgresSums(t)...)
-			} else {
-				stmts = append(stmts, d.sqliteSums(t)...)
-			}
+			stmts = append(stmts, d.sql.sumsTriggers(t)...)
 			// Summed under the same transaction as the triggers: nothing is
 			// counted twice or missed.
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT workspace_id, k, 0, n, cents FROM (%s) x",
@@ -189,20 +161,6 @@ func (d *DB) migrateSums(ctx context.Context) error {
 		}
 		return stmts, nil
 	})
-}
-
-// sumsTriggersMissing reports whether a summed table lost its insert
-// trigger on SQLite (Bulk restores it before it commits; this is Migrate's
-// second line of defence).
-func (d *DB) sumsTriggersMissing(ctx context.Context) bool {
-	if d.Dialect != dialect.SQLite {
-		return false
-	}
-	tables := sumsTables()
-	var n int
-	err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || '_sums_ai' FROM json_each(?))",
-		`["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
-	return err != nil || n != len(tables)
 }
 
 // bulkSums adds the rows a bulk load inserted (rowid above its argument)
@@ -221,25 +179,8 @@ var sumsCache genCache[[]SumRow]
 // SumsOf reads a kept sum of the workspace: one row per status, currency
 // and grouping value that has rows. Callers must not change the slice.
 func (d *DB) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	dv, ok, err := d.DataVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%p|%s|%s", d, workspaceID, name)
-	if ok {
-		if c, hit := sumsCache.get(key, dv); hit {
-			return c, nil
-		}
-	}
-	out, err := d.readSums(ctx, workspaceID, name)
-	if err != nil {
-		return nil, err
-	}
-	// Kept only if nothing was committed while they were read.
-	if again, still, err := d.DataVersion(ctx); ok && err == nil && still && again == dv {
-		sumsCache.put(key, dv, out)
-	}
-	return out, nil
+	return cached(&sumsCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, name), d.dataVersionGen(ctx),
+		func() ([]SumRow, error) { return d.readSums(ctx, workspaceID, name) })
 }
 
 func (d *DB) readSums(ctx context.Context, workspaceID, name string) ([]SumRow, error) {

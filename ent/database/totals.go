@@ -79,9 +79,8 @@ func (d *DB) setValueColumns(searches []Search) {
 				continue
 			}
 			for _, c := range t.Columns {
-				if (c.Type == field.TypeEnum || c.Type == field.TypeBool) && slices.Contains(s.Counted, c.Name) &&
-					!slices.Contains(d.values[t.Name], c.Name) {
-					d.values[t.Name] = append(d.values[t.Name], c.Name)
+				if (c.Type == field.TypeEnum || c.Type == field.TypeBool) && slices.Contains(s.Counted, c.Name) {
+					d.values[t.Name] = appendNew(d.values[t.Name], c.Name)
 				}
 			}
 		}
@@ -113,7 +112,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
 		}
 	}
-	return d.rebuild(ctx, "list_totals_version", marker, d.totalsTriggersMissing, func(tx *sql.Tx) ([]string, error) {
+	return d.rebuild(ctx, "list_totals_version", marker, d.insertTriggersMissing(tables, "_totals_ai"), func(tx *sql.Tx) ([]string, error) {
 		return d.totalsSchema(ctx, tx, tables)
 	})
 }
@@ -192,14 +191,14 @@ type days struct {
 var dayCache genCache[*days]
 
 func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
-	gen, err := d.tableGen(ctx, workspaceID, table)
-	if err != nil {
-		return nil, err
+	gen := func() (int64, bool) {
+		g, err := d.tableGen(ctx, workspaceID, table)
+		return g, err == nil
 	}
-	key := fmt.Sprintf("%p|%s|%s", d, workspaceID, table)
-	if c, ok := dayCache.get(key, gen); ok {
-		return c, nil
-	}
+	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) { return d.readDays(ctx, workspaceID, table) })
+}
+
+func (d *DB) readDays(ctx context.Context, workspaceID, table string) (*days, error) {
 	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+
 		" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"), workspaceID, table)
 	if err != nil {
@@ -217,16 +216,7 @@ func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, e
 		c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
 		sum += n
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// The counters and the days are read in two statements: a write in
-	// between would pair new days with an old gen, so keep them only if
-	// the gen still holds.
-	if again, err := d.tableGen(ctx, workspaceID, table); err == nil && again == gen {
-		dayCache.put(key, gen, c)
-	}
-	return c, nil
+	return c, rows.Err()
 }
 
 // countedSet are the tables with totals (all scoped tables once migrated).
