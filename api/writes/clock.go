@@ -117,18 +117,5 @@ func stateEvent(r *resource.Resource, before, after []byte) string {
 
 // queryIDs reads one column of ids in tx.
 func queryIDs(q *Request, tx *ent.Tx, query string, args []any) ([]string, error) {
-	rows, err := tx.QueryContext(q.Ctx, q.DB.Rebind(query), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return database.QueryStrings(q.Ctx, tx, q.DB.Rebind(query), args...)
 }

@@ -262,3 +262,24 @@ func (d *DB) Rebind(q string) string {
 	}
 	return b.String()
 }
+
+// QueryStrings is the first column of the rows of q (on a *sql.DB, a *sql.Tx
+// or an *ent.Tx).
+func QueryStrings(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -133,26 +133,6 @@ func MergeSearches(in []Search) []Search {
 	return out
 }
 
-// queryStrings is the first column of the rows of q (on a *sql.DB or *sql.Tx).
-func queryStrings(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
 // appendNew appends the elements of vs that s does not hold yet.
 func appendNew[T comparable](s []T, vs ...T) []T {
 	for _, v := range vs {

@@ -137,7 +137,7 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 		}
 	}
 	// Drop indexes of earlier column sets.
-	old, err := queryStrings(ctx, d.Write, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	old, err := QueryStrings(ctx, d.Write, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err

@@ -197,7 +197,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
 	}
-	vals, err := queryStrings(ctx, d.Read, d.Rebind(q), args...)
+	vals, err := QueryStrings(ctx, d.Read, d.Rebind(q), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, boo
 	if ascii(q) {
 		return nil, false, nil
 	}
-	toks, err := queryStrings(ctx, d.Read, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
+	toks, err := QueryStrings(ctx, d.Read, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
 	return toks, true, err
 }
 
@@ -81,7 +81,7 @@ func (sqliteSQL) newValueTrigger(body string) []string {
 // staleTotals drops the value counters' triggers of every column: those
 // still declared are created again.
 func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	return queryStrings(ctx, tx, `SELECT 'DROP TRIGGER IF EXISTS ' || name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
+	return QueryStrings(ctx, tx, `SELECT 'DROP TRIGGER IF EXISTS ' || name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
 }
 
 func (sqliteSQL) valuesTriggers(t, c string) []string {
