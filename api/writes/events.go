@@ -44,9 +44,10 @@ type state struct{ status, version string }
 
 // watch reads, in the write's transaction and before the change, what its
 // events compare with. Where writers run side by side it reads under the
-// rows' locks, parent first as sub-resource writes take them: a change
-// another write commits before this one's own lock must not read as this
-// write's (in previous_attributes, or as the parent's event).
+// rows' locks: a parent's state first (a parent with a status, as
+// sub-resource writes lock it first), then the record. A change another
+// write commits before this one's own lock must not read as this write's
+// (in previous_attributes, or as the parent's event).
 func (q *Request) watch(tx *ent.Tx) (before, error) {
 	var b before
 	r := q.Resource
