@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -32,6 +33,23 @@ func benchEngine(b *testing.B) (*records.Engine, records.Workspace, []string) {
 	}
 	rows.Close()
 	return e, records.Workspace{ID: ws.ID, Commerce: true}, ids
+}
+
+// salesOrderIDs are up to 1,000 sales orders of the workspace.
+func salesOrderIDs(b *testing.B, e *records.Engine, ws records.Workspace) []string {
+	out, err := e.List(context.Background(), resource.SalesOrders, ws, records.Page{Limit: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var page struct{ Data []struct{ ID string } }
+	if err := json.Unmarshal(out, &page); err != nil || len(page.Data) == 0 {
+		b.Fatalf("no sales orders: %v %s", err, out)
+	}
+	ids := make([]string, len(page.Data))
+	for i, o := range page.Data {
+		ids[i] = o.ID
+	}
+	return ids
 }
 
 // go test ./api/records -run '^$' -bench . -cpuprofile /tmp/cpu.prof
@@ -75,6 +93,18 @@ func BenchmarkReads(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if _, err := e.List(ctx, resource.SalesOrders, ws, records.Page{Limit: 25, Offset: (i % 20) * 25}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// One order with its lines: what a write renders for an order's
+		// event (never cached either).
+		b.Run(name+"/get-sales-order", func(b *testing.B) {
+			orders := salesOrderIDs(b, e, ws)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Get(ctx, resource.SalesOrders, ws, orders[i%len(orders)], ""); err != nil {
 					b.Fatal(err)
 				}
 			}
