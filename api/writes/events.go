@@ -83,10 +83,16 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 
 // lock takes the row of record id of r (a child of parent, for a
 // sub-resource) until commit; no row is no lock, and the write answers 404.
+// It is taken before the write's own locks, so it is the weaker NO KEY
+// UPDATE, which an UPDATE that keeps the row's key takes anyway: FOR UPDATE
+// would also block a concurrent write whose foreign key points at this row
+// (a category moved under it), which may hold a lock this write waits for
+// next (the category tree's), and PostgreSQL would break the deadlock by
+// failing one of them.
 func (q *Request) lock(tx *ent.Tx, r *resource.Resource, id, parent string) error {
-	query, args := "SELECT 1 FROM "+r.Table+" WHERE id = ? AND workspace_id = ? FOR UPDATE", []any{id, q.Workspace().ID}
+	query, args := "SELECT 1 FROM "+r.Table+" WHERE id = ? AND workspace_id = ? FOR NO KEY UPDATE", []any{id, q.Workspace().ID}
 	if r.Parent != nil {
-		query, args = "SELECT 1 FROM "+r.Table+" WHERE id = ? AND "+r.Parent.FK+" = ? FOR UPDATE", []any{id, parent}
+		query, args = "SELECT 1 FROM "+r.Table+" WHERE id = ? AND "+r.Parent.FK+" = ? FOR NO KEY UPDATE", []any{id, parent}
 	}
 	var one int
 	if err := queryRow(q, tx, query, args, &one); err != nil && !isNoRows(err) {
