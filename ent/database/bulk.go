@@ -66,15 +66,7 @@ type BulkOptions struct {
 // in a plain transaction.
 func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.Dialect != dialect.SQLite {
-		tx, err := d.Write.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if err := load(tx); err != nil {
-			return err
-		}
-		return tx.Commit()
+		return inTx(ctx, d.Write, load)
 	}
 	// The writer pool's one connection, which conn below takes: restored
 	// after conn is handed back.
@@ -102,65 +94,55 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 
 // bulk is Bulk's transaction on SQLite.
 func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) error) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	deferred, err := d.deferredTriggers(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("database: bulk load: %w", err)
-	}
-	// Rows the load adds have rowids above the largest one now: the
-	// transaction holds the write lock, so nobody else adds any.
-	above := map[string]int64{}
-	for _, t := range deferred {
-		if _, ok := above[t.table]; ok {
-			continue
-		}
-		var n int64
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM "+t.table).Scan(&n); err != nil {
+	return inTx(ctx, conn, func(tx *sql.Tx) error {
+		deferred, err := d.deferredTriggers(ctx, tx)
+		if err != nil {
 			return fmt.Errorf("database: bulk load: %w", err)
 		}
-		above[t.table] = n
-	}
-	for _, t := range deferred {
-		if _, err := tx.ExecContext(ctx, "DROP TRIGGER "+t.name); err != nil {
-			return fmt.Errorf("database: bulk load: %w", err)
-		}
-	}
-	indexes, err := deferredIndexes(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("database: bulk load: %w", err)
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, "DROP INDEX "+quoteIdent(ix.name)); err != nil {
-			return fmt.Errorf("database: bulk load: %w", err)
-		}
-	}
-	if err := load(tx); err != nil {
-		return err
-	}
-	for _, t := range deferred {
-		for _, st := range t.fill {
-			var args []any
-			if st.above {
-				args = append(args, above[t.table])
+		// Rows the load adds have rowids above the largest one now: the
+		// transaction holds the write lock, so nobody else adds any.
+		above := map[string]int64{}
+		var drops, restores []string
+		for _, t := range deferred {
+			if _, ok := above[t.table]; !ok {
+				var n int64
+				if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM "+t.table).Scan(&n); err != nil {
+					return fmt.Errorf("database: bulk load: %w", err)
+				}
+				above[t.table] = n
 			}
-			if _, err := tx.ExecContext(ctx, st.q, args...); err != nil {
-				return fmt.Errorf("database: bulk load: %s: %w", st.q, err)
+			drops, restores = append(drops, "DROP TRIGGER "+t.name), append(restores, t.sql)
+		}
+		indexes, err := deferredIndexes(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+		for _, ix := range indexes {
+			drops, restores = append(drops, "DROP INDEX "+quoteIdent(ix.name)), append(restores, ix.sql)
+		}
+		if err := execAll(ctx, tx, drops...); err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+		if err := load(tx); err != nil {
+			return err
+		}
+		for _, t := range deferred {
+			for _, st := range t.fill {
+				var args []any
+				if st.above {
+					args = append(args, above[t.table])
+				}
+				if _, err := tx.ExecContext(ctx, st.q, args...); err != nil {
+					return fmt.Errorf("database: bulk load: %s: %w", st.q, err)
+				}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, t.sql); err != nil {
-			return fmt.Errorf("database: bulk load: restore %s: %w", t.name, err)
+		// The triggers and indexes come back from their own SQL.
+		if err := execAll(ctx, tx, restores...); err != nil {
+			return fmt.Errorf("database: bulk load: restore: %w", err)
 		}
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, ix.sql); err != nil {
-			return fmt.Errorf("database: bulk load: restore %s: %w", ix.name, err)
-		}
-	}
-	return tx.Commit()
+		return nil
+	})
 }
 
 // deferredIndexes are the plain indexes (CREATE INDEX, not unique: upserts
@@ -170,44 +152,33 @@ func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) err
 // million rows one by one at random places of a B-tree larger than the
 // page cache (client names, invoice ids of payments). A table that already
 // holds rows keeps its indexes: rebuilding those would cost more.
-func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]struct{ name, sql string }, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
+func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]sqlIndex, error) {
+	var all []sqlIndex
+	var ix sqlIndex
+	err := eachRow(ctx, tx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
 		WHERE t.type = 'table' AND l.origin = 'c' AND NOT l."unique" AND i.type = 'index' AND i.name = l.name AND i.sql IS NOT NULL
-		ORDER BY i.name`)
+		ORDER BY i.name`, nil, []any{&ix.table, &ix.name, &ix.sql}, func() { all = append(all, ix) })
 	if err != nil {
 		return nil, err
 	}
-	type index struct{ table, name, sql string }
-	var all []index
-	for rows.Next() {
-		var ix index
-		if err := rows.Scan(&ix.table, &ix.name, &ix.sql); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		all = append(all, ix)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var out []struct{ name, sql string }
 	empty := map[string]bool{}
+	out := all[:0]
 	for _, ix := range all {
-		e, ok := empty[ix.table]
-		if !ok {
+		if _, ok := empty[ix.table]; !ok {
 			var has bool
 			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+quoteIdent(ix.table)+")").Scan(&has); err != nil {
 				return nil, err
 			}
-			e, empty[ix.table] = !has, !has
+			empty[ix.table] = !has
 		}
-		if e {
-			out = append(out, struct{ name, sql string }{ix.name, ix.sql})
+		if empty[ix.table] {
+			out = append(out, ix)
 		}
 	}
 	return out, nil
 }
+
+type sqlIndex struct{ table, name, sql string }
 
 // quoteIdent quotes an SQL identifier.
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -215,17 +186,10 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // deferredTriggers finds the insert triggers Bulk knows how to replace. A
 // trigger of another shape keeps firing row by row: slower, never wrong.
 func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigger, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []deferredTrigger
-	for rows.Next() {
-		var t deferredTrigger
-		if err := rows.Scan(&t.name, &t.table, &t.sql); err != nil {
-			return nil, err
-		}
+	var t deferredTrigger
+	err := eachRow(ctx, tx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", nil, []any{&t.name, &t.table, &t.sql}, func() {
+		t.fill = nil
 		switch t.name {
 		case t.table + "_fts_ai":
 			// Only the trigger this process's searches make (see Migrate).
@@ -244,8 +208,8 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 		if t.fill != nil {
 			out = append(out, t)
 		}
-	}
-	return out, rows.Err()
+	})
+	return out, err
 }
 
 // bulkTotals counts the rows above a rowid as the totals insert trigger

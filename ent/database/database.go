@@ -263,23 +263,61 @@ func (d *DB) Rebind(q string) string {
 	return b.String()
 }
 
+// querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
 // QueryStrings is the first column of the rows of q (on a *sql.DB, a *sql.Tx
 // or an *ent.Tx).
-func QueryStrings(ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, q string, args ...any) ([]string, error) {
+func QueryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
+	var out []string
+	var s string
+	err := eachRow(ctx, db, q, args, []any{&s}, func() { out = append(out, s) })
+	return out, err
+}
+
+// eachRow runs q and, for every row, scans it into dest and calls fn.
+func eachRow(ctx context.Context, db querier, q string, args, dest []any, fn func()) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
-		out = append(out, s)
+		fn()
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// execAll runs stmts in order on db (a *sql.DB, *sql.Tx or *sql.Conn); an
+// error names the statement that failed.
+func execAll(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction of db (a *sql.DB or *sql.Conn) and commits
+// it unless fn fails.
+func inTx(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

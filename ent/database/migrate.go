@@ -76,8 +76,8 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 	}
 	// ent adds indexes but never drops one the schema no longer declares.
 	for _, name := range retiredIndexes {
-		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
-			return fmt.Errorf("database: drop index %s: %w", name, err)
+		if err := execAll(ctx, d.Write, "DROP INDEX IF EXISTS "+name); err != nil {
+			return fmt.Errorf("database: %w", err)
 		}
 	}
 	d.setValueColumns(searches)
@@ -181,28 +181,20 @@ func (d *DB) rebuild(ctx context.Context, versionTable, marker string, broken fu
 	if have == marker && (broken == nil || !broken(ctx)) {
 		return nil
 	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if d.Dialect == dialect.Postgres {
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+versionTable+" IN EXCLUSIVE MODE"); err != nil {
+	return inTx(ctx, d.Write, func(tx *sql.Tx) error {
+		if d.Dialect == dialect.Postgres {
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE "+versionTable+" IN EXCLUSIVE MODE"); err != nil {
+				return err
+			}
+		}
+		stmts, err := build(tx)
+		if err != nil {
 			return err
 		}
-	}
-	stmts, err := build(tx)
-	if err != nil {
-		return err
-	}
-	stmts = append(stmts, "DELETE FROM "+versionTable)
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
+		if err := execAll(ctx, tx, append(stmts, "DELETE FROM "+versionTable)...); err != nil {
+			return err
 		}
-	}
-	if _, err := tx.ExecContext(ctx, d.Rebind("INSERT INTO "+versionTable+" (v) VALUES (?)"), marker); err != nil {
+		_, err = tx.ExecContext(ctx, d.Rebind("INSERT INTO "+versionTable+" (v) VALUES (?)"), marker)
 		return err
-	}
-	return tx.Commit()
+	})
 }

@@ -59,10 +59,6 @@ func (postgresSQL) newValueTrigger(body string) []string {
 		fmt.Sprintf("CREATE TRIGGER %[1]s_new AFTER INSERT ON %[1]s FOR EACH ROW EXECUTE FUNCTION %[1]s_new()", valuesTable)}
 }
 
-func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
-	return d.postgresSearch(ctx, s)
-}
-
 func plpgsql(name, body string) string {
 	return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n\t%s\n\tRETURN NULL;\nEND $$", name, body)
 }
@@ -114,7 +110,7 @@ func postgresVector(prefix string, cols []string) string {
 	return fmt.Sprintf(`to_tsvector('simple'::regconfig, regexp_replace(lower(%s), '[^[:alnum:]]+', ' ', 'g'))`, document(prefix, cols))
 }
 
-func (d *DB) postgresSearch(ctx context.Context, s Search) error {
+func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	name := ""
 	if cols := s.words(); len(cols) > 0 {
 		vec := postgresVector("", cols)
@@ -126,28 +122,20 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 		// left 63,000 entries there, and a lookup of a word nothing holds
 		// took 10.6 ms instead of 0.09 ms. Indexes made before this are
 		// switched, and what they queued is merged, on every start.
-		for _, q := range []string{
+		if err := execAll(ctx, d.Write,
 			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
 			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),
-			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name),
-		} {
-			if _, err := d.Write.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
-			}
+			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name)); err != nil {
+			return err
 		}
 	}
 	// Drop indexes of earlier column sets.
-	old, err := QueryStrings(ctx, d.Write, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	drops, err := QueryStrings(ctx, d.Write, "SELECT 'DROP INDEX IF EXISTS ' || indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err
 	}
-	for _, n := range old {
-		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+n); err != nil {
-			return err
-		}
-	}
-	return nil
+	return execAll(ctx, d.Write, drops...)
 }
 
 func (postgresSQL) totalsTriggers(d *DB, t string) []string {

@@ -586,22 +586,11 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 // page is empty.
 func (x *search) pageRows(ctx context.Context, q string, args []any, count string) (Found, error) {
 	d := x.d
-	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
-	if err != nil {
-		return Found{}, err
-	}
-	defer rows.Close()
 	var total int64
 	keys, ids := []any{}, []string{}
-	for rows.Next() {
-		var k any
-		var id string
-		if err := rows.Scan(&k, &id, &total); err != nil {
-			return Found{}, err
-		}
-		keys, ids = append(keys, k), append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	var k any
+	var id string
+	if err := eachRow(ctx, d.Read, d.Rebind(q), args, []any{&k, &id, &total}, func() { keys, ids = append(keys, k), append(ids, id) }); err != nil {
 		return Found{}, err
 	}
 	if len(keys) == 0 {
@@ -692,22 +681,13 @@ func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, 
 	}
 	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
-	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []match
-	for rows.Next() {
-		var m match
-		var w string
-		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
-			return nil, err
+	var m match
+	var w string
+	err := eachRow(ctx, d.Read, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
+		if !verify || coversAll(strings.Fields(w), x.toks) {
+			out = append(out, m)
 		}
-		if verify && !coversAll(strings.Fields(w), x.toks) {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	})
+	return out, err
 }

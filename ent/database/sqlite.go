@@ -145,10 +145,8 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	if len(cols) == 0 {
 		stmts = append(stmts, drops...)
 	}
-	for _, q := range stmts {
-		if _, err := d.Write.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if err := execAll(ctx, d.Write, stmts...); err != nil {
+		return err
 	}
 	if len(cols) == 0 {
 		return nil
@@ -168,31 +166,20 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	if haveTrigger == triggers[0] && haveTable == create {
 		return nil
 	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
-	if hasWorkspaceColumn(s.Table) {
-		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
-			fts, document("t.", cols), s.Table, searchWorkspaces)
-	}
 	stmts = append(drops, create)
 	if hasWorkspaceColumn(s.Table) {
-		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
+		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table),
+			fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
+				fts, document("t.", cols), s.Table, searchWorkspaces))
+	} else {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table))
 	}
-	stmts = append(stmts, fill,
+	stmts = append(stmts,
 		// Few, large segments keep prefix queries fast; automerge keeps them
 		// few as rows arrive one transaction at a time.
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
-	for _, q := range append(stmts, triggers...) {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return tx.Commit()
+	return inTx(ctx, d.Write, func(tx *sql.Tx) error { return execAll(ctx, tx, append(stmts, triggers...)...) })
 }
 
 func (sqliteSQL) totalsTriggers(d *DB, t string) []string {

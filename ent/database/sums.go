@@ -184,28 +184,17 @@ func (d *DB) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, er
 }
 
 func (d *DB) readSums(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+
-		" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"), workspaceID, name+":", name+";")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []SumRow
-	for rows.Next() {
-		var k string
-		var r SumRow
-		if err := rows.Scan(&k, &r.N, &r.Cents); err != nil {
-			return nil, err
-		}
-		if r.N == 0 {
-			continue // every row of it left the sum
-		}
-		parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	var k string
+	var r SumRow
+	err := eachRow(ctx, d.Read, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"),
+		[]any{workspaceID, name + ":", name + ";"}, []any{&k, &r.N, &r.Cents}, func() {
+			parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
+			// r.N == 0: every row of it left the sum.
+			if r.N != 0 && len(parts) == 3 {
+				r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
+				out = append(out, r)
+			}
+		})
+	return out, err
 }

@@ -199,24 +199,15 @@ func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, e
 }
 
 func (d *DB) readDays(ctx context.Context, workspaceID, table string) (*days, error) {
-	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+
-		" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"), workspaceID, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	c := &days{}
-	var sum int64
-	for rows.Next() {
-		var day string
-		var n int64
-		if err := rows.Scan(&day, &n); err != nil {
-			return nil, err
-		}
-		c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
-		sum += n
-	}
-	return c, rows.Err()
+	var day string
+	var n, sum int64
+	err := eachRow(ctx, d.Read, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
+		[]any{workspaceID, table}, []any{&day, &n}, func() {
+			c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
+			sum += n
+		})
+	return c, err
 }
 
 // countedSet are the tables with totals (all scoped tables once migrated).
