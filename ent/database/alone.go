@@ -50,13 +50,9 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 	reopen := func() {
 		d.Read.SetMaxIdleConns(idle)
 		resumeDV()
-		if c, err := startCheckpoints(d.Path, d.Write); err == nil {
-			d.ckpt = c
-		} else {
-			// Without it the WAL still gets checkpointed when the writer
-			// closes; the next open starts a checkpointer again.
-			d.ckpt = nil
-		}
+		// Without it (nil on error) the WAL still gets checkpointed when
+		// the writer closes; the next open starts a checkpointer again.
+		d.ckpt, _ = startCheckpoints(d.Path, d.Write)
 	}
 	mode, err := journalMode(ctx, conn, "DELETE", 0)
 	if err != nil || mode != "delete" {

@@ -219,7 +219,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 // table of counts by workspace, day and values; the counters come from it.
 func (d *DB) bulkTotals(t string) []bulkStmt {
 	sel, group := "workspace_id AS w, "+d.sql.dayOf("")+" AS d", "1, 2"
-	cols := d.valueColumns(t)
+	cols := d.values[t]
 	for i, c := range cols {
 		sel += fmt.Sprintf(", %s AS k%d", valueKey(t, c, ""), i)
 		group += fmt.Sprintf(", %d", i+3)
@@ -261,15 +261,10 @@ func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.
 // pages in memory instead of reading them back through the OS page cache.
 // It does nothing on PostgreSQL.
 func (d *DB) BulkCache(ctx context.Context) (restore func()) {
-	if d.Dialect != dialect.SQLite {
-		return func() {}
-	}
 	var cache int64
-	if err := d.Write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
-		return func() {}
-	}
 	// The writer pool holds one connection, kept open (no idle timeout).
-	if _, err := d.Write.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)); err != nil {
+	if d.Dialect != dialect.SQLite || d.Write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache) != nil ||
+		execAll(ctx, d.Write, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)) != nil {
 		return func() {}
 	}
 	return func() {

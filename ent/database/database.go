@@ -53,8 +53,11 @@ type DB struct {
 	// see InTx).
 	batch *batcher
 
-	// values are the columns counted per value, by table (set by Migrate
-	// from the declarations; see valueColumns).
+	// values are, by table, the columns whose values lists filter on
+	// (declared enums and booleans: status, online...), set by Migrate:
+	// rows are also counted per value, so a list filtered on one of them
+	// has an exact total without a scan. Only declared filters are counted:
+	// every counter is one more write in every insert's transaction.
 	values map[string][]string
 	// searches are the word-indexed searches by table (set by Migrate;
 	// Bulk fills their indexes itself).

@@ -28,10 +28,7 @@ type dataVersion struct {
 
 func openDataVersion(path string) (*dataVersion, error) {
 	v := &dataVersion{path: path}
-	if err := v.open(); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return v, v.open()
 }
 
 func (v *dataVersion) open() error {

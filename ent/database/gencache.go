@@ -19,14 +19,12 @@ type genEntry[V any] struct {
 }
 
 func (c *genCache[V]) get(key string, gen int64) (V, bool) {
-	c.mu.Lock()
-	e, ok := c.m[key]
-	c.mu.Unlock()
-	if !ok || e.gen != gen {
+	v, g, ok := c.last(key)
+	if !ok || g != gen {
 		var zero V
 		return zero, false
 	}
-	return e.v, true
+	return v, true
 }
 
 // last is the value kept under key whatever its gen, and that gen: a start
@@ -83,15 +81,9 @@ func (c *genCache[V]) reset() {
 	c.mu.Unlock()
 }
 
-// tableGen is the sum of the gen of a workspace table's list counters: it
-// grows on every insert and delete (and the triggers that need it bump it
-// on updates), so what was derived from the table holds while it does.
-func (d *DB) tableGen(ctx context.Context, workspaceID, table string) (int64, error) {
-	var gen int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&gen)
-	return gen, err
-}
-
-// tableGenSQL reads tableGen (arguments: workspace, table); Find runs it as
-// a subquery beside the values' gen.
+// tableGenSQL reads a table's gen, the sum of the gen of a workspace
+// table's list counters (arguments: workspace, table): it grows on every
+// insert and delete (and the triggers that need it bump it on updates), so
+// what was derived from the table holds while it does. Find runs it as a
+// subquery beside the values' gen.
 const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"

@@ -25,7 +25,7 @@ type Search struct {
 	// index instead, see search.go.
 	Few []string
 	// Counted are the table's enum and boolean columns that lists filter
-	// on: rows are counted per value of each (see valueColumns). A Search
+	// on: rows are counted per value of each (see DB.values). A Search
 	// may carry only these, with no Columns.
 	Counted []string
 }
@@ -42,13 +42,7 @@ func (s Search) few() string {
 // words are the columns of the word index (FTS4 or GIN).
 func (s Search) words() []string {
 	few := s.few()
-	var out []string
-	for _, c := range s.Columns {
-		if c != few {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(s.Columns), func(c string) bool { return c == few })
 }
 
 // schemaCreate serialises ent's schema creation within the process: it
@@ -118,13 +112,10 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 // MergeSearches joins the columns of resources that share a table (items and products).
 func MergeSearches(in []Search) []Search {
 	var out []Search
-	idx := map[string]int{}
 	for _, s := range in {
-		i, ok := idx[s.Table]
-		if !ok {
-			idx[s.Table] = len(out)
-			out = append(out, Search{Table: s.Table})
-			i = len(out) - 1
+		i := slices.IndexFunc(out, func(o Search) bool { return o.Table == s.Table })
+		if i < 0 {
+			i, out = len(out), append(out, Search{Table: s.Table})
 		}
 		out[i].Columns = appendNew(out[i].Columns, s.Columns...)
 		out[i].Few = appendNew(out[i].Few, s.Few...)

@@ -141,7 +141,7 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 func (postgresSQL) totalsTriggers(d *DB, t string) []string {
 	values := func(rows, sign string) string {
 		q := ""
-		for _, c := range d.valueColumns(t) {
+		for _, c := range d.values[t] {
 			q += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
 	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
@@ -165,7 +165,7 @@ func (postgresSQL) totalsTriggers(d *DB, t string) []string {
 	// "partially_paid" once took two random shards of one counter in
 	// opposite orders, and PostgreSQL found a deadlock.
 	moved := ""
-	for _, c := range d.valueColumns(t) {
+	for _, c := range d.values[t] {
 		moved += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
 	SELECT workspace_id, k, floor(random() * %[3]d)::int, SUM(d) FROM (

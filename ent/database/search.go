@@ -1,6 +1,7 @@
 package database
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -138,17 +139,12 @@ func (x *values) index(added []wordOf) {
 	if len(added) == 0 {
 		return
 	}
-	cmp := func(a, b wordOf) int {
-		if c := strings.Compare(a.word, b.word); c != 0 {
-			return c
-		}
-		return a.val - b.val
-	}
-	slices.SortFunc(added, cmp)
+	order := func(a, b wordOf) int { return cmp.Or(strings.Compare(a.word, b.word), a.val-b.val) }
+	slices.SortFunc(added, order)
 	merged := make([]wordOf, 0, len(x.byWord)+len(added))
 	old := x.byWord
 	for len(old) > 0 && len(added) > 0 {
-		if cmp(old[0], added[0]) <= 0 {
+		if order(old[0], added[0]) <= 0 {
 			merged, old = append(merged, old[0]), old[1:]
 		} else {
 			merged, added = append(merged, added[0]), added[1:]
@@ -249,27 +245,7 @@ func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
 	if !folded {
 		toks = SearchTokens(q)
 	}
-	if len(toks) > maxTokens {
-		toks = toks[:maxTokens]
-	}
-	return appendNew(nil, toks...), nil
-}
-
-// intersect is the elements of both ascending lists.
-func intersect(a, b []int) []int {
-	var out []int
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			a = a[1:]
-		case a[0] > b[0]:
-			b = b[1:]
-		default:
-			out = append(out, a[0])
-			a, b = a[1:], b[1:]
-		}
-	}
-	return out
+	return appendNew(nil, toks[:min(len(toks), maxTokens)]...), nil
 }
 
 func ascii(s string) bool {
@@ -357,11 +333,10 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 		if len(x.cover[ti]) == 0 {
 			x.bare = append(x.bare, ti)
 		}
-		if ti == 0 {
-			x.full = x.cover[0]
-		} else {
-			x.full = intersect(x.full, x.cover[ti])
-		}
+	}
+	x.full = slices.Clone(x.cover[0])
+	for _, c := range x.cover[1:] {
+		x.full = slices.DeleteFunc(x.full, func(vi int) bool { _, in := slices.BinarySearch(c, vi); return !in })
 	}
 	if whole {
 		f, ok, err := x.page(ctx, offset, limit)
@@ -515,15 +490,11 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			if err != nil {
 				return Found{}, false, err
 			}
-			full := map[string]bool{}
-			for _, vi := range x.full {
-				full[x.vals.vals[vi]] = true
-			}
-			for _, r := range m {
-				if !full[r.value] {
-					extra = append(extra, r)
-				}
-			}
+			extra = slices.DeleteFunc(m, func(r match) bool {
+				vi, known := x.vals.at[r.value]
+				_, full := slices.BinarySearch(x.full, vi)
+				return known && full
+			})
 		}
 	}
 	if len(x.full) == 0 {
@@ -642,10 +613,9 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	// after the "inv" of every invoice number), so small answers are kept
 	// while the workspace's word index is unchanged.
 	var key string
-	gen, cache := x.tableGen, x.probeCached
-	if cache {
+	if x.probeCached {
 		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, match, x.cap)
-		if p, ok := probeCache.get(key, gen); ok {
+		if p, ok := probeCache.get(key, x.tableGen); ok {
 			return p.keys, p.n, nil
 		}
 	}
@@ -654,8 +624,8 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	if err := d.Read.QueryRowContext(ctx, d.Rebind(q), args...).Scan(&keys, &n); err != nil {
 		return "", 0, err
 	}
-	if cache && n <= 16 {
-		probeCache.put(key, gen, probed{keys: keys, n: n})
+	if x.probeCached && n <= 16 {
+		probeCache.put(key, x.tableGen, probed{keys: keys, n: n})
 	}
 	return keys, n, nil
 }

@@ -193,13 +193,13 @@ func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
 	}
 	body := func(ref string, delta int) string {
 		b := up("'"+t+"'", ref, delta) + " " + day(ref, delta)
-		for _, c := range d.valueColumns(t) {
+		for _, c := range d.values[t] {
 			b += " " + up(valueKey(t, c, ref), ref, delta)
 		}
 		return b
 	}
 	out := append(sqliteTrigger(t+"_totals_ai", "INSERT ON "+t, body("new.", 1)), sqliteTrigger(t+"_totals_ad", "DELETE ON "+t, body("old.", -1))...)
-	for _, c := range d.valueColumns(t) {
+	for _, c := range d.values[t] {
 		out = append(out, sqliteTrigger(t+"_totals_"+c+"_au", fmt.Sprintf("UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s", t, c),
 			up(valueKey(t, c, "old."), "old.", -1)+" "+up(valueKey(t, c, "new."), "new.", 1))...)
 	}

@@ -68,13 +68,7 @@ func sumsTables() []string {
 }
 
 func sumsOf(table string) []Sum {
-	var out []Sum
-	for _, s := range Sums {
-		if s.Table == table {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(Sums), func(s Sum) bool { return s.Table != table })
 }
 
 // watched are the columns whose change moves a row between sums.

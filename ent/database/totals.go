@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
@@ -52,22 +53,12 @@ var countedTables = sync.OnceValue(func() []string {
 		if slices.Contains(uncounted, t.Name) {
 			continue
 		}
-		for _, c := range t.Columns {
-			if c.Name == "workspace_id" {
-				out = append(out, t.Name)
-				break
-			}
+		if slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.Name == "workspace_id" }) {
+			out = append(out, t.Name)
 		}
 	}
 	return out
 })
-
-// valueColumns are the columns of a table whose values lists filter on
-// (declared enums and booleans: status, online...): rows are also counted
-// per value, so a list filtered on one of them has an exact total without
-// a scan. Only declared filters are counted: every counter is one more
-// write in every insert's transaction.
-func (d *DB) valueColumns(table string) []string { return d.values[table] }
 
 // setValueColumns keeps, of each search's Counted columns, the enums and
 // booleans of its table.
@@ -108,7 +99,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 	tables := countedTables()
 	marker := totalsVersion + ":" + strings.Join(tables, ",")
 	for _, t := range tables {
-		if cols := d.valueColumns(t); len(cols) > 0 {
+		if cols := d.values[t]; len(cols) > 0 {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
 		}
 	}
@@ -147,7 +138,7 @@ func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]s
 				totalsTable, t, t),
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) SELECT workspace_id, '%s', %s, 0, COUNT(*) FROM %s GROUP BY 1, 3",
 				daysTable, t, d.sql.dayOf(""), t))
-		for _, c := range d.valueColumns(t) {
+		for _, c := range d.values[t] {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, %s, 0, COUNT(*) FROM %s GROUP BY 1, 2",
 				totalsTable, valueKey(t, c, ""), t))
 		}
@@ -191,8 +182,8 @@ type days struct {
 var dayCache genCache[*days]
 
 func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
-	gen := func() (int64, bool) {
-		g, err := d.tableGen(ctx, workspaceID, table)
+	gen := func() (g int64, ok bool) {
+		err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
 		return g, err == nil
 	}
 	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) { return d.readDays(ctx, workspaceID, table) })
