@@ -4,6 +4,7 @@
 package database
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -159,10 +161,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	n := o.MaxOpenConns
-	if n <= 0 {
-		n = max(8, 4*runtime.NumCPU())
-	}
+	n := cmp.Or(max(o.MaxOpenConns, 0), max(8, 4*runtime.NumCPU()))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	fail := func(err error) (*DB, error) {
@@ -203,10 +202,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := o.MaxOpenConns
-	if n <= 0 {
-		n = 4 * runtime.NumCPU()
-	}
+	n := cmp.Or(max(o.MaxOpenConns, 0), 4*runtime.NumCPU())
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(max(o.MaxIdleConns, n))
 	db.SetConnMaxIdleTime(5 * time.Minute)
@@ -254,16 +250,15 @@ func (d *DB) Rebind(q string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(q) + 8)
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
+	for n := 1; ; n++ {
+		before, after, found := strings.Cut(q, "?")
+		b.WriteString(before)
+		if !found {
+			return b.String()
 		}
-		b.WriteByte(q[i])
+		b.WriteString("$" + strconv.Itoa(n))
+		q = after
 	}
-	return b.String()
 }
 
 // querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.

@@ -18,7 +18,6 @@ func (postgresSQL) jsonList() string { return "(SELECT jsonb_array_elements_text
 func (postgresSQL) jsonAgg(col string) string {
 	return "COALESCE(json_agg(" + col + ")::text, '[]')"
 }
-func (postgresSQL) cachesProbes() bool                                     { return false }
 func (postgresSQL) manyAmong(cond string) string                           { return cond }
 func (postgresSQL) dayBound(day time.Time) any                             { return day }
 func (postgresSQL) boolText(b bool) string                                 { return fmt.Sprint(b) }
@@ -35,15 +34,12 @@ func (postgresSQL) foldTokens(context.Context, *DB, string) ([]string, bool, err
 }
 
 func (postgresSQL) wordsCond(s Search, _ string, toks []string, or bool) (string, []any, string) {
-	parts := make([]string, len(toks))
-	for i, t := range toks {
-		parts[i] = t + ":*"
-	}
 	op := " & "
 	if or {
 		op = " | "
 	}
-	return postgresVector("t.", s.words()) + " @@ to_tsquery('simple', ?)", []any{strings.Join(parts, op)}, ""
+	// Each token a prefix: "ab:* & cd:*" (toks is never empty).
+	return postgresVector("t.", s.words()) + " @@ to_tsquery('simple', ?)", []any{strings.Join(toks, ":*"+op) + ":*"}, ""
 }
 
 func (postgresSQL) dayOf(ref string) string {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"entgo.io/ent/dialect"
 )
 
 // How `q` is answered.
@@ -198,21 +200,19 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 		return nil, err
 	}
 	c := old.extend()
-	n := len(c.vals)
-	for _, v := range vals {
-		if _, dup := c.at[v]; !dup {
-			c.at[v] = len(c.vals)
-			c.vals = append(c.vals, v)
-		}
-	}
 	var added []wordOf
-	for i := n; i < len(c.vals); i++ {
+	for _, v := range vals {
+		if _, dup := c.at[v]; dup {
+			continue
+		}
+		i := len(c.vals)
+		c.at[v], c.vals = i, append(c.vals, v)
 		var words []string
-		if ascii(c.vals[i]) {
-			words = SearchTokens(c.vals[i]) // what unicode61 and PostgreSQL's fold make of ASCII
+		if ascii(v) {
+			words = SearchTokens(v) // what unicode61 and PostgreSQL's fold make of ASCII
 		} else {
 			var w sql.NullString
-			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
+			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), v).Scan(&w); err != nil {
 				return nil, err
 			}
 			words = strings.Fields(w.String)
@@ -282,9 +282,10 @@ type Found struct {
 	sub string
 }
 
-// paged is the Found of a page whose keys (a JSON array) the search read.
-func (d *DB) paged(total int64, keys string, ids []string) Found {
-	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true, IDs: ids}
+// paged is the Found of a page whose keys the search read.
+func (d *DB) paged(total int64, keys []any, ids []string) Found {
+	b, _ := json.Marshal(keys)
+	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{string(b)}, Counted: true, Total: total, Page: true, IDs: ids}
 }
 
 // search is one q being answered.
@@ -315,7 +316,7 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 		return Found{}, err
 	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
-		probeCached: d.sql.cachesProbes() && hasWorkspaceColumn(s.Table)}
+		probeCached: d.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table)}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {
@@ -469,12 +470,11 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		if err != nil || n > x.cap {
 			return Found{}, false, err
 		}
-		m, err := x.check(ctx, keys, true) // q has other tokens (one returned above)
+		m, err := x.check(ctx, keys)
 		if err != nil {
 			return Found{}, false, err
 		}
-		keys, ids := window(m, offset, limit)
-		return x.d.paged(int64(len(m)), keys, ids), true, nil
+		return x.d.window(m, offset, limit), true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -486,7 +486,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			return Found{}, false, err
 		}
 		if n > 0 {
-			m, err := x.check(ctx, keys, true)
+			m, err := x.check(ctx, keys)
 			if err != nil {
 				return Found{}, false, err
 			}
@@ -498,8 +498,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 	}
 	if len(x.full) == 0 {
-		keys, ids := window(extra, offset, limit)
-		return x.d.paged(int64(len(extra)), keys, ids), true, nil
+		return x.d.window(extra, offset, limit), true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
@@ -540,9 +539,9 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			args = append(args, x.wsID, x.valueList(x.full))
 		}
 		if len(extra) > 0 {
-			keys, _ := window(extra, 0, len(extra))
-			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.sql.rowKey()+" IN "+d.sql.jsonList())
-			args = append(args, keys)
+			all := d.window(extra, 0, len(extra))
+			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+all.Cond)
+			args = append(args, all.Args...)
 		}
 		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)
@@ -569,8 +568,7 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 			return Found{}, err
 		}
 	}
-	b, _ := json.Marshal(keys)
-	return d.paged(total, string(b), ids), nil
+	return d.paged(total, keys, ids), nil
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
@@ -587,14 +585,13 @@ type match struct {
 	id, value string
 }
 
-// window is the keys of m's page at offset, as a JSON array, and their ids.
-func window(m []match, offset, limit int) (string, []string) {
+// window is the Found of m's page at offset.
+func (d *DB) window(m []match, offset, limit int) Found {
 	keys, ids := []any{}, []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
 		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
 	}
-	b, _ := json.Marshal(keys)
-	return string(b), ids
+	return d.paged(int64(len(m)), keys, ids)
 }
 
 // probe looks toks up in the word index (all of them, or with or any), and
@@ -637,25 +634,22 @@ type probed struct {
 
 var probeCache genCache[probed]
 
-// check reads the rows of keys newest first and, with verify, keeps those
-// where every token starts a word of a searched column.
-func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, error) {
+// check reads the rows of keys newest first and keeps those where every
+// token starts a word of a searched column.
+func (x *search) check(ctx context.Context, keys string) ([]match, error) {
 	d, s := x.d, x.s
 	few := "''"
 	if s.few() != "" {
 		few = "coalesce(t." + s.few() + ", '')"
 	}
-	words := "''"
-	if verify {
-		words = "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
-	}
+	words := "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
 	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
 	var out []match
 	var m match
 	var w string
 	err := eachRow(ctx, d.Read, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
-		if !verify || coversAll(strings.Fields(w), x.toks) {
+		if coversAll(strings.Fields(w), x.toks) {
 			out = append(out, m)
 		}
 	})

@@ -15,7 +15,6 @@ type sqliteSQL struct{}
 func (sqliteSQL) rowKey() string            { return "t.rowid" }
 func (sqliteSQL) jsonList() string          { return "(SELECT value FROM json_each(?))" }
 func (sqliteSQL) jsonAgg(col string) string { return "json_group_array(" + col + ")" }
-func (sqliteSQL) cachesProbes() bool        { return true }
 
 // wordsOf reads the words from search_tokenize, which splits text exactly
 // as the FTS tables do.
@@ -34,15 +33,12 @@ func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, boo
 }
 
 func (sqliteSQL) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any, string) {
-	parts := make([]string, len(toks))
-	for i, t := range toks {
-		parts[i] = t + "*"
-	}
 	op := " "
 	if or {
 		op = " OR "
 	}
-	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(parts, op)}
+	// Each token a prefix: "ab* cd*" (toks is never empty).
+	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(toks, "*"+op) + "*"}
 	if hasWorkspaceColumn(s.Table) {
 		sub += " AND lid = (SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = ?)"
 		args = append(args, wsID)

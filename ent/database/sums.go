@@ -108,15 +108,12 @@ func (sqliteSQL) sumsTriggers(t string) []string {
 // take different shards.
 func (postgresSQL) sumsTriggers(t string) []string {
 	rows := func(rel, sign string) string {
-		q := ""
-		for i, s := range sumsOf(t) {
-			if i > 0 {
-				q += " UNION ALL "
-			}
-			q += fmt.Sprintf("SELECT workspace_id, %s AS k, %s1 AS n, %s%s AS cents FROM %s WHERE status IN %s",
-				s.key(""), sign, sign, s.Amount, rel, s.states())
+		var q []string
+		for _, s := range sumsOf(t) {
+			q = append(q, fmt.Sprintf("SELECT workspace_id, %s AS k, %s1 AS n, %s%s AS cents FROM %s WHERE status IN %s",
+				s.key(""), sign, sign, s.Amount, rel, s.states()))
 		}
-		return q
+		return strings.Join(q, " UNION ALL ")
 	}
 	apply := func(from string) string {
 		return fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, k, shard, n, cents)

@@ -112,15 +112,14 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 // scratch: tables, triggers and a recount under the same transaction as the
 // triggers, so no insert is counted twice or missed.
 func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]string, error) {
-	var stmts []string
 	// The counters are rebuilt from the rows below: their tables too.
 	// gen grows on every change of a counter, so a cache of what was
 	// derived from the counters can tell it is still current.
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+totalsTable, "DROP TABLE IF EXISTS "+daysTable,
-		`CREATE TABLE `+totalsTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
+	stmts := []string{"DROP TABLE IF EXISTS " + totalsTable, "DROP TABLE IF EXISTS " + daysTable,
+		`CREATE TABLE ` + totalsTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, gen BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (workspace_id, tbl, shard))`,
-		`CREATE TABLE `+daysTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
-			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`)
+		`CREATE TABLE ` + daysTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
+			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`}
 	// Value counters of columns no longer declared stop with their triggers.
 	stale, err := d.sql.staleTotals(ctx, tx)
 	if err != nil {
@@ -130,8 +129,6 @@ func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]s
 	for _, t := range tables {
 		stmts = append(stmts, d.sql.totalsTriggers(d, t)...)
 	}
-	// Recount under the same transaction as the triggers, so no insert is
-	// counted twice or missed.
 	for _, t := range tables {
 		stmts = append(stmts,
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, '%s', 0, COUNT(*) FROM %s GROUP BY workspace_id",
@@ -228,9 +225,8 @@ func (d *DB) Count(ctx context.Context, workspaceID, table, scope string) (int64
 		return 0, false
 	}
 	var n int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
-		workspaceID, table).Scan(&n)
-	if err != nil {
+	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
+		workspaceID, table).Scan(&n); err != nil {
 		return 0, false
 	}
 	return n, true
