@@ -135,16 +135,6 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 }
 
 func (postgresSQL) totalsTriggers(d *DB, t string) []string {
-	values := func(rows, sign string) string {
-		q := ""
-		for _, c := range d.values[t] {
-			q += fmt.Sprintf(`
-	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
-	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
-		}
-		return q
-	}
 	add := func(rows, sign string) string {
 		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
 	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
@@ -153,7 +143,13 @@ func (postgresSQL) totalsTriggers(d *DB, t string) []string {
 	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3 ORDER BY 1, 3
 	ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = %[6]s.n + EXCLUDED.n;`,
 			totalsTable, t, totalShards, sign, rows, daysTable, d.sql.dayOf(""))
-		return q + values(rows, sign)
+		for _, c := range d.values[t] {
+			q += fmt.Sprintf(`
+	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
+	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
+	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
+		}
+		return q
 	}
 	// An update moves rows between values: minus the old, plus the new, netted
 	// per value, so an update that keeps the value touches no counter. Rows

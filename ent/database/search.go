@@ -295,10 +295,10 @@ type search struct {
 	wsID  string
 	toks  []string
 	vals  *values
-	cover [][]int // per token, the values it starts a word of
-	full  []int   // the values that cover every token
-	bare  []int   // the tokens no value covers
-	cap   int     // probeCap, read once
+	cover [][]int  // per token, the values it starts a word of
+	full  []int    // the values that cover every token
+	bare  []string // the tokens no value covers
+	cap   int      // probeCap, read once
 	// probeCached: small probe answers are cached while the table's
 	// generation, tableGen (read with the values' at the start), holds.
 	probeCached bool
@@ -332,7 +332,7 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 	for ti, t := range toks {
 		x.cover[ti] = x.vals.startedBy(t)
 		if len(x.cover[ti]) == 0 {
-			x.bare = append(x.bare, ti)
+			x.bare = append(x.bare, t)
 		}
 	}
 	x.full = slices.Clone(x.cover[0])
@@ -419,11 +419,7 @@ func (x *search) cond() Found {
 		if !hasWords {
 			return Found{Cond: "1 = 0"}
 		}
-		toks := make([]string, len(x.bare))
-		for i, ti := range x.bare {
-			toks[i] = x.toks[ti]
-		}
-		c, a, sub := d.sql.wordsCond(s, x.wsID, toks, false)
+		c, a, sub := d.sql.wordsCond(s, x.wsID, x.bare, false)
 		if len(x.bare) == len(x.toks) && sub != "" {
 			return Found{Cond: c, Args: a, sub: sub}
 		}
@@ -465,8 +461,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 		// Every match has the bare tokens in the word index: look up the
 		// longest (the rarest, as a rule) alone.
-		ti := slices.MaxFunc(x.bare, func(a, b int) int { return len(x.toks[a]) - len(x.toks[b]) })
-		keys, n, err := x.probe(ctx, []string{x.toks[ti]}, false)
+		t := slices.MaxFunc(x.bare, func(a, b string) int { return len(a) - len(b) })
+		keys, n, err := x.probe(ctx, []string{t}, false)
 		if err != nil || n > x.cap {
 			return Found{}, false, err
 		}
