@@ -38,8 +38,6 @@ type batcher struct {
 	cur     *batch        // the open transaction, nil between them
 }
 
-func newBatcher(c *ent.Client) *batcher { return &batcher{ent: c, turn: make(chan struct{}, 1)} }
-
 // batch is one shared transaction.
 type batch struct {
 	tx      *ent.Tx

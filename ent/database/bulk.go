@@ -25,9 +25,8 @@ import (
 // Update and delete triggers stay: a load only inserts.
 
 const (
-	// bulkCacheKiB is the writer's page cache during a load (negative
-	// cache_size: KiB). The load's indexes stay in memory instead of going
-	// back and forth through the OS page cache; the usual size returns after.
+	// bulkCacheKiB is the writer's page cache during a load (see
+	// BulkCache; negative cache_size: KiB).
 	bulkCacheKiB = 64 << 10
 	// bulkTruncateWAL: after a load that grew the WAL past this, it is
 	// checkpointed and truncated, so a bulk load does not leave a WAL file

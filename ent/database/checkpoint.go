@@ -20,11 +20,11 @@ import (
 // A passive checkpoint cannot catch up with a writer that keeps committing,
 // and SQLite only starts the WAL file over when a write begins with every
 // frame copied. So once the WAL is past restartFrames (and at most once per
-// restartGap), the checkpointer
-// takes the writer connection for a moment and checkpoints the few frames
-// written since its last pass there: the next write then starts the WAL
-// over, and the file stays about that size (a reader still on an older
-// snapshot can delay that, as it delays SQLite's own checkpoints).
+// restartGap), the checkpointer takes the writer connection for a moment
+// and checkpoints the few frames written since its last pass there: the
+// next write then starts the WAL over, and the file stays about that size
+// (a reader still on an older snapshot can delay that, as it delays
+// SQLite's own checkpoints).
 //
 // Durability is unchanged: with synchronous=NORMAL a commit is never fsynced
 // by itself; a checkpoint syncs the WAL before copying it back.

@@ -177,8 +177,8 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	dv, err := openDataVersion(path)
-	if err != nil {
+	dv := &dataVersion{path: path}
+	if err := dv.open(); err != nil {
 		ckpt.stop()
 		return fail(err)
 	}
@@ -186,7 +186,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	return &DB{
 		ckpt:    ckpt,
 		dv:      dv,
-		batch:   newBatcher(writer),
+		batch:   &batcher{ent: writer, turn: make(chan struct{}, 1)},
 		Ent:     writer,
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,

@@ -60,7 +60,7 @@ func createSchema(ctx context.Context, s *migrate.Schema) error {
 
 // retiredIndexes were declared once and are dropped where they remain: the
 // events log lists by seq and bounds its ids instead (ent/schema/events.go).
-var retiredIndexes = []string{"event_created_at", "event_workspace_id_created_at_id"}
+var retiredIndexes = []string{"DROP INDEX IF EXISTS event_created_at", "DROP INDEX IF EXISTS event_workspace_id_created_at_id"}
 
 // Migrate brings the schema up to date: ent's tables and indexes, then the
 // search indexes. It is safe to run on every start and from several processes.
@@ -69,10 +69,8 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
 	// ent adds indexes but never drops one the schema no longer declares.
-	for _, name := range retiredIndexes {
-		if err := execAll(ctx, d.Write, "DROP INDEX IF EXISTS "+name); err != nil {
-			return fmt.Errorf("database: %w", err)
-		}
+	if err := execAll(ctx, d.Write, retiredIndexes...); err != nil {
+		return fmt.Errorf("database: %w", err)
 	}
 	d.setValueColumns(searches)
 	if err := d.migrateTotals(ctx); err != nil {
@@ -148,9 +146,7 @@ func document(prefix string, cols []string) string {
 // count read only the caller's workspace's part of the index.
 const searchWorkspaces = "search_workspaces"
 
-func hasWorkspaceColumn(table string) bool {
-	return slices.Contains(countedTables(), table)
-}
+func hasWorkspaceColumn(table string) bool { return countedSet()[table] }
 
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {

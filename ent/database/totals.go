@@ -183,19 +183,17 @@ func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, e
 		err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
 		return g, err == nil
 	}
-	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) { return d.readDays(ctx, workspaceID, table) })
-}
-
-func (d *DB) readDays(ctx context.Context, workspaceID, table string) (*days, error) {
-	c := &days{}
-	var day string
-	var n, sum int64
-	err := eachRow(ctx, d.Read, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
-		[]any{workspaceID, table}, []any{&day, &n}, func() {
-			c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
-			sum += n
-		})
-	return c, err
+	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) {
+		c := &days{}
+		var day string
+		var n, sum int64
+		err := eachRow(ctx, d.Read, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
+			[]any{workspaceID, table}, []any{&day, &n}, func() {
+				c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
+				sum += n
+			})
+		return c, err
+	})
 }
 
 // countedSet are the tables with totals (all scoped tables once migrated).
