@@ -77,12 +77,11 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 		return err
 	}
 	defer conn.Close()
-	alone := false
+	alone, back := false, func() {}
 	if o.Alone {
-		var back func()
 		alone, back = d.alone(ctx, conn)
-		defer back() // after the transaction below has ended
 	}
+	defer back() // after the transaction below has ended
 	if err := d.bulk(ctx, conn, load); err != nil {
 		return err
 	}
@@ -318,14 +317,13 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 		// the writer closes; the next open starts a checkpointer again.
 		d.ckpt, _ = startCheckpoints(d.Path, d.Write)
 	}
-	mode, err := journalMode(ctx, conn, "DELETE", 0)
-	if err != nil || mode != "delete" {
+	if !journalMode(ctx, conn, "DELETE", 0) {
 		reopen()
 		return false, func() {}
 	}
 	return true, func() {
 		ctx := context.WithoutCancel(ctx)
-		if mode, err := journalMode(ctx, conn, "WAL", busyTimeout); err != nil || mode != "wal" {
+		if !journalMode(ctx, conn, "WAL", busyTimeout) {
 			// Never hand a rollback-mode writer back: a fresh connection
 			// puts the file in WAL mode again (see init's pragmas).
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
@@ -335,13 +333,13 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 }
 
 // journalMode asks conn to switch to mode, waiting at most wait for the
-// locks that needs, and returns the mode it is in after.
-func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) (string, error) {
+// locks that needs, and reports whether it is in that mode after.
+func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) bool {
 	var now string
 	err := withBusyTimeout(ctx, conn, wait, func() error {
 		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
 	})
-	return strings.ToLower(now), err
+	return err == nil && strings.EqualFold(now, mode)
 }
 
 // withBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it

@@ -266,8 +266,7 @@ type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }
 
-// QueryStrings is the first column of the rows of q (on a *sql.DB, a *sql.Tx
-// or an *ent.Tx).
+// QueryStrings is the first column of the rows of q.
 func QueryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
 	var out []string
 	var s string

@@ -199,7 +199,12 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	if err != nil {
 		return nil, err
 	}
-	c := old.extend()
+	// A copy to add values to: old may be in use by other searches, and is
+	// never changed.
+	c := &values{at: map[string]int{}}
+	if old != nil {
+		c = &values{vals: slices.Clip(old.vals), at: maps.Clone(old.at), byWord: old.byWord}
+	}
 	var added []wordOf
 	for _, v := range vals {
 		if _, dup := c.at[v]; dup {
@@ -224,15 +229,6 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	c.index(added)
 	valuesCache.put(key, gen, c)
 	return c, nil
-}
-
-// extend is a copy of x to add values to (x may be in use by other
-// searches: it is never changed), or an empty set when x is nil.
-func (x *values) extend() *values {
-	if x == nil {
-		return &values{at: map[string]int{}}
-	}
-	return &values{vals: slices.Clip(x.vals), at: maps.Clone(x.at), byWord: x.byWord}
 }
 
 // queryTokens are q's first maxTokens words folded as the word index folds
