@@ -64,9 +64,6 @@ func init() { probeCap.Store(2000) }
 // returns the previous value.
 func SetProbeCap(n int) int { return int(probeCap.Swap(int64(n))) }
 
-// valueIndex is the index that pages the rows of a few-valued column.
-func valueIndex(table, col string) string { return table + "_" + col + "_newest" }
-
 func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 	var few []Search
 	var sig []string
@@ -110,7 +107,8 @@ func (d *DB) valuesSchema(few []Search) []string {
 	stmts = append(stmts, d.sql.newValueTrigger(bumpGen)...)
 	for _, s := range few {
 		t, c := s.Table, s.few()
-		stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (workspace_id, %s, created_at, id)", valueIndex(t, c), t, c))
+		// The index that pages the rows of a few-valued column.
+		stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %[1]s_%[2]s_newest ON %[1]s (workspace_id, %[2]s, created_at, id)", t, c))
 		stmts = append(stmts, d.sql.valuesTriggers(t, c)...)
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
 			valuesTable, t, c, t))
