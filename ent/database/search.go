@@ -229,31 +229,8 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	return c, nil
 }
 
-// queryTokens are q's first maxTokens words folded as the word index folds
-// them, without repeats.
-func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
-	toks, folded, err := d.sql.foldTokens(ctx, d, q)
-	if err != nil {
-		return nil, err
-	}
-	if !folded {
-		toks = SearchTokens(q)
-	}
-	return appendNew(nil, toks[:min(len(toks), maxTokens)]...), nil
-}
-
 func ascii(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
-}
-
-// coversAll reports whether every token of toks starts one of words.
-func coversAll(words, toks []string) bool {
-	for _, t := range toks {
-		if !slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, t) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // Found is the answer of Find.
@@ -305,9 +282,17 @@ type search struct {
 // has no other condition) it also counts the matches and picks the page at
 // offset, when that is cheap; otherwise it answers a condition.
 func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, offset, limit int) (Found, error) {
-	toks, err := d.queryTokens(ctx, q)
-	if err != nil || len(toks) == 0 {
+	// q's first maxTokens words folded as the word index folds them,
+	// without repeats.
+	toks, folded, err := d.sql.foldTokens(ctx, d, q)
+	if err != nil {
 		return Found{}, err
+	}
+	if !folded {
+		toks = SearchTokens(q)
+	}
+	if toks = appendNew(nil, toks[:min(len(toks), maxTokens)]...); len(toks) == 0 {
+		return Found{}, nil
 	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
 		probeCached: d.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table)}
@@ -367,19 +352,14 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 		return Found{}, err
 	}
 	f.Counted = true
-	if !x.fewMatches(ctx, f.Total) {
+	// Fetching every match by key and sorting them (about 5 µs a row:
+	// scattered table pages) beats walking the newest-first index until the
+	// page is found (about 0.2 µs an entry, rows/matches entries per match)
+	// while matches² · 25 ≤ (offset+limit) · rows.
+	if rows, ok := d.Count(ctx, x.wsID, x.s.Table, ""); ok && f.Total*f.Total*25 > int64(x.offset+x.limit)*rows {
 		f.Cond = d.sql.manyAmong(f.Cond)
 	}
 	return f, nil
-}
-
-// fewMatches reports whether fetching every match by key and sorting them
-// (about 5 µs a row: scattered table pages) beats walking the newest-first
-// index until the page is found (about 0.2 µs an entry, rows/matches
-// entries per match): matches² · 25 ≤ (offset+limit) · rows.
-func (x *search) fewMatches(ctx context.Context, matches int64) bool {
-	rows, ok := x.d.Count(ctx, x.wsID, x.s.Table, "")
-	return !ok || matches*matches*25 <= int64(x.offset+x.limit)*rows
 }
 
 // searchGens are the generations a search of a table depends on: the
@@ -639,9 +619,13 @@ func (x *search) check(ctx context.Context, keys string) ([]match, error) {
 	var m match
 	var w string
 	err := eachRow(ctx, d.Read, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
-		if coversAll(strings.Fields(w), x.toks) {
-			out = append(out, m)
+		fields := strings.Fields(w)
+		for _, t := range x.toks {
+			if !slices.ContainsFunc(fields, func(f string) bool { return strings.HasPrefix(f, t) }) {
+				return // t starts none of the row's words
+			}
 		}
+		out = append(out, m)
 	})
 	return out, err
 }
