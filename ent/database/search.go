@@ -77,43 +77,38 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 	return d.rebuild(ctx, "search_values_version", marker, nil, func(*sql.Tx) ([]string, error) {
 		// Cached values of an earlier schema must not survive a rebuild.
 		valuesCache.reset()
-		return d.valuesSchema(few), nil
-	})
-}
-
-// valuesSchema is the SQL that builds the distinct-value counts of few's
-// columns from scratch.
-func (d *DB) valuesSchema(few []Search) []string {
-	var stmts []string
-	for _, t := range countedTables() {
-		for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
-			stmts = append(stmts, d.sql.dropTrigger(t+suffix, t))
+		// The distinct-value counts of few's columns, built from scratch.
+		var stmts []string
+		for _, t := range countedTables() {
+			for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
+				stmts = append(stmts, d.sql.dropTrigger(t+suffix, t))
+			}
 		}
-	}
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
-		`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
+			`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, value, shard))`,
-		// gen grows whenever a workspace gets a new value, so the cached
-		// list of values knows when to reload.
-		`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
+			// gen grows whenever a workspace gets a new value, so the cached
+			// list of values knows when to reload.
+			`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
 			PRIMARY KEY (workspace_id, tbl))`,
-		// Each new value under the gen it made, so a reload reads only those.
-		`CREATE TABLE `+valuesLog+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL, value TEXT NOT NULL)`,
-		`CREATE INDEX `+valuesLog+`_gen ON `+valuesLog+` (workspace_id, tbl, gen)`)
-	bumpGen := fmt.Sprintf("INSERT INTO %[1]s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
-		"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %[1]s.gen + 1; "+
-		"INSERT INTO %[2]s (workspace_id, tbl, gen, value) SELECT workspace_id, tbl, gen, new.value FROM %[1]s "+
-		"WHERE workspace_id = new.workspace_id AND tbl = new.tbl;", valuesGen, valuesLog)
-	stmts = append(stmts, d.sql.newValueTrigger(bumpGen)...)
-	for _, s := range few {
-		t, c := s.Table, s.few()
-		// The index that pages the rows of a few-valued column.
-		stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %[1]s_%[2]s_newest ON %[1]s (workspace_id, %[2]s, created_at, id)", t, c))
-		stmts = append(stmts, d.sql.valuesTriggers(t, c)...)
-		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
-			valuesTable, t, c, t))
-	}
-	return stmts
+			// Each new value under the gen it made, so a reload reads only those.
+			`CREATE TABLE `+valuesLog+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL, value TEXT NOT NULL)`,
+			`CREATE INDEX `+valuesLog+`_gen ON `+valuesLog+` (workspace_id, tbl, gen)`)
+		bumpGen := fmt.Sprintf("INSERT INTO %[1]s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
+			"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %[1]s.gen + 1; "+
+			"INSERT INTO %[2]s (workspace_id, tbl, gen, value) SELECT workspace_id, tbl, gen, new.value FROM %[1]s "+
+			"WHERE workspace_id = new.workspace_id AND tbl = new.tbl;", valuesGen, valuesLog)
+		stmts = append(stmts, d.sql.newValueTrigger(bumpGen)...)
+		for _, s := range few {
+			t, c := s.Table, s.few()
+			// The index that pages the rows of a few-valued column.
+			stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %[1]s_%[2]s_newest ON %[1]s (workspace_id, %[2]s, created_at, id)", t, c))
+			stmts = append(stmts, d.sql.valuesTriggers(t, c)...)
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
+				valuesTable, t, c, t))
+		}
+		return stmts, nil
+	})
 }
 
 // values are a workspace's distinct values of a table's Few column, with
