@@ -48,7 +48,7 @@ func (v *dataVersion) open() error {
 // anything was committed to the database in between, and ok. Readings are
 // only comparable with each other, within one open DB. On PostgreSQL ok is
 // false: there is no such counter.
-func (d *DB) DataVersion(ctx context.Context) (int64, bool, error) {
+func (d *DB) DataVersion(ctx context.Context) (n int64, ok bool, err error) {
 	v := d.dv
 	if v == nil {
 		return 0, false, nil
@@ -60,7 +60,6 @@ func (d *DB) DataVersion(ctx context.Context) (int64, bool, error) {
 			return 0, false, err
 		}
 	}
-	var n int64
 	if err := v.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&n); err != nil {
 		return 0, false, err
 	}
