@@ -103,17 +103,13 @@ func postgresAccess() []string {
 // accessTriggersMissing reports whether a trigger was lost (a table
 // rebuilt by hand), so Migrate installs them again.
 func (d *DB) accessTriggersMissing(ctx context.Context) bool {
-	var n, want int
-	var err error
+	q, want := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_access\_a_' ESCAPE '\'`, 8
 	if d.Dialect == dialect.Postgres {
-		want = 3
-		err = d.Write.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-			WHERE c.relnamespace = current_schema()::regnamespace AND t.tgname IN ('api_keys_access', 'roles_access', 'workspaces_access')`).Scan(&n)
-	} else {
-		want = 8
-		err = d.Write.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_access\_a_' ESCAPE '\'`).Scan(&n)
+		q, want = `SELECT COUNT(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+			WHERE c.relnamespace = current_schema()::regnamespace AND t.tgname IN ('api_keys_access', 'roles_access', 'workspaces_access')`, 3
 	}
-	return err != nil || n != want
+	var n int
+	return d.Write.QueryRowContext(ctx, q).Scan(&n) != nil || n != want
 }
 
 // AccessGen is a number that changes within a second of any committed

@@ -38,8 +38,6 @@ type batcher struct {
 	cur     *batch        // the open transaction, nil between them
 }
 
-func newBatcher(c *ent.Client) *batcher { return &batcher{ent: c, turn: make(chan struct{}, 1)} }
-
 // batch is one shared transaction.
 type batch struct {
 	tx      *ent.Tx
@@ -54,14 +52,10 @@ type batch struct {
 // On SQLite the transaction may be shared with writes queued alongside (see
 // above); on PostgreSQL each call has its own.
 func (d *DB) InTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
-	if d.batch == nil {
-		return ownTx(ctx, d.Ent, fn)
+	if d.batch != nil {
+		return d.batch.do(ctx, fn)
 	}
-	return d.batch.do(ctx, fn)
-}
-
-func ownTx(ctx context.Context, c *ent.Client, fn func(tx *ent.Tx) error) (err error) {
-	tx, err := c.Tx(ctx)
+	tx, err := d.Ent.Tx(ctx)
 	if err != nil {
 		return err
 	}

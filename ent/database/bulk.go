@@ -3,9 +3,11 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"entgo.io/ent/dialect"
 )
@@ -23,9 +25,8 @@ import (
 // Update and delete triggers stay: a load only inserts.
 
 const (
-	// bulkCacheKiB is the writer's page cache during a load (negative
-	// cache_size: KiB). The load's indexes stay in memory instead of going
-	// back and forth through the OS page cache; the usual size returns after.
+	// bulkCacheKiB is the writer's page cache during a load (see
+	// BulkCache; negative cache_size: KiB).
 	bulkCacheKiB = 64 << 10
 	// bulkTruncateWAL: after a load that grew the WAL past this, it is
 	// checkpointed and truncated, so a bulk load does not leave a WAL file
@@ -52,7 +53,7 @@ type bulkStmt struct {
 type BulkOptions struct {
 	// Alone promises that nothing else uses this DB while the load runs:
 	// no request, no other goroutine. On SQLite the load may then leave
-	// WAL mode for its duration (see alone.go), which readers of this
+	// WAL mode for its duration (see alone), which readers of this
 	// process arriving meanwhile could not wait out. Other processes need
 	// no promise: while one has the file open, the load stays in WAL mode.
 	Alone bool
@@ -66,15 +67,7 @@ type BulkOptions struct {
 // in a plain transaction.
 func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.Dialect != dialect.SQLite {
-		tx, err := d.Write.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if err := load(tx); err != nil {
-			return err
-		}
-		return tx.Commit()
+		return inTx(ctx, d.Write, load)
 	}
 	// The writer pool's one connection, which conn below takes: restored
 	// after conn is handed back.
@@ -84,12 +77,11 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 		return err
 	}
 	defer conn.Close()
-	alone := false
+	alone, back := false, func() {}
 	if o.Alone {
-		var back func()
 		alone, back = d.alone(ctx, conn)
-		defer back() // after the transaction below has ended
 	}
+	defer back() // after the transaction below has ended
 	if err := d.bulk(ctx, conn, load); err != nil {
 		return err
 	}
@@ -102,65 +94,55 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 
 // bulk is Bulk's transaction on SQLite.
 func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) error) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	deferred, err := d.deferredTriggers(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("database: bulk load: %w", err)
-	}
-	// Rows the load adds have rowids above the largest one now: the
-	// transaction holds the write lock, so nobody else adds any.
-	above := map[string]int64{}
-	for _, t := range deferred {
-		if _, ok := above[t.table]; ok {
-			continue
-		}
-		var n int64
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM "+t.table).Scan(&n); err != nil {
+	return inTx(ctx, conn, func(tx *sql.Tx) error {
+		deferred, err := d.deferredTriggers(ctx, tx)
+		if err != nil {
 			return fmt.Errorf("database: bulk load: %w", err)
 		}
-		above[t.table] = n
-	}
-	for _, t := range deferred {
-		if _, err := tx.ExecContext(ctx, "DROP TRIGGER "+t.name); err != nil {
-			return fmt.Errorf("database: bulk load: %w", err)
-		}
-	}
-	indexes, err := deferredIndexes(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("database: bulk load: %w", err)
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, "DROP INDEX "+quoteIdent(ix.name)); err != nil {
-			return fmt.Errorf("database: bulk load: %w", err)
-		}
-	}
-	if err := load(tx); err != nil {
-		return err
-	}
-	for _, t := range deferred {
-		for _, st := range t.fill {
-			var args []any
-			if st.above {
-				args = append(args, above[t.table])
+		// Rows the load adds have rowids above the largest one now: the
+		// transaction holds the write lock, so nobody else adds any.
+		above := map[string]int64{}
+		var drops, restores []string
+		for _, t := range deferred {
+			if _, ok := above[t.table]; !ok {
+				var n int64
+				if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM "+t.table).Scan(&n); err != nil {
+					return fmt.Errorf("database: bulk load: %w", err)
+				}
+				above[t.table] = n
 			}
-			if _, err := tx.ExecContext(ctx, st.q, args...); err != nil {
-				return fmt.Errorf("database: bulk load: %s: %w", st.q, err)
+			drops, restores = append(drops, "DROP TRIGGER "+t.name), append(restores, t.sql)
+		}
+		indexes, err := deferredIndexes(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+		for _, ix := range indexes {
+			drops, restores = append(drops, "DROP INDEX "+quoteIdent(ix.name)), append(restores, ix.sql)
+		}
+		if err := execAll(ctx, tx, drops...); err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
+		}
+		if err := load(tx); err != nil {
+			return err
+		}
+		for _, t := range deferred {
+			for _, st := range t.fill {
+				var args []any
+				if st.above {
+					args = append(args, above[t.table])
+				}
+				if _, err := tx.ExecContext(ctx, st.q, args...); err != nil {
+					return fmt.Errorf("database: bulk load: %s: %w", st.q, err)
+				}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, t.sql); err != nil {
-			return fmt.Errorf("database: bulk load: restore %s: %w", t.name, err)
+		// The triggers and indexes come back from their own SQL.
+		if err := execAll(ctx, tx, restores...); err != nil {
+			return fmt.Errorf("database: bulk load: restore: %w", err)
 		}
-	}
-	for _, ix := range indexes {
-		if _, err := tx.ExecContext(ctx, ix.sql); err != nil {
-			return fmt.Errorf("database: bulk load: restore %s: %w", ix.name, err)
-		}
-	}
-	return tx.Commit()
+		return nil
+	})
 }
 
 // deferredIndexes are the plain indexes (CREATE INDEX, not unique: upserts
@@ -170,44 +152,33 @@ func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) err
 // million rows one by one at random places of a B-tree larger than the
 // page cache (client names, invoice ids of payments). A table that already
 // holds rows keeps its indexes: rebuilding those would cost more.
-func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]struct{ name, sql string }, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
+func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]sqlIndex, error) {
+	var all []sqlIndex
+	var ix sqlIndex
+	err := eachRow(ctx, tx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
 		WHERE t.type = 'table' AND l.origin = 'c' AND NOT l."unique" AND i.type = 'index' AND i.name = l.name AND i.sql IS NOT NULL
-		ORDER BY i.name`)
+		ORDER BY i.name`, nil, []any{&ix.table, &ix.name, &ix.sql}, func() { all = append(all, ix) })
 	if err != nil {
 		return nil, err
 	}
-	type index struct{ table, name, sql string }
-	var all []index
-	for rows.Next() {
-		var ix index
-		if err := rows.Scan(&ix.table, &ix.name, &ix.sql); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		all = append(all, ix)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var out []struct{ name, sql string }
 	empty := map[string]bool{}
+	out := all[:0]
 	for _, ix := range all {
-		e, ok := empty[ix.table]
-		if !ok {
+		if _, ok := empty[ix.table]; !ok {
 			var has bool
 			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+quoteIdent(ix.table)+")").Scan(&has); err != nil {
 				return nil, err
 			}
-			e, empty[ix.table] = !has, !has
+			empty[ix.table] = !has
 		}
-		if e {
-			out = append(out, struct{ name, sql string }{ix.name, ix.sql})
+		if empty[ix.table] {
+			out = append(out, ix)
 		}
 	}
 	return out, nil
 }
+
+type sqlIndex struct{ table, name, sql string }
 
 // quoteIdent quotes an SQL identifier.
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -215,17 +186,10 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // deferredTriggers finds the insert triggers Bulk knows how to replace. A
 // trigger of another shape keeps firing row by row: slower, never wrong.
 func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigger, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []deferredTrigger
-	for rows.Next() {
-		var t deferredTrigger
-		if err := rows.Scan(&t.name, &t.table, &t.sql); err != nil {
-			return nil, err
-		}
+	var t deferredTrigger
+	err := eachRow(ctx, tx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", nil, []any{&t.name, &t.table, &t.sql}, func() {
+		t.fill = nil
 		switch t.name {
 		case t.table + "_fts_ai":
 			// Only the trigger this process's searches make (see Migrate).
@@ -244,8 +208,8 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 		if t.fill != nil {
 			out = append(out, t)
 		}
-	}
-	return out, rows.Err()
+	})
+	return out, err
 }
 
 // bulkTotals counts the rows above a rowid as the totals insert trigger
@@ -255,7 +219,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 // table of counts by workspace, day and values; the counters come from it.
 func (d *DB) bulkTotals(t string) []bulkStmt {
 	sel, group := "workspace_id AS w, "+d.sql.dayOf("")+" AS d", "1, 2"
-	cols := d.valueColumns(t)
+	cols := d.values[t]
 	for i, c := range cols {
 		sel += fmt.Sprintf(", %s AS k%d", valueKey(t, c, ""), i)
 		group += fmt.Sprintf(", %d", i+3)
@@ -297,18 +261,97 @@ func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.
 // pages in memory instead of reading them back through the OS page cache.
 // It does nothing on PostgreSQL.
 func (d *DB) BulkCache(ctx context.Context) (restore func()) {
-	if d.Dialect != dialect.SQLite {
-		return func() {}
-	}
 	var cache int64
-	if err := d.Write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
-		return func() {}
-	}
 	// The writer pool holds one connection, kept open (no idle timeout).
-	if _, err := d.Write.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)); err != nil {
+	if d.Dialect != dialect.SQLite || d.Write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache) != nil ||
+		execAll(ctx, d.Write, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)) != nil {
 		return func() {}
 	}
 	return func() {
 		_, _ = d.Write.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
 	}
+}
+
+// A bulk load outside the WAL. In WAL mode every page a load writes goes
+// into the WAL first, and a checkpoint copies it into the database file
+// again afterwards. A million-invoice seed writes ~3 GB there, and each
+// page it reads back (to build the search indexes, counters and plain
+// indexes at the end) is looked up in the WAL index, whose lookups grow
+// with the WAL: in a profile of that pass, 13 % of the time went to
+// walFindFrame alone.
+//
+// In rollback-journal mode, pages past the file's original end — nearly
+// all of a load into empty tables — are written straight into the file,
+// and only the few existing pages the load changes (schema, counters,
+// non-empty tables) are kept in the journal. A crash still undoes the
+// whole load: the next open rolls the hot journal back. The seed went from
+// 76-78 s to ~63 s with this alone.
+//
+// Leaving WAL mode needs the writer to be the file's only connection, so
+// only a load whose caller promises to use the DB for nothing else while it
+// runs (BulkOptions.Alone) tries: alone closes this process's other
+// connections — idle readers, the checkpointer, the data-version
+// connection — and asks for the switch. When another process has the file
+// open, or a reader of this one is busy, the file stays in WAL mode and
+// the load runs there as before, just slower. While the load runs in
+// rollback mode, a reader that arrives waits for it (busy_timeout), as
+// with any rollback-mode writer; and a new connection of this process
+// would try to put the file back in WAL mode. Hence the promise: the bench
+// seeds before it starts the server, and `ledgerbase demo` runs alone in
+// its process (a server on the same file keeps it in WAL mode).
+
+// alone tries to leave WAL mode on conn, the writer. It returns whether it
+// did, and back, which must run once the load's transaction has ended: it
+// returns the file to WAL mode and reopens what alone closed.
+func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
+	if d.ckpt != nil {
+		d.ckpt.stop()
+	}
+	resumeDV := d.dv.suspend()
+	idle := d.Read.Stats().MaxOpenConnections // openSQLite keeps every reader idle
+	d.Read.SetMaxIdleConns(0)                 // closes the idle readers
+	reopen := func() {
+		d.Read.SetMaxIdleConns(idle)
+		resumeDV()
+		// Without it (nil on error) the WAL still gets checkpointed when
+		// the writer closes; the next open starts a checkpointer again.
+		d.ckpt, _ = startCheckpoints(d.Path, d.Write)
+	}
+	if !journalMode(ctx, conn, "DELETE", 0) {
+		reopen()
+		return false, func() {}
+	}
+	return true, func() {
+		ctx := context.WithoutCancel(ctx)
+		if !journalMode(ctx, conn, "WAL", busyTimeout) {
+			// Never hand a rollback-mode writer back: a fresh connection
+			// puts the file in WAL mode again (see init's pragmas).
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		reopen()
+	}
+}
+
+// journalMode asks conn to switch to mode, waiting at most wait for the
+// locks that needs, and reports whether it is in that mode after.
+func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) bool {
+	var now string
+	err := withBusyTimeout(ctx, conn, wait, func() error {
+		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
+	})
+	return err == nil && strings.EqualFold(now, mode)
+}
+
+// withBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it
+// back. A connection whose timeout cannot be set back is discarded: it is
+// never handed back with the short one.
+func withBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn func() error) error {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
+		return err
+	}
+	err := fn()
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds())); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"time"
 )
 
@@ -19,11 +20,11 @@ import (
 // A passive checkpoint cannot catch up with a writer that keeps committing,
 // and SQLite only starts the WAL file over when a write begins with every
 // frame copied. So once the WAL is past restartFrames (and at most once per
-// restartGap), the checkpointer
-// takes the writer connection for a moment and checkpoints the few frames
-// written since its last pass there: the next write then starts the WAL
-// over, and the file stays about that size (a reader still on an older
-// snapshot can delay that, as it delays SQLite's own checkpoints).
+// restartGap), the checkpointer takes the writer connection for a moment
+// and checkpoints the few frames written since its last pass there: the
+// next write then starts the WAL over, and the file stays about that size
+// (a reader still on an older snapshot can delay that, as it delays
+// SQLite's own checkpoints).
 //
 // Durability is unchanged: with synchronous=NORMAL a commit is never fsynced
 // by itself; a checkpoint syncs the WAL before copying it back.
@@ -132,4 +133,25 @@ func (c *checkpointer) stop() {
 	c.cancel()
 	<-c.done
 	c.db.Close()
+}
+
+// Statistics for SQLite's query planner, as sqlite.org/lang_analyze.html
+// advises for long-lived connections: PRAGMA optimize=0x10002 when the
+// database is opened, after a schema change, every optimizeEvery and
+// before it is closed. It runs ANALYZE only on tables whose statistics are
+// missing or out of date, under a temporary analysis limit, so it stays
+// short on a million rows. 0x10000 makes it look at every table, not only
+// those the connection running it has read: that is the writer, and the
+// lists are read by the query-only readers, which cannot write statistics.
+const (
+	optimizeAll   = "PRAGMA optimize=0x10002"
+	optimizeEvery = time.Hour
+)
+
+// optimize runs optimizeAll on the writer. A failure (the file is locked
+// by another process past busy_timeout) leaves the older statistics.
+func optimize(ctx context.Context, w *sql.DB) {
+	if _, err := w.ExecContext(ctx, optimizeAll); err != nil {
+		slog.Default().Warn("database: PRAGMA optimize failed; the query planner keeps its older statistics", "err", err)
+	}
 }

@@ -4,6 +4,7 @@
 package database
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +55,11 @@ type DB struct {
 	// see InTx).
 	batch *batcher
 
-	// values are the columns counted per value, by table (set by Migrate
-	// from the declarations; see valueColumns).
+	// values are, by table, the columns whose values lists filter on
+	// (declared enums and booleans: status, online...), set by Migrate:
+	// rows are also counted per value, so a list filtered on one of them
+	// has an exact total without a scan. Only declared filters are counted:
+	// every counter is one more write in every insert's transaction.
 	values map[string][]string
 	// searches are the word-indexed searches by table (set by Migrate;
 	// Bulk fills their indexes itself).
@@ -156,10 +161,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	n := o.MaxOpenConns
-	if n <= 0 {
-		n = max(8, 4*runtime.NumCPU())
-	}
+	n := cmp.Or(max(o.MaxOpenConns, 0), max(8, 4*runtime.NumCPU()))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	fail := func(err error) (*DB, error) {
@@ -175,8 +177,8 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	dv, err := openDataVersion(path)
-	if err != nil {
+	dv := &dataVersion{path: path}
+	if err := dv.open(); err != nil {
 		ckpt.stop()
 		return fail(err)
 	}
@@ -184,7 +186,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	return &DB{
 		ckpt:    ckpt,
 		dv:      dv,
-		batch:   newBatcher(writer),
+		batch:   &batcher{ent: writer, turn: make(chan struct{}, 1)},
 		Ent:     writer,
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
@@ -200,10 +202,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := o.MaxOpenConns
-	if n <= 0 {
-		n = 4 * runtime.NumCPU()
-	}
+	n := cmp.Or(max(o.MaxOpenConns, 0), 4*runtime.NumCPU())
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(max(o.MaxIdleConns, n))
 	db.SetConnMaxIdleTime(5 * time.Minute)
@@ -251,35 +250,71 @@ func (d *DB) Rebind(q string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(q) + 8)
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
+	for n := 1; ; n++ {
+		before, after, found := strings.Cut(q, "?")
+		b.WriteString(before)
+		if !found {
+			return b.String()
 		}
-		b.WriteByte(q[i])
+		b.WriteString("$" + strconv.Itoa(n))
+		q = after
 	}
-	return b.String()
 }
 
-// QueryStrings is the first column of the rows of q (on a *sql.DB, a *sql.Tx
-// or an *ent.Tx).
-func QueryStrings(ctx context.Context, db interface {
+// querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.
+type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, q string, args ...any) ([]string, error) {
+}
+
+// QueryStrings is the first column of the rows of q.
+func QueryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
+	var out []string
+	var s string
+	err := eachRow(ctx, db, q, args, []any{&s}, func() { out = append(out, s) })
+	return out, err
+}
+
+// eachRow runs q and, for every row, scans it into dest and calls fn.
+func eachRow(ctx context.Context, db querier, q string, args, dest []any, fn func()) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
-		out = append(out, s)
+		fn()
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// execAll runs stmts in order on db (a *sql.DB, *sql.Tx or *sql.Conn); an
+// error names the statement that failed.
+func execAll(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction of db (a *sql.DB or *sql.Conn) and commits
+// it unless fn fails.
+func inTx(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

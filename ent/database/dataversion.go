@@ -26,14 +26,6 @@ type dataVersion struct {
 	base, last int64
 }
 
-func openDataVersion(path string) (*dataVersion, error) {
-	v := &dataVersion{path: path}
-	if err := v.open(); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 func (v *dataVersion) open() error {
 	// Its one statement stays prepared (_stmt_cache_size): it runs on every
 	// cached read, and parsing it cost more than running it.
@@ -56,15 +48,11 @@ func (v *dataVersion) open() error {
 // anything was committed to the database in between, and ok. Readings are
 // only comparable with each other, within one open DB. On PostgreSQL ok is
 // false: there is no such counter.
-func (d *DB) DataVersion(ctx context.Context) (v int64, ok bool, err error) {
-	if d.dv == nil {
+func (d *DB) DataVersion(ctx context.Context) (n int64, ok bool, err error) {
+	v := d.dv
+	if v == nil {
 		return 0, false, nil
 	}
-	return d.dv.ask(ctx)
-}
-
-// ask runs PRAGMA data_version.
-func (v *dataVersion) ask(ctx context.Context) (int64, bool, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.conn == nil {
@@ -72,7 +60,6 @@ func (v *dataVersion) ask(ctx context.Context) (int64, bool, error) {
 			return 0, false, err
 		}
 	}
-	var n int64
 	if err := v.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&n); err != nil {
 		return 0, false, err
 	}

@@ -32,9 +32,6 @@ type sqlDialect interface {
 	// foldTokens splits q as the word index folds it, when SearchTokens
 	// would not (ok false: SearchTokens folds it alike).
 	foldTokens(ctx context.Context, d *DB, q string) ([]string, bool, error)
-	// cachesProbes: word lookups of a workspace are kept while its table
-	// is unchanged (SQLite reads a common word's whole doclist).
-	cachesProbes() bool
 	// dayOf is the SQL of a row's UTC day of creation, "2006-01-02".
 	dayOf(ref string) string
 	// dayBound is the argument of "created_at < ?" for the start of day.

@@ -3,6 +3,10 @@ package database
 import (
 	"context"
 	"sync"
+
+	"entgo.io/ent/dialect"
+
+	"github.com/ledgerbase/ledgerbase/ent"
 )
 
 // genCache keeps values derived from the database while a gen counter read
@@ -18,15 +22,11 @@ type genEntry[V any] struct {
 	v   V
 }
 
-func (c *genCache[V]) get(key string, gen int64) (V, bool) {
-	c.mu.Lock()
-	e, ok := c.m[key]
-	c.mu.Unlock()
-	if !ok || e.gen != gen {
-		var zero V
-		return zero, false
+func (c *genCache[V]) get(key string, gen int64) (v V, ok bool) {
+	if last, g, ok := c.last(key); ok && g == gen {
+		return last, true
 	}
-	return e.v, true
+	return v, false
 }
 
 // last is the value kept under key whatever its gen, and that gen: a start
@@ -83,15 +83,52 @@ func (c *genCache[V]) reset() {
 	c.mu.Unlock()
 }
 
-// tableGen is the sum of the gen of a workspace table's list counters: it
-// grows on every insert and delete (and the triggers that need it bump it
-// on updates), so what was derived from the table holds while it does.
-func (d *DB) tableGen(ctx context.Context, workspaceID, table string) (int64, error) {
-	var gen int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&gen)
-	return gen, err
+// tableGenSQL reads a table's gen, the sum of the gen of a workspace
+// table's list counters (arguments: workspace, table): it grows on every
+// insert and delete (and the triggers that need it bump it on updates), so
+// what was derived from the table holds while it does. Find runs it as a
+// subquery beside the values' gen.
+const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"
+
+// TxMemo keeps what a SQLite write transaction read, for the rest of that
+// transaction: SQLite lets one connection write at a time, so until the
+// transaction ends only its own statements change what it read, and a
+// caller that updates the memo with them can skip the read next time
+// (group commit runs many writes in one transaction). On PostgreSQL, whose
+// writers run side by side, it keeps nothing. One slot: a value read in
+// another transaction is never answered.
+type TxMemo[V any] struct {
+	mu   sync.Mutex
+	tx   *ent.Tx
+	vals map[string]V
 }
 
-// tableGenSQL reads tableGen (arguments: workspace, table); Find runs it as
-// a subquery beside the values' gen.
-const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"
+// Get answers the value kept for key in tx.
+func (m *TxMemo[V]) Get(d *DB, tx *ent.Tx, key string) (v V, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d.Dialect != dialect.Postgres && m.tx == tx {
+		v, ok = m.vals[key]
+	}
+	return v, ok
+}
+
+// Put keeps v for key in tx.
+func (m *TxMemo[V]) Put(d *DB, tx *ent.Tx, key string, v V) {
+	if d.Dialect == dialect.Postgres {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tx != tx {
+		m.tx, m.vals = tx, map[string]V{}
+	}
+	m.vals[key] = v
+}
+
+// Forget drops everything kept: the caller changed what it depends on.
+func (m *TxMemo[V]) Forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tx, m.vals = nil, nil
+}

@@ -25,7 +25,7 @@ type Search struct {
 	// index instead, see search.go.
 	Few []string
 	// Counted are the table's enum and boolean columns that lists filter
-	// on: rows are counted per value of each (see valueColumns). A Search
+	// on: rows are counted per value of each (see DB.values). A Search
 	// may carry only these, with no Columns.
 	Counted []string
 }
@@ -42,13 +42,7 @@ func (s Search) few() string {
 // words are the columns of the word index (FTS4 or GIN).
 func (s Search) words() []string {
 	few := s.few()
-	var out []string
-	for _, c := range s.Columns {
-		if c != few {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(s.Columns), func(c string) bool { return c == few })
 }
 
 // schemaCreate serialises ent's schema creation within the process: it
@@ -66,7 +60,7 @@ func createSchema(ctx context.Context, s *migrate.Schema) error {
 
 // retiredIndexes were declared once and are dropped where they remain: the
 // events log lists by seq and bounds its ids instead (ent/schema/events.go).
-var retiredIndexes = []string{"event_created_at", "event_workspace_id_created_at_id"}
+var retiredIndexes = []string{"DROP INDEX IF EXISTS event_created_at", "DROP INDEX IF EXISTS event_workspace_id_created_at_id"}
 
 // Migrate brings the schema up to date: ent's tables and indexes, then the
 // search indexes. It is safe to run on every start and from several processes.
@@ -75,10 +69,8 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
 	// ent adds indexes but never drops one the schema no longer declares.
-	for _, name := range retiredIndexes {
-		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
-			return fmt.Errorf("database: drop index %s: %w", name, err)
-		}
+	if err := execAll(ctx, d.Write, retiredIndexes...); err != nil {
+		return fmt.Errorf("database: %w", err)
 	}
 	d.setValueColumns(searches)
 	if err := d.migrateTotals(ctx); err != nil {
@@ -118,13 +110,10 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 // MergeSearches joins the columns of resources that share a table (items and products).
 func MergeSearches(in []Search) []Search {
 	var out []Search
-	idx := map[string]int{}
 	for _, s := range in {
-		i, ok := idx[s.Table]
-		if !ok {
-			idx[s.Table] = len(out)
-			out = append(out, Search{Table: s.Table})
-			i = len(out) - 1
+		i := slices.IndexFunc(out, func(o Search) bool { return o.Table == s.Table })
+		if i < 0 {
+			i, out = len(out), append(out, Search{Table: s.Table})
 		}
 		out[i].Columns = appendNew(out[i].Columns, s.Columns...)
 		out[i].Few = appendNew(out[i].Few, s.Few...)
@@ -157,9 +146,7 @@ func document(prefix string, cols []string) string {
 // count read only the caller's workspace's part of the index.
 const searchWorkspaces = "search_workspaces"
 
-func hasWorkspaceColumn(table string) bool {
-	return slices.Contains(countedTables(), table)
-}
+func hasWorkspaceColumn(table string) bool { return countedSet()[table] }
 
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {
@@ -181,28 +168,20 @@ func (d *DB) rebuild(ctx context.Context, versionTable, marker string, broken fu
 	if have == marker && (broken == nil || !broken(ctx)) {
 		return nil
 	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if d.Dialect == dialect.Postgres {
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE "+versionTable+" IN EXCLUSIVE MODE"); err != nil {
+	return inTx(ctx, d.Write, func(tx *sql.Tx) error {
+		if d.Dialect == dialect.Postgres {
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE "+versionTable+" IN EXCLUSIVE MODE"); err != nil {
+				return err
+			}
+		}
+		stmts, err := build(tx)
+		if err != nil {
 			return err
 		}
-	}
-	stmts, err := build(tx)
-	if err != nil {
-		return err
-	}
-	stmts = append(stmts, "DELETE FROM "+versionTable)
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
+		if err := execAll(ctx, tx, append(stmts, "DELETE FROM "+versionTable)...); err != nil {
+			return err
 		}
-	}
-	if _, err := tx.ExecContext(ctx, d.Rebind("INSERT INTO "+versionTable+" (v) VALUES (?)"), marker); err != nil {
+		_, err = tx.ExecContext(ctx, d.Rebind("INSERT INTO "+versionTable+" (v) VALUES (?)"), marker)
 		return err
-	}
-	return tx.Commit()
+	})
 }

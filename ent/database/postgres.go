@@ -18,7 +18,6 @@ func (postgresSQL) jsonList() string { return "(SELECT jsonb_array_elements_text
 func (postgresSQL) jsonAgg(col string) string {
 	return "COALESCE(json_agg(" + col + ")::text, '[]')"
 }
-func (postgresSQL) cachesProbes() bool                                     { return false }
 func (postgresSQL) manyAmong(cond string) string                           { return cond }
 func (postgresSQL) dayBound(day time.Time) any                             { return day }
 func (postgresSQL) boolText(b bool) string                                 { return fmt.Sprint(b) }
@@ -35,15 +34,12 @@ func (postgresSQL) foldTokens(context.Context, *DB, string) ([]string, bool, err
 }
 
 func (postgresSQL) wordsCond(s Search, _ string, toks []string, or bool) (string, []any, string) {
-	parts := make([]string, len(toks))
-	for i, t := range toks {
-		parts[i] = t + ":*"
-	}
 	op := " & "
 	if or {
 		op = " | "
 	}
-	return postgresVector("t.", s.words()) + " @@ to_tsquery('simple', ?)", []any{strings.Join(parts, op)}, ""
+	// Each token a prefix: "ab:* & cd:*" (toks is never empty).
+	return postgresVector("t.", s.words()) + " @@ to_tsquery('simple', ?)", []any{strings.Join(toks, ":*"+op) + ":*"}, ""
 }
 
 func (postgresSQL) dayOf(ref string) string {
@@ -57,10 +53,6 @@ func (postgresSQL) dropTrigger(name, table string) string {
 func (postgresSQL) newValueTrigger(body string) []string {
 	return []string{plpgsql(valuesTable+"_new", strings.ReplaceAll(body, "new.", "NEW.")),
 		fmt.Sprintf("CREATE TRIGGER %[1]s_new AFTER INSERT ON %[1]s FOR EACH ROW EXECUTE FUNCTION %[1]s_new()", valuesTable)}
-}
-
-func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
-	return d.postgresSearch(ctx, s)
 }
 
 func plpgsql(name, body string) string {
@@ -114,7 +106,7 @@ func postgresVector(prefix string, cols []string) string {
 	return fmt.Sprintf(`to_tsvector('simple'::regconfig, regexp_replace(lower(%s), '[^[:alnum:]]+', ' ', 'g'))`, document(prefix, cols))
 }
 
-func (d *DB) postgresSearch(ctx context.Context, s Search) error {
+func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	name := ""
 	if cols := s.words(); len(cols) > 0 {
 		vec := postgresVector("", cols)
@@ -126,41 +118,23 @@ func (d *DB) postgresSearch(ctx context.Context, s Search) error {
 		// left 63,000 entries there, and a lookup of a word nothing holds
 		// took 10.6 ms instead of 0.09 ms. Indexes made before this are
 		// switched, and what they queued is merged, on every start.
-		for _, q := range []string{
+		if err := execAll(ctx, d.Write,
 			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
 			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),
-			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name),
-		} {
-			if _, err := d.Write.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
-			}
+			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name)); err != nil {
+			return err
 		}
 	}
 	// Drop indexes of earlier column sets.
-	old, err := QueryStrings(ctx, d.Write, "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	drops, err := QueryStrings(ctx, d.Write, "SELECT 'DROP INDEX IF EXISTS ' || indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err
 	}
-	for _, n := range old {
-		if _, err := d.Write.ExecContext(ctx, "DROP INDEX IF EXISTS "+n); err != nil {
-			return err
-		}
-	}
-	return nil
+	return execAll(ctx, d.Write, drops...)
 }
 
 func (postgresSQL) totalsTriggers(d *DB, t string) []string {
-	values := func(rows, sign string) string {
-		q := ""
-		for _, c := range d.valueColumns(t) {
-			q += fmt.Sprintf(`
-	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
-	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
-		}
-		return q
-	}
 	add := func(rows, sign string) string {
 		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
 	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
@@ -169,7 +143,13 @@ func (postgresSQL) totalsTriggers(d *DB, t string) []string {
 	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3 ORDER BY 1, 3
 	ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = %[6]s.n + EXCLUDED.n;`,
 			totalsTable, t, totalShards, sign, rows, daysTable, d.sql.dayOf(""))
-		return q + values(rows, sign)
+		for _, c := range d.values[t] {
+			q += fmt.Sprintf(`
+	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
+	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
+	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
+		}
+		return q
 	}
 	// An update moves rows between values: minus the old, plus the new, netted
 	// per value, so an update that keeps the value touches no counter. Rows
@@ -177,7 +157,7 @@ func (postgresSQL) totalsTriggers(d *DB, t string) []string {
 	// "partially_paid" once took two random shards of one counter in
 	// opposite orders, and PostgreSQL found a deadlock.
 	moved := ""
-	for _, c := range d.valueColumns(t) {
+	for _, c := range d.values[t] {
 		moved += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
 	SELECT workspace_id, k, floor(random() * %[3]d)::int, SUM(d) FROM (

@@ -1,6 +1,7 @@
 package database
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"entgo.io/ent/dialect"
 )
 
 // How `q` is answered.
@@ -61,9 +64,6 @@ func init() { probeCap.Store(2000) }
 // returns the previous value.
 func SetProbeCap(n int) int { return int(probeCap.Swap(int64(n))) }
 
-// valueIndex is the index that pages the rows of a few-valued column.
-func valueIndex(table, col string) string { return table + "_" + col + "_newest" }
-
 func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 	var few []Search
 	var sig []string
@@ -77,42 +77,38 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 	return d.rebuild(ctx, "search_values_version", marker, nil, func(*sql.Tx) ([]string, error) {
 		// Cached values of an earlier schema must not survive a rebuild.
 		valuesCache.reset()
-		return d.valuesSchema(few), nil
-	})
-}
-
-// valuesSchema is the SQL that builds the distinct-value counts of few's
-// columns from scratch.
-func (d *DB) valuesSchema(few []Search) []string {
-	var stmts []string
-	for _, t := range countedTables() {
-		for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
-			stmts = append(stmts, d.sql.dropTrigger(t+suffix, t))
+		// The distinct-value counts of few's columns, built from scratch.
+		var stmts []string
+		for _, t := range countedTables() {
+			for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
+				stmts = append(stmts, d.sql.dropTrigger(t+suffix, t))
+			}
 		}
-	}
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
-		`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
+			`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, value, shard))`,
-		// gen grows whenever a workspace gets a new value, so the cached
-		// list of values knows when to reload.
-		`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
+			// gen grows whenever a workspace gets a new value, so the cached
+			// list of values knows when to reload.
+			`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
 			PRIMARY KEY (workspace_id, tbl))`,
-		// Each new value under the gen it made, so a reload reads only those.
-		`CREATE TABLE `+valuesLog+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL, value TEXT NOT NULL)`,
-		`CREATE INDEX `+valuesLog+`_gen ON `+valuesLog+` (workspace_id, tbl, gen)`)
-	bumpGen := fmt.Sprintf("INSERT INTO %[1]s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
-		"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %[1]s.gen + 1; "+
-		"INSERT INTO %[2]s (workspace_id, tbl, gen, value) SELECT workspace_id, tbl, gen, new.value FROM %[1]s "+
-		"WHERE workspace_id = new.workspace_id AND tbl = new.tbl;", valuesGen, valuesLog)
-	stmts = append(stmts, d.sql.newValueTrigger(bumpGen)...)
-	for _, s := range few {
-		t, c := s.Table, s.few()
-		stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (workspace_id, %s, created_at, id)", valueIndex(t, c), t, c))
-		stmts = append(stmts, d.sql.valuesTriggers(t, c)...)
-		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
-			valuesTable, t, c, t))
-	}
-	return stmts
+			// Each new value under the gen it made, so a reload reads only those.
+			`CREATE TABLE `+valuesLog+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL, value TEXT NOT NULL)`,
+			`CREATE INDEX `+valuesLog+`_gen ON `+valuesLog+` (workspace_id, tbl, gen)`)
+		bumpGen := fmt.Sprintf("INSERT INTO %[1]s (workspace_id, tbl, gen) VALUES (new.workspace_id, new.tbl, 1) "+
+			"ON CONFLICT (workspace_id, tbl) DO UPDATE SET gen = %[1]s.gen + 1; "+
+			"INSERT INTO %[2]s (workspace_id, tbl, gen, value) SELECT workspace_id, tbl, gen, new.value FROM %[1]s "+
+			"WHERE workspace_id = new.workspace_id AND tbl = new.tbl;", valuesGen, valuesLog)
+		stmts = append(stmts, d.sql.newValueTrigger(bumpGen)...)
+		for _, s := range few {
+			t, c := s.Table, s.few()
+			// The index that pages the rows of a few-valued column.
+			stmts = append(stmts, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %[1]s_%[2]s_newest ON %[1]s (workspace_id, %[2]s, created_at, id)", t, c))
+			stmts = append(stmts, d.sql.valuesTriggers(t, c)...)
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, value, shard, n) SELECT workspace_id, '%s', coalesce(%s, ''), 0, COUNT(*) FROM %s GROUP BY 1, 3",
+				valuesTable, t, c, t))
+		}
+		return stmts, nil
+	})
 }
 
 // values are a workspace's distinct values of a table's Few column, with
@@ -138,17 +134,12 @@ func (x *values) index(added []wordOf) {
 	if len(added) == 0 {
 		return
 	}
-	cmp := func(a, b wordOf) int {
-		if c := strings.Compare(a.word, b.word); c != 0 {
-			return c
-		}
-		return a.val - b.val
-	}
-	slices.SortFunc(added, cmp)
+	order := func(a, b wordOf) int { return cmp.Or(strings.Compare(a.word, b.word), a.val-b.val) }
+	slices.SortFunc(added, order)
 	merged := make([]wordOf, 0, len(x.byWord)+len(added))
 	old := x.byWord
 	for len(old) > 0 && len(added) > 0 {
-		if cmp(old[0], added[0]) <= 0 {
+		if order(old[0], added[0]) <= 0 {
 			merged, old = append(merged, old[0]), old[1:]
 		} else {
 			merged, added = append(merged, added[0]), added[1:]
@@ -201,22 +192,25 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	if err != nil {
 		return nil, err
 	}
-	c := old.extend()
-	n := len(c.vals)
-	for _, v := range vals {
-		if _, dup := c.at[v]; !dup {
-			c.at[v] = len(c.vals)
-			c.vals = append(c.vals, v)
-		}
+	// A copy to add values to: old may be in use by other searches, and is
+	// never changed.
+	c := &values{at: map[string]int{}}
+	if old != nil {
+		c = &values{vals: slices.Clip(old.vals), at: maps.Clone(old.at), byWord: old.byWord}
 	}
 	var added []wordOf
-	for i := n; i < len(c.vals); i++ {
+	for _, v := range vals {
+		if _, dup := c.at[v]; dup {
+			continue
+		}
+		i := len(c.vals)
+		c.at[v], c.vals = i, append(c.vals, v)
 		var words []string
-		if ascii(c.vals[i]) {
-			words = SearchTokens(c.vals[i]) // what unicode61 and PostgreSQL's fold make of ASCII
+		if ascii(v) {
+			words = SearchTokens(v) // what unicode61 and PostgreSQL's fold make of ASCII
 		} else {
 			var w sql.NullString
-			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), c.vals[i]).Scan(&w); err != nil {
+			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), v).Scan(&w); err != nil {
 				return nil, err
 			}
 			words = strings.Fields(w.String)
@@ -230,60 +224,8 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	return c, nil
 }
 
-// extend is a copy of x to add values to (x may be in use by other
-// searches: it is never changed), or an empty set when x is nil.
-func (x *values) extend() *values {
-	if x == nil {
-		return &values{at: map[string]int{}}
-	}
-	return &values{vals: slices.Clip(x.vals), at: maps.Clone(x.at), byWord: x.byWord}
-}
-
-// queryTokens are q's first maxTokens words folded as the word index folds
-// them, without repeats.
-func (d *DB) queryTokens(ctx context.Context, q string) ([]string, error) {
-	toks, folded, err := d.sql.foldTokens(ctx, d, q)
-	if err != nil {
-		return nil, err
-	}
-	if !folded {
-		toks = SearchTokens(q)
-	}
-	if len(toks) > maxTokens {
-		toks = toks[:maxTokens]
-	}
-	return appendNew(nil, toks...), nil
-}
-
-// intersect is the elements of both ascending lists.
-func intersect(a, b []int) []int {
-	var out []int
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			a = a[1:]
-		case a[0] > b[0]:
-			b = b[1:]
-		default:
-			out = append(out, a[0])
-			a, b = a[1:], b[1:]
-		}
-	}
-	return out
-}
-
 func ascii(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
-}
-
-// coversAll reports whether every token of toks starts one of words.
-func coversAll(words, toks []string) bool {
-	for _, t := range toks {
-		if !slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, t) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // Found is the answer of Find.
@@ -306,9 +248,10 @@ type Found struct {
 	sub string
 }
 
-// paged is the Found of a page whose keys (a JSON array) the search read.
-func (d *DB) paged(total int64, keys string, ids []string) Found {
-	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{keys}, Counted: true, Total: total, Page: true, IDs: ids}
+// paged is the Found of a page whose keys the search read.
+func (d *DB) paged(total int64, keys []any, ids []string) Found {
+	b, _ := json.Marshal(keys)
+	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{string(b)}, Counted: true, Total: total, Page: true, IDs: ids}
 }
 
 // search is one q being answered.
@@ -318,10 +261,10 @@ type search struct {
 	wsID  string
 	toks  []string
 	vals  *values
-	cover [][]int // per token, the values it starts a word of
-	full  []int   // the values that cover every token
-	bare  []int   // the tokens no value covers
-	cap   int     // probeCap, read once
+	cover [][]int  // per token, the values it starts a word of
+	full  []int    // the values that cover every token
+	bare  []string // the tokens no value covers
+	cap   int      // probeCap, read once
 	// probeCached: small probe answers are cached while the table's
 	// generation, tableGen (read with the values' at the start), holds.
 	probeCached bool
@@ -334,12 +277,20 @@ type search struct {
 // has no other condition) it also counts the matches and picks the page at
 // offset, when that is cheap; otherwise it answers a condition.
 func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, offset, limit int) (Found, error) {
-	toks, err := d.queryTokens(ctx, q)
-	if err != nil || len(toks) == 0 {
+	// q's first maxTokens words folded as the word index folds them,
+	// without repeats.
+	toks, folded, err := d.sql.foldTokens(ctx, d, q)
+	if err != nil {
 		return Found{}, err
 	}
+	if !folded {
+		toks = SearchTokens(q)
+	}
+	if toks = appendNew(nil, toks[:min(len(toks), maxTokens)]...); len(toks) == 0 {
+		return Found{}, nil
+	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
-		probeCached: d.sql.cachesProbes() && hasWorkspaceColumn(s.Table)}
+		probeCached: d.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table)}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {
@@ -355,13 +306,12 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 	for ti, t := range toks {
 		x.cover[ti] = x.vals.startedBy(t)
 		if len(x.cover[ti]) == 0 {
-			x.bare = append(x.bare, ti)
+			x.bare = append(x.bare, t)
 		}
-		if ti == 0 {
-			x.full = x.cover[0]
-		} else {
-			x.full = intersect(x.full, x.cover[ti])
-		}
+	}
+	x.full = slices.Clone(x.cover[0])
+	for _, c := range x.cover[1:] {
+		x.full = slices.DeleteFunc(x.full, func(vi int) bool { _, in := slices.BinarySearch(c, vi); return !in })
 	}
 	if whole {
 		f, ok, err := x.page(ctx, offset, limit)
@@ -397,19 +347,14 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 		return Found{}, err
 	}
 	f.Counted = true
-	if !x.fewMatches(ctx, f.Total) {
+	// Fetching every match by key and sorting them (about 5 µs a row:
+	// scattered table pages) beats walking the newest-first index until the
+	// page is found (about 0.2 µs an entry, rows/matches entries per match)
+	// while matches² · 25 ≤ (offset+limit) · rows.
+	if rows, ok := d.Count(ctx, x.wsID, x.s.Table, ""); ok && f.Total*f.Total*25 > int64(x.offset+x.limit)*rows {
 		f.Cond = d.sql.manyAmong(f.Cond)
 	}
 	return f, nil
-}
-
-// fewMatches reports whether fetching every match by key and sorting them
-// (about 5 µs a row: scattered table pages) beats walking the newest-first
-// index until the page is found (about 0.2 µs an entry, rows/matches
-// entries per match): matches² · 25 ≤ (offset+limit) · rows.
-func (x *search) fewMatches(ctx context.Context, matches int64) bool {
-	rows, ok := x.d.Count(ctx, x.wsID, x.s.Table, "")
-	return !ok || matches*matches*25 <= int64(x.offset+x.limit)*rows
 }
 
 // searchGens are the generations a search of a table depends on: the
@@ -443,11 +388,7 @@ func (x *search) cond() Found {
 		if !hasWords {
 			return Found{Cond: "1 = 0"}
 		}
-		toks := make([]string, len(x.bare))
-		for i, ti := range x.bare {
-			toks[i] = x.toks[ti]
-		}
-		c, a, sub := d.sql.wordsCond(s, x.wsID, toks, false)
+		c, a, sub := d.sql.wordsCond(s, x.wsID, x.bare, false)
 		if len(x.bare) == len(x.toks) && sub != "" {
 			return Found{Cond: c, Args: a, sub: sub}
 		}
@@ -489,17 +430,16 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		}
 		// Every match has the bare tokens in the word index: look up the
 		// longest (the rarest, as a rule) alone.
-		ti := slices.MaxFunc(x.bare, func(a, b int) int { return len(x.toks[a]) - len(x.toks[b]) })
-		keys, n, err := x.probe(ctx, []string{x.toks[ti]}, false)
+		t := slices.MaxFunc(x.bare, func(a, b string) int { return len(a) - len(b) })
+		keys, n, err := x.probe(ctx, []string{t}, false)
 		if err != nil || n > x.cap {
 			return Found{}, false, err
 		}
-		m, err := x.check(ctx, keys, true) // q has other tokens (one returned above)
+		m, err := x.check(ctx, keys)
 		if err != nil {
 			return Found{}, false, err
 		}
-		keys, ids := window(m, offset, limit)
-		return x.d.paged(int64(len(m)), keys, ids), true, nil
+		return x.d.window(m, offset, limit), true, nil
 	}
 	// Every token starts a word of some value: the rows of the values that
 	// cover all tokens match, plus rows that need the word index for some
@@ -511,24 +451,19 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			return Found{}, false, err
 		}
 		if n > 0 {
-			m, err := x.check(ctx, keys, true)
+			m, err := x.check(ctx, keys)
 			if err != nil {
 				return Found{}, false, err
 			}
-			full := map[string]bool{}
-			for _, vi := range x.full {
-				full[x.vals.vals[vi]] = true
-			}
-			for _, r := range m {
-				if !full[r.value] {
-					extra = append(extra, r)
-				}
-			}
+			extra = slices.DeleteFunc(m, func(r match) bool {
+				vi, known := x.vals.at[r.value]
+				_, full := slices.BinarySearch(x.full, vi)
+				return known && full
+			})
 		}
 	}
 	if len(x.full) == 0 {
-		keys, ids := window(extra, offset, limit)
-		return x.d.paged(int64(len(extra)), keys, ids), true, nil
+		return x.d.window(extra, offset, limit), true, nil
 	}
 	d, t, few := x.d, x.s.Table, x.s.few()
 	// One value (a whole name) is a key lookup; several go through a list.
@@ -569,9 +504,9 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			args = append(args, x.wsID, x.valueList(x.full))
 		}
 		if len(extra) > 0 {
-			keys, _ := window(extra, 0, len(extra))
-			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+d.sql.rowKey()+" IN "+d.sql.jsonList())
-			args = append(args, keys)
+			all := d.window(extra, 0, len(extra))
+			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+all.Cond)
+			args = append(args, all.Args...)
 		}
 		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
 		args = append(args, offset)
@@ -586,22 +521,11 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 // page is empty.
 func (x *search) pageRows(ctx context.Context, q string, args []any, count string) (Found, error) {
 	d := x.d
-	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), args...)
-	if err != nil {
-		return Found{}, err
-	}
-	defer rows.Close()
 	var total int64
 	keys, ids := []any{}, []string{}
-	for rows.Next() {
-		var k any
-		var id string
-		if err := rows.Scan(&k, &id, &total); err != nil {
-			return Found{}, err
-		}
-		keys, ids = append(keys, k), append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
+	var k any
+	var id string
+	if err := eachRow(ctx, d.Read, d.Rebind(q), args, []any{&k, &id, &total}, func() { keys, ids = append(keys, k), append(ids, id) }); err != nil {
 		return Found{}, err
 	}
 	if len(keys) == 0 {
@@ -609,8 +533,7 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 			return Found{}, err
 		}
 	}
-	b, _ := json.Marshal(keys)
-	return d.paged(total, string(b), ids), nil
+	return d.paged(total, keys, ids), nil
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
@@ -627,14 +550,13 @@ type match struct {
 	id, value string
 }
 
-// window is the keys of m's page at offset, as a JSON array, and their ids.
-func window(m []match, offset, limit int) (string, []string) {
+// window is the Found of m's page at offset.
+func (d *DB) window(m []match, offset, limit int) Found {
 	keys, ids := []any{}, []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
 		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
 	}
-	b, _ := json.Marshal(keys)
-	return string(b), ids
+	return d.paged(int64(len(m)), keys, ids)
 }
 
 // probe looks toks up in the word index (all of them, or with or any), and
@@ -653,10 +575,9 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	// after the "inv" of every invoice number), so small answers are kept
 	// while the workspace's word index is unchanged.
 	var key string
-	gen, cache := x.tableGen, x.probeCached
-	if cache {
+	if x.probeCached {
 		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, match, x.cap)
-		if p, ok := probeCache.get(key, gen); ok {
+		if p, ok := probeCache.get(key, x.tableGen); ok {
 			return p.keys, p.n, nil
 		}
 	}
@@ -665,8 +586,8 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	if err := d.Read.QueryRowContext(ctx, d.Rebind(q), args...).Scan(&keys, &n); err != nil {
 		return "", 0, err
 	}
-	if cache && n <= 16 {
-		probeCache.put(key, gen, probed{keys: keys, n: n})
+	if x.probeCached && n <= 16 {
+		probeCache.put(key, x.tableGen, probed{keys: keys, n: n})
 	}
 	return keys, n, nil
 }
@@ -678,36 +599,28 @@ type probed struct {
 
 var probeCache genCache[probed]
 
-// check reads the rows of keys newest first and, with verify, keeps those
-// where every token starts a word of a searched column.
-func (x *search) check(ctx context.Context, keys string, verify bool) ([]match, error) {
+// check reads the rows of keys newest first and keeps those where every
+// token starts a word of a searched column.
+func (x *search) check(ctx context.Context, keys string) ([]match, error) {
 	d, s := x.d, x.s
 	few := "''"
 	if s.few() != "" {
 		few = "coalesce(t." + s.few() + ", '')"
 	}
-	words := "''"
-	if verify {
-		words = "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
-	}
+	words := "coalesce(" + d.sql.wordsOf(document("t.", s.Columns)) + ", '')"
 	q := "SELECT " + d.sql.rowKey() + ", t.id, " + few + ", " + words + " FROM " + s.Table + " t WHERE " + d.sql.rowKey() + " IN " + d.sql.jsonList() +
 		" ORDER BY t.created_at DESC, t.id DESC"
-	rows, err := d.Read.QueryContext(ctx, d.Rebind(q), keys)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []match
-	for rows.Next() {
-		var m match
-		var w string
-		if err = rows.Scan(&m.key, &m.id, &m.value, &w); err != nil {
-			return nil, err
-		}
-		if verify && !coversAll(strings.Fields(w), x.toks) {
-			continue
+	var m match
+	var w string
+	err := eachRow(ctx, d.Read, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
+		fields := strings.Fields(w)
+		for _, t := range x.toks {
+			if !slices.ContainsFunc(fields, func(f string) bool { return strings.HasPrefix(f, t) }) {
+				return // t starts none of the row's words
+			}
 		}
 		out = append(out, m)
-	}
-	return out, rows.Err()
+	})
+	return out, err
 }

@@ -15,7 +15,6 @@ type sqliteSQL struct{}
 func (sqliteSQL) rowKey() string            { return "t.rowid" }
 func (sqliteSQL) jsonList() string          { return "(SELECT value FROM json_each(?))" }
 func (sqliteSQL) jsonAgg(col string) string { return "json_group_array(" + col + ")" }
-func (sqliteSQL) cachesProbes() bool        { return true }
 
 // wordsOf reads the words from search_tokenize, which splits text exactly
 // as the FTS tables do.
@@ -34,15 +33,12 @@ func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, boo
 }
 
 func (sqliteSQL) wordsCond(s Search, wsID string, toks []string, or bool) (string, []any, string) {
-	parts := make([]string, len(toks))
-	for i, t := range toks {
-		parts[i] = t + "*"
-	}
 	op := " "
 	if or {
 		op = " OR "
 	}
-	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(parts, op)}
+	// Each token a prefix: "ab* cd*" (toks is never empty).
+	sub, args := "SELECT docid FROM "+s.Table+"_fts WHERE body MATCH ?", []any{strings.Join(toks, "*"+op) + "*"}
 	if hasWorkspaceColumn(s.Table) {
 		sub += " AND lid = (SELECT lid FROM " + searchWorkspaces + " WHERE workspace_id = ?)"
 		args = append(args, wsID)
@@ -145,10 +141,8 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	if len(cols) == 0 {
 		stmts = append(stmts, drops...)
 	}
-	for _, q := range stmts {
-		if _, err := d.Write.ExecContext(ctx, q); err != nil {
-			return err
-		}
+	if err := execAll(ctx, d.Write, stmts...); err != nil {
+		return err
 	}
 	if len(cols) == 0 {
 		return nil
@@ -168,31 +162,20 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	if haveTrigger == triggers[0] && haveTable == create {
 		return nil
 	}
-	tx, err := d.Write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	fill := fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table)
-	if hasWorkspaceColumn(s.Table) {
-		fill = fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
-			fts, document("t.", cols), s.Table, searchWorkspaces)
-	}
 	stmts = append(drops, create)
 	if hasWorkspaceColumn(s.Table) {
-		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table))
+		stmts = append(stmts, fmt.Sprintf("INSERT OR IGNORE INTO %s (workspace_id) SELECT DISTINCT workspace_id FROM %s", searchWorkspaces, s.Table),
+			fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT t.rowid, %s, w.lid FROM %s t JOIN %s w ON w.workspace_id = t.workspace_id",
+				fts, document("t.", cols), s.Table, searchWorkspaces))
+	} else {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table))
 	}
-	stmts = append(stmts, fill,
+	stmts = append(stmts,
 		// Few, large segments keep prefix queries fast; automerge keeps them
 		// few as rows arrive one transaction at a time.
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
-	for _, q := range append(stmts, triggers...) {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return tx.Commit()
+	return inTx(ctx, d.Write, func(tx *sql.Tx) error { return execAll(ctx, tx, append(stmts, triggers...)...) })
 }
 
 func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
@@ -206,13 +189,13 @@ func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
 	}
 	body := func(ref string, delta int) string {
 		b := up("'"+t+"'", ref, delta) + " " + day(ref, delta)
-		for _, c := range d.valueColumns(t) {
+		for _, c := range d.values[t] {
 			b += " " + up(valueKey(t, c, ref), ref, delta)
 		}
 		return b
 	}
 	out := append(sqliteTrigger(t+"_totals_ai", "INSERT ON "+t, body("new.", 1)), sqliteTrigger(t+"_totals_ad", "DELETE ON "+t, body("old.", -1))...)
-	for _, c := range d.valueColumns(t) {
+	for _, c := range d.values[t] {
 		out = append(out, sqliteTrigger(t+"_totals_"+c+"_au", fmt.Sprintf("UPDATE OF %[2]s ON %[1]s WHEN old.%[2]s IS NOT new.%[2]s", t, c),
 			up(valueKey(t, c, "old."), "old.", -1)+" "+up(valueKey(t, c, "new."), "new.", 1))...)
 	}

@@ -68,13 +68,7 @@ func sumsTables() []string {
 }
 
 func sumsOf(table string) []Sum {
-	var out []Sum
-	for _, s := range Sums {
-		if s.Table == table {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(Sums), func(s Sum) bool { return s.Table != table })
 }
 
 // watched are the columns whose change moves a row between sums.
@@ -114,15 +108,12 @@ func (sqliteSQL) sumsTriggers(t string) []string {
 // take different shards.
 func (postgresSQL) sumsTriggers(t string) []string {
 	rows := func(rel, sign string) string {
-		q := ""
-		for i, s := range sumsOf(t) {
-			if i > 0 {
-				q += " UNION ALL "
-			}
-			q += fmt.Sprintf("SELECT workspace_id, %s AS k, %s1 AS n, %s%s AS cents FROM %s WHERE status IN %s",
-				s.key(""), sign, sign, s.Amount, rel, s.states())
+		var q []string
+		for _, s := range sumsOf(t) {
+			q = append(q, fmt.Sprintf("SELECT workspace_id, %s AS k, %s1 AS n, %s%s AS cents FROM %s WHERE status IN %s",
+				s.key(""), sign, sign, s.Amount, rel, s.states()))
 		}
-		return q
+		return strings.Join(q, " UNION ALL ")
 	}
 	apply := func(from string) string {
 		return fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, k, shard, n, cents)
@@ -179,33 +170,19 @@ var sumsCache genCache[[]SumRow]
 // SumsOf reads a kept sum of the workspace: one row per status, currency
 // and grouping value that has rows. Callers must not change the slice.
 func (d *DB) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	return cached(&sumsCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, name), d.dataVersionGen(ctx),
-		func() ([]SumRow, error) { return d.readSums(ctx, workspaceID, name) })
-}
-
-func (d *DB) readSums(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+
-		" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"), workspaceID, name+":", name+";")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []SumRow
-	for rows.Next() {
+	return cached(&sumsCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, name), d.dataVersionGen(ctx), func() ([]SumRow, error) {
+		var out []SumRow
 		var k string
 		var r SumRow
-		if err := rows.Scan(&k, &r.N, &r.Cents); err != nil {
-			return nil, err
-		}
-		if r.N == 0 {
-			continue // every row of it left the sum
-		}
-		parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		err := eachRow(ctx, d.Read, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"),
+			[]any{workspaceID, name + ":", name + ";"}, []any{&k, &r.N, &r.Cents}, func() {
+				parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
+				// r.N == 0: every row of it left the sum.
+				if r.N != 0 && len(parts) == 3 {
+					r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
+					out = append(out, r)
+				}
+			})
+		return out, err
+	})
 }

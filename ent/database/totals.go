@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
@@ -52,22 +53,12 @@ var countedTables = sync.OnceValue(func() []string {
 		if slices.Contains(uncounted, t.Name) {
 			continue
 		}
-		for _, c := range t.Columns {
-			if c.Name == "workspace_id" {
-				out = append(out, t.Name)
-				break
-			}
+		if slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.Name == "workspace_id" }) {
+			out = append(out, t.Name)
 		}
 	}
 	return out
 })
-
-// valueColumns are the columns of a table whose values lists filter on
-// (declared enums and booleans: status, online...): rows are also counted
-// per value, so a list filtered on one of them has an exact total without
-// a scan. Only declared filters are counted: every counter is one more
-// write in every insert's transaction.
-func (d *DB) valueColumns(table string) []string { return d.values[table] }
 
 // setValueColumns keeps, of each search's Counted columns, the enums and
 // booleans of its table.
@@ -108,7 +99,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 	tables := countedTables()
 	marker := totalsVersion + ":" + strings.Join(tables, ",")
 	for _, t := range tables {
-		if cols := d.valueColumns(t); len(cols) > 0 {
+		if cols := d.values[t]; len(cols) > 0 {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
 		}
 	}
@@ -121,15 +112,14 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 // scratch: tables, triggers and a recount under the same transaction as the
 // triggers, so no insert is counted twice or missed.
 func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]string, error) {
-	var stmts []string
 	// The counters are rebuilt from the rows below: their tables too.
 	// gen grows on every change of a counter, so a cache of what was
 	// derived from the counters can tell it is still current.
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+totalsTable, "DROP TABLE IF EXISTS "+daysTable,
-		`CREATE TABLE `+totalsTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
+	stmts := []string{"DROP TABLE IF EXISTS " + totalsTable, "DROP TABLE IF EXISTS " + daysTable,
+		`CREATE TABLE ` + totalsTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, gen BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (workspace_id, tbl, shard))`,
-		`CREATE TABLE `+daysTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
-			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`)
+		`CREATE TABLE ` + daysTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, day TEXT NOT NULL,
+			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, day, shard))`}
 	// Value counters of columns no longer declared stop with their triggers.
 	stale, err := d.sql.staleTotals(ctx, tx)
 	if err != nil {
@@ -139,15 +129,13 @@ func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]s
 	for _, t := range tables {
 		stmts = append(stmts, d.sql.totalsTriggers(d, t)...)
 	}
-	// Recount under the same transaction as the triggers, so no insert is
-	// counted twice or missed.
 	for _, t := range tables {
 		stmts = append(stmts,
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, '%s', 0, COUNT(*) FROM %s GROUP BY workspace_id",
 				totalsTable, t, t),
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) SELECT workspace_id, '%s', %s, 0, COUNT(*) FROM %s GROUP BY 1, 3",
 				daysTable, t, d.sql.dayOf(""), t))
-		for _, c := range d.valueColumns(t) {
+		for _, c := range d.values[t] {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, %s, 0, COUNT(*) FROM %s GROUP BY 1, 2",
 				totalsTable, valueKey(t, c, ""), t))
 		}
@@ -191,32 +179,21 @@ type days struct {
 var dayCache genCache[*days]
 
 func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
-	gen := func() (int64, bool) {
-		g, err := d.tableGen(ctx, workspaceID, table)
+	gen := func() (g int64, ok bool) {
+		err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
 		return g, err == nil
 	}
-	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) { return d.readDays(ctx, workspaceID, table) })
-}
-
-func (d *DB) readDays(ctx context.Context, workspaceID, table string) (*days, error) {
-	rows, err := d.Read.QueryContext(ctx, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+
-		" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"), workspaceID, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	c := &days{}
-	var sum int64
-	for rows.Next() {
+	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) {
+		c := &days{}
 		var day string
-		var n int64
-		if err := rows.Scan(&day, &n); err != nil {
-			return nil, err
-		}
-		c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
-		sum += n
-	}
-	return c, rows.Err()
+		var n, sum int64
+		err := eachRow(ctx, d.Read, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
+			[]any{workspaceID, table}, []any{&day, &n}, func() {
+				c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
+				sum += n
+			})
+		return c, err
+	})
 }
 
 // countedSet are the tables with totals (all scoped tables once migrated).
@@ -246,9 +223,8 @@ func (d *DB) Count(ctx context.Context, workspaceID, table, scope string) (int64
 		return 0, false
 	}
 	var n int64
-	err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
-		workspaceID, table).Scan(&n)
-	if err != nil {
+	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
+		workspaceID, table).Scan(&n); err != nil {
 		return 0, false
 	}
 	return n, true
