@@ -6,6 +6,7 @@ import (
 	"github.com/maypok86/otter/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // The render cache keeps the JSON of records whose answer depends on their
@@ -145,21 +146,8 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 // alone, in the order of its ORDER BY.
 func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
 	if ids == nil {
-		rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(idsSQL), args...)
-		if err != nil {
-			return nil, false, apierr.Internal(err)
-		}
-		for rs.Next() {
-			var id string
-			if err := rs.Scan(&id); err != nil {
-				rs.Close()
-				return nil, false, apierr.Internal(err)
-			}
-			ids = append(ids, id)
-		}
-		err = rs.Err()
-		rs.Close()
-		if err != nil {
+		var err error
+		if ids, err = database.QueryStrings(ctx, e.db.Read, e.db.Rebind(idsSQL), args...); err != nil {
 			return nil, false, apierr.Internal(err)
 		}
 	}

@@ -11,9 +11,9 @@ import (
 
 // On PostgreSQL watch must read the parent's state under the parent's
 // lock: read before the write locks it (forUpdate in do), a change another
-// transaction commits in between is credited to this write. A pending payment, which leaves the invoice as
-// it is, then appends invoice.updated (the other writer's own event is
-// its own business).
+// transaction commits in between is credited to this write. A pending
+// payment, which leaves the invoice as it is, then appends invoice.updated
+// (the other writer's own event is its own business).
 func TestAPendingPaymentRacingAnotherInvoiceChangeAppendsNoInvoiceEvent(t *testing.T) {
 	if apitest.Backend() != "postgres" {
 		t.Skip("PostgreSQL: SQLite runs watch and the lock in one serialized transaction")
