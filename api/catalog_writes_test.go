@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/event"
 	"github.com/ledgerbase/ledgerbase/ent/item"
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 )
@@ -546,6 +547,19 @@ func TestBulkUpsertOfHundredProductsWithVariants(t *testing.T) {
 			if vs, _ := d.Product["variants"].([]any); len(vs) != 6 {
 				t.Fatalf("round %d product %d: %d variants", round, i, len(vs))
 			}
+		}
+		// More events than one statement of them holds: each product has
+		// its own, numbered without repeats.
+		evs, err := env.DB.Ent.Event.Query().Where(event.WorkspaceID(ws.ID), event.Type("product."+want)).All(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		objects, seqs := map[string]bool{}, map[int64]bool{}
+		for _, e := range evs {
+			objects[e.ObjectID], seqs[e.Seq] = true, true
+		}
+		if len(evs) != 100 || len(objects) != 100 || len(seqs) != 100 {
+			t.Fatalf("round %d: %d product.%s events for %d products with %d numbers, want 100 each", round, len(evs), want, len(objects), len(seqs))
 		}
 	}
 	if n := countItems(t, env, ws.ID); n != 100 {

@@ -14,23 +14,62 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/jsonout"
 )
 
-// newDests allocates the scan buffers of cols, with room for one more.
+// The scan buffer types, in the order bufOf numbers them.
+const (
+	bufString = iota
+	bufInt
+	bufFloat
+	bufBool
+	bufTime
+	bufJSON
+	bufTypes
+)
+
+// bufOf is the scan buffer a column of type t reads into.
+func bufOf(t field.Type) int {
+	switch {
+	case t.Integer():
+		return bufInt
+	case t.Float():
+		return bufFloat
+	case t == field.TypeBool:
+		return bufBool
+	case t == field.TypeTime:
+		return bufTime
+	case t == field.TypeJSON:
+		return bufJSON
+	}
+	return bufString
+}
+
+// newDests allocates the scan buffers of cols, with room for one more: one
+// array per buffer type rather than one allocation per column, as every
+// row of a page needs buffers of its own.
 func newDests(cols []column) []any {
+	var n [bufTypes]int
+	for _, c := range cols {
+		n[c.buf]++
+	}
+	strs, ints, floats := make([]sql.NullString, n[bufString]), make([]sql.NullInt64, n[bufInt]), make([]sql.NullFloat64, n[bufFloat])
+	bools, times, jsons := make([]sql.NullBool, n[bufBool]), make([]sql.NullTime, n[bufTime]), make([][]byte, n[bufJSON])
 	d := make([]any, len(cols), len(cols)+1)
+	var at [bufTypes]int
 	for i, c := range cols {
-		switch t := c.typ; {
-		case t.Integer():
-			d[i] = new(sql.NullInt64)
-		case t.Float():
-			d[i] = new(sql.NullFloat64)
-		case t == field.TypeBool:
-			d[i] = new(sql.NullBool)
-		case t == field.TypeTime:
-			d[i] = new(sql.NullTime)
-		case t == field.TypeJSON:
-			d[i] = new([]byte)
+		k := at[c.buf]
+		at[c.buf]++
+		switch c.buf {
+		case bufInt:
+			d[i] = &ints[k]
+		case bufFloat:
+			d[i] = &floats[k]
+		case bufBool:
+			d[i] = &bools[k]
+		case bufTime:
+			d[i] = &times[k]
+		case bufJSON:
+			d[i] = &jsons[k]
 		default:
-			d[i] = new(sql.NullString)
+			d[i] = &strs[k]
 		}
 	}
 	return d

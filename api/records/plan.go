@@ -14,9 +14,9 @@ import (
 
 type column struct {
 	name     string
-	typ      field.Type // picks the scan buffer (newDests)
-	hidden   bool       // selected for computed fields or flags, never shown
-	commerce bool       // shown only on products of a commerce workspace
+	buf      int  // its scan buffer (bufOf)
+	hidden   bool // selected for computed fields or flags, never shown
+	commerce bool // shown only on products of a commerce workspace
 }
 
 type plan struct {
@@ -134,7 +134,7 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 	}
 	var names []string
 	for _, c := range shown(t, nil) {
-		col := column{name: c.Name, typ: c.Type, hidden: slices.Contains(r.Hidden, c.Name),
+		col := column{name: c.Name, buf: bufOf(c.Type), hidden: slices.Contains(r.Hidden, c.Name),
 			commerce: slices.Contains(r.CommerceColumns, c.Name)}
 		// Hidden columns are still read when a computed field or the commerce flag needs them.
 		if col.hidden && c.Name != r.CommerceFlag && len(r.Computed) == 0 {
@@ -169,7 +169,7 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 		ep := &embedPlan{e: e}
 		var sel []string
 		for _, c := range shown(ct, e.Columns) {
-			ep.cols = append(ep.cols, column{name: c.Name, typ: c.Type})
+			ep.cols = append(ep.cols, column{name: c.Name, buf: bufOf(c.Type)})
 			sel = append(sel, "c."+c.Name)
 		}
 		if e.Via != nil {

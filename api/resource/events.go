@@ -15,7 +15,9 @@ import (
 // record to (Resource.Clock) is told the same way: invoice.overdue.
 
 // Object is the resource's name in event types and `object` fields.
-func (r *Resource) Object() string { return text.NewReplacer("-", "_", " ", "_").Replace(r.Singular) }
+func (r *Resource) Object() string { return snakeCase.Replace(r.Singular) }
+
+var snakeCase = text.NewReplacer("-", "_", " ", "_")
 
 // Verb is the event verb of an operation; created tells a create that made
 // a record from one that matched an existing one (which updated it).

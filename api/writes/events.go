@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -155,7 +156,7 @@ func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 			// Its events would be missing from the published types.
 			return nil, fmt.Errorf("writes: %s %s changes %s, which its declaration's Makes or Touches does not list", q.Resource.Name, q.Op.Kind, t.r.Name)
 		}
-		rec, err := q.Records.Render(q.Ctx, tx, t.r, q.Workspace(), t.id, "")
+		rec, status, err := q.Records.RenderStatus(q.Ctx, tx, t.r, q.Workspace(), t.id)
 		if err != nil {
 			return nil, err
 		}
@@ -163,14 +164,8 @@ func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 		switch {
 		case t.made:
 			typ = t.r.Object() + ".created"
-		case t.r.HasStatus():
-			st, err := q.stateOf(tx, t.r, t.id, false)
-			if err != nil {
-				return nil, err
-			}
-			if st.status != t.status {
-				typ = t.r.StateEvent(st.status)
-			}
+		case t.r.HasStatus() && status != t.status:
+			typ = t.r.StateEvent(status)
 		}
 		out = append(out, Change{Type: typ, Resource: t.r, ID: t.id, Object: rec})
 	}
@@ -248,9 +243,15 @@ func previousAttributes(before, after []byte) []byte {
 	return out
 }
 
-// insertEvent appends one event (ent/schema/events.go).
-const insertEvent = "INSERT INTO events (id, workspace_id, created_at, updated_at, seq, type, object_type, object_id, data, previous, " +
-	"request_id, actor_type, actor_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+// insertEvents appends n events (ent/schema/events.go) in one statement.
+func insertEvents(n int) string {
+	return "INSERT INTO events (id, workspace_id, created_at, updated_at, seq, type, object_type, object_id, data, previous, " +
+		"request_id, actor_type, actor_id) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
+}
+
+// eventsPerInsert bounds one statement's events (13 arguments each) well
+// below both databases' limits on arguments.
+const eventsPerInsert = 64
 
 // nextSeq is each workspace's next event number in the open SQLite
 // transaction.
@@ -293,22 +294,29 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	case q.Principal.Admin != "":
 		actorType, actorID = "admin", q.Principal.Admin
 	}
-	// One fixed statement per event rather than ent's builder: the SQL is
-	// the same every time, so the driver's statement cache answers it.
+	// A write's events go in one statement rather than ent's builder: its
+	// SQL depends only on how many there are, so the driver's statement
+	// cache answers it.
 	now := time.Now().UTC()
 	events := make([]*ent.Event, len(changes))
 	for i, c := range changes {
-		e := &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now, Seq: first + int64(i),
+		events[i] = &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now, Seq: first + int64(i),
 			Type: c.Type, ObjectType: c.Resource.Name, ObjectID: c.ID, RequestID: q.RequestID, ActorType: actorType, ActorID: actorID}
-		var previous any
-		if c.Previous != nil {
-			previous = string(c.Previous)
+	}
+	for start := 0; start < len(changes); start += eventsPerInsert {
+		end := min(start+eventsPerInsert, len(changes))
+		args := make([]any, 0, 13*(end-start))
+		for i, c := range changes[start:end] {
+			e := events[start+i]
+			var previous any
+			if c.Previous != nil {
+				previous = string(c.Previous)
+			}
+			args = append(args, e.ID, ws, now, now, e.Seq, e.Type, e.ObjectType, e.ObjectID, string(c.Object), previous, e.RequestID, actorType, actorID)
 		}
-		if _, err := tx.ExecContext(q.Ctx, q.DB.Rebind(insertEvent), e.ID, ws, now, now, e.Seq, e.Type, e.ObjectType, e.ObjectID,
-			string(c.Object), previous, e.RequestID, actorType, actorID); err != nil {
+		if _, err := tx.ExecContext(q.Ctx, q.DB.Rebind(insertEvents(end-start)), args...); err != nil {
 			return err
 		}
-		events[i] = e
 	}
 	// The endpoints' delivery jobs commit with the events (webhooks.Enqueue).
 	n, err := webhooks.Enqueue(q.Ctx, q.DB, tx, ws, events)
