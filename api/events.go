@@ -91,7 +91,8 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 					err = apierr.Invalid("type", "type is one event type or a comma list, e.g. invoice.paid,invoice.* ")
 					return
 				case strings.HasSuffix(t, ".*"):
-					or = append(or, "type LIKE ?")
+					// SQLite's LIKE has no escape character unless told.
+					or = append(or, "type LIKE ? ESCAPE '\\'")
 					args = append(args, strings.NewReplacer("%", "", "_", "\\_").Replace(strings.TrimSuffix(t, "*"))+"%")
 				default:
 					or = append(or, "type = ?")

@@ -66,22 +66,6 @@ func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, w
 	return b, err
 }
 
-// RenderStatus is Render of a top-level record and its status, read from
-// the same row ("" when r has none): the event of a record a write touched
-// is named for the status the write left it in.
-func (e *Engine) RenderStatus(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id string) ([]byte, string, error) {
-	p := e.plans[r]
-	s, b, err := e.readOne(ctx, qr, p, ws, p.getSQL, p.args(ws, "", id))
-	if err != nil {
-		return nil, "", err
-	}
-	var status string
-	if i, ok := p.colIndex["status"]; ok {
-		status, _ = value(s.rows[0][i]).(string)
-	}
-	return b, status, nil
-}
-
 // RenderUnscoped is Render of a record that may be outside its resource's
 // Scope: a write that moves a record out of its lists (archive) still
 // answers with the record it wrote.

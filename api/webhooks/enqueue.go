@@ -14,19 +14,27 @@ import (
 // the first argument on SQLite and PostgreSQL alike).
 const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
 
-// Enqueue stores, in the transaction that appends events, one delivery
-// per event and enabled endpoint of the workspace that wants its type: the
-// job commits exactly when its event does, so neither a crash nor a
-// restart loses one. It reports how many it stored.
-func Enqueue(ctx context.Context, db *database.DB, tx *ent.Tx, ws string, events []*ent.Event) (int, error) {
+// Endpoints are the workspace's endpoints that take deliveries, as tx sees
+// them now: a write reads them when it appends its events, so an event goes
+// to the endpoints enabled when its change was made, even when its delivery
+// jobs are stored later in the transaction.
+func Endpoints(ctx context.Context, db *database.DB, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
 	eps, ok := endpointsOf.Get(db, tx, ws)
 	if !ok {
 		var err error
 		if eps, err = enabledOf(ctx, tx, ws); err != nil {
-			return 0, err
+			return nil, err
 		}
 		endpointsOf.Put(db, tx, ws, eps)
 	}
+	return eps, nil
+}
+
+// Enqueue stores, in the transaction that appends events, one delivery
+// per event and endpoint of eps (Endpoints) that wants its type: the job
+// commits exactly when its event does, so neither a crash nor a restart
+// loses one. It reports how many it stored.
+func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoint, events []*ent.Event) (int, error) {
 	if len(eps) == 0 {
 		return 0, nil
 	}

@@ -40,7 +40,11 @@ func TestAnEndpointSavedInASharedTransactionGetsTheEventsAfterIt(t *testing.T) {
 	counts := []int{}
 	err = db.InTx(ctx, func(tx *ent.Tx) error {
 		enqueue := func() {
-			n, err := webhooks.Enqueue(ctx, db, tx, ws.ID, event(tx))
+			eps, err := webhooks.Endpoints(ctx, db, tx, ws.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := webhooks.Enqueue(ctx, tx, ws.ID, eps, event(tx))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -72,6 +72,9 @@ func (m clockMove) batch(ctx context.Context, db *database.DB, eng *records.Engi
 		if err != nil || len(ids) == 0 {
 			return err
 		}
+		if err := q.settle(tx, m.r, ids...); err != nil {
+			return err
+		}
 		ws := q.Workspace()
 		before, err := eng.RenderMany(ctx, tx, m.r, ws, ids)
 		if err != nil {

@@ -156,7 +156,9 @@ func applyCreditNote(q *Request) (Result, error) {
 			return err
 		}
 		if after != b {
-			q.touch(resource.Invoices, inv.ID, string(inv.Status))
+			if err := q.touch(tx, resource.Invoices, inv.ID, string(inv.Status)); err != nil {
+				return err
+			}
 			if err := tx.Invoice.Update().Where(invoice.ID(inv.ID)).SetRemainingCents(after.remaining).
 				SetCreditedCents(inv.CreditedCents + n.AmountInclVatCents).SetStatus(invoice.Status(after.status)).Exec(q.Ctx); err != nil {
 				return err

@@ -2,6 +2,7 @@ package writes
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -21,6 +22,14 @@ import (
 // run): an event exists exactly when its change does. The types follow
 // from the declarations (resource.EventType); data.object is the record as
 // the write answers it, which is what GET shows right after.
+//
+// The events are written at the end of the transaction (database.Deferred),
+// with the other records the writes touched read there too: under SQLite's
+// group commit, one query reads every order a batch of shipments touched
+// and one statement writes the batch's events. A later write of the same
+// transaction that is about to change such a record again has it read
+// first (settle), so each event still shows its record as its own write
+// left it.
 
 // Change is one event an operation's transaction writes. Operations that
 // change several records at once (a bulk upsert) list theirs in
@@ -31,6 +40,9 @@ type Change struct {
 	ID       string
 	Object   []byte
 	Previous []byte // previous_attributes, on updates
+	// later is the note of a record the write touched or made: its Object
+	// and Type are read at the end of the transaction (or at settle).
+	later *touched
 }
 
 // before is what a write's events need from before the change.
@@ -52,6 +64,18 @@ type state struct{ status, version string }
 func (q *Request) watch(tx *ent.Tx) (before, error) {
 	var b before
 	r := q.Resource
+	if q.Op.Kind == resource.Delete {
+		// A delete may take other records with it (the database's cascades):
+		// whatever the transaction still has to read is read now.
+		if err := q.settle(tx, nil); err != nil {
+			return b, err
+		}
+	}
+	if r.Parent != nil && q.ID != "" {
+		if err := q.settle(tx, r.Parent.Resource, q.ID); err != nil {
+			return b, err
+		}
+	}
 	if r.Parent != nil && r.Parent.Resource.HasStatus() && q.ID != "" {
 		st, err := q.stateOf(tx, r.Parent.Resource, q.ID, q.locks())
 		if err != nil {
@@ -72,6 +96,9 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 			if err := q.lock(tx, r, id, parent); err != nil {
 				return b, err
 			}
+		}
+		if err := q.settle(tx, r, id); err != nil {
+			return b, err
 		}
 		rec, err := q.Records.Render(q.Ctx, tx, r, q.Workspace(), id, parent)
 		if err != nil && !isNotFound(err) {
@@ -135,8 +162,9 @@ type touched struct {
 // touch notes, before changing it, another record the write changes, with
 // the status the write read it in (its lock or its load): it gets its own
 // event, <object>.<new status> when its status moved, else <object>.updated.
-func (q *Request) touch(r *resource.Resource, id, status string) {
+func (q *Request) touch(tx *ent.Tx, r *resource.Resource, id, status string) error {
 	q.touched = append(q.touched, touched{r: r, id: id, status: status})
+	return q.settle(tx, r, id)
 }
 
 // made notes another record the write created: it gets <object>.created.
@@ -144,8 +172,85 @@ func (q *Request) made(r *resource.Resource, id string) {
 	q.touched = append(q.touched, touched{r: r, id: id, made: true})
 }
 
-// others are the events of the records a write touched.
-func (q *Request) others(tx *ent.Tx) ([]Change, error) {
+// queued is an event waiting for the end of its transaction.
+type queued struct {
+	q   *Request // its write, which hears of the deliveries
+	e   *ent.Event
+	c   Change
+	eps []ent.WebhookEndpoint // the endpoints enabled at its write
+}
+
+// queue is a transaction's events, in order.
+type queue struct{ events []*queued }
+
+var eventQueue = database.NewDeferred(writeEvents)
+
+// settle reads now the records among ids of r (every record, with r nil)
+// whose events in tx still wait for them: the caller is about to change
+// them again.
+func (q *Request) settle(tx *ent.Tx, r *resource.Resource, ids ...string) error {
+	if !recordEvents {
+		return nil
+	}
+	var due []*queued
+	for _, ev := range eventQueue.In(q.DB, tx).events {
+		if ev.c.later != nil && ev.c.Object == nil && (r == nil || ev.c.Resource == r && (len(ids) == 0 || slices.Contains(ids, ev.c.ID))) {
+			due = append(due, ev)
+		}
+	}
+	return readTouched(tx, due)
+}
+
+// readTouched reads the records of touched-record events, one query per
+// workspace and resource, and names each event for the status its record
+// is in.
+func readTouched(tx *ent.Tx, events []*queued) error {
+	type group struct {
+		q   *Request
+		r   *resource.Resource
+		evs []*queued
+	}
+	var groups []*group
+	for _, ev := range events {
+		i := slices.IndexFunc(groups, func(g *group) bool {
+			return g.r == ev.c.Resource && g.q.Workspace().ID == ev.q.Workspace().ID
+		})
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{q: ev.q, r: ev.c.Resource})
+		}
+		groups[i].evs = append(groups[i].evs, ev)
+	}
+	for _, g := range groups {
+		ids := make([]string, len(g.evs))
+		for i, ev := range g.evs {
+			ids[i] = ev.c.ID
+		}
+		recs, statuses, err := g.q.Records.RenderStatuses(context.WithoutCancel(g.q.Ctx), tx, g.r, g.q.Workspace(), ids)
+		if err != nil {
+			return err
+		}
+		for i, ev := range g.evs {
+			if recs[i] == nil {
+				return fmt.Errorf("writes: %s %s, touched in this transaction, is gone by its end", g.r.Singular, ev.c.ID)
+			}
+			t := ev.c.later
+			typ := g.r.Object() + ".updated"
+			switch {
+			case t.made:
+				typ = g.r.Object() + ".created"
+			case g.r.HasStatus() && statuses[i] != t.status:
+				typ = g.r.StateEvent(statuses[i])
+			}
+			ev.c.Object, ev.c.Type, ev.e.Type = recs[i], typ, typ
+		}
+	}
+	return nil
+}
+
+// others are the events of the records a write touched, read at the end
+// of its transaction.
+func (q *Request) others() ([]Change, error) {
 	var out []Change
 	for _, t := range q.touched {
 		declared := q.Op.Touches
@@ -156,25 +261,14 @@ func (q *Request) others(tx *ent.Tx) ([]Change, error) {
 			// Its events would be missing from the published types.
 			return nil, fmt.Errorf("writes: %s %s changes %s, which its declaration's Makes or Touches does not list", q.Resource.Name, q.Op.Kind, t.r.Name)
 		}
-		rec, status, err := q.Records.RenderStatus(q.Ctx, tx, t.r, q.Workspace(), t.id)
-		if err != nil {
-			return nil, err
-		}
-		typ := t.r.Object() + ".updated"
-		switch {
-		case t.made:
-			typ = t.r.Object() + ".created"
-		case t.r.HasStatus() && status != t.status:
-			typ = t.r.StateEvent(status)
-		}
-		out = append(out, Change{Type: typ, Resource: t.r, ID: t.id, Object: rec})
+		out = append(out, Change{Resource: t.r, ID: t.id, later: &t})
 	}
 	return out, nil
 }
 
 // changes are the events of a write that answered a with res.
 func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change, error) {
-	others, err := q.others(tx)
+	others, err := q.others()
 	if err != nil {
 		return nil, err
 	}
@@ -294,32 +388,71 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	case q.Principal.Admin != "":
 		actorType, actorID = "admin", q.Principal.Admin
 	}
-	// A write's events go in one statement rather than ent's builder: its
-	// SQL depends only on how many there are, so the driver's statement
-	// cache answers it.
-	now := time.Now().UTC()
-	events := make([]*ent.Event, len(changes))
-	for i, c := range changes {
-		events[i] = &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now, Seq: first + int64(i),
-			Type: c.Type, ObjectType: c.Resource.Name, ObjectID: c.ID, RequestID: q.RequestID, ActorType: actorType, ActorID: actorID}
+	eps, err := webhooks.Endpoints(q.Ctx, q.DB, tx, ws)
+	if err != nil {
+		return err
 	}
-	for start := 0; start < len(changes); start += eventsPerInsert {
-		end := min(start+eventsPerInsert, len(changes))
-		args := make([]any, 0, 13*(end-start))
-		for i, c := range changes[start:end] {
-			e := events[start+i]
-			var previous any
-			if c.Previous != nil {
-				previous = string(c.Previous)
-			}
-			args = append(args, e.ID, ws, now, now, e.Seq, e.Type, e.ObjectType, e.ObjectID, string(c.Object), previous, e.RequestID, actorType, actorID)
+	now := time.Now().UTC()
+	evs := make([]*queued, len(changes))
+	for i, c := range changes {
+		evs[i] = &queued{q: q, c: c, eps: eps, e: &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now,
+			Seq: first + int64(i), Type: c.Type, ObjectType: c.Resource.Name, ObjectID: c.ID, RequestID: q.RequestID,
+			ActorType: actorType, ActorID: actorID}}
+	}
+	queue := eventQueue.In(q.DB, tx)
+	queue.events = append(queue.events, evs...)
+	return nil
+}
+
+// writeEvents writes a transaction's events just before it commits: the
+// touched records not read yet are read, the events go in as few
+// statements as they fit (their SQL depends only on how many, so the
+// driver's statement cache answers it), and the endpoints' delivery jobs
+// commit with them (webhooks.Enqueue).
+func writeEvents(tx *ent.Tx, queue *queue) error {
+	var due []*queued
+	for _, ev := range queue.events {
+		if ev.c.later != nil && ev.c.Object == nil {
+			due = append(due, ev)
 		}
-		if _, err := tx.ExecContext(q.Ctx, q.DB.Rebind(insertEvents(end-start)), args...); err != nil {
+	}
+	if err := readTouched(tx, due); err != nil {
+		return err
+	}
+	all := queue.events
+	for start := 0; start < len(all); start += eventsPerInsert {
+		evs := all[start:min(start+eventsPerInsert, len(all))]
+		args := make([]any, 0, 13*len(evs))
+		for _, ev := range evs {
+			e := ev.e
+			var previous any
+			if ev.c.Previous != nil {
+				previous = string(ev.c.Previous)
+			}
+			args = append(args, e.ID, e.WorkspaceID, e.CreatedAt, e.UpdatedAt, e.Seq, e.Type, e.ObjectType, e.ObjectID,
+				string(ev.c.Object), previous, e.RequestID, e.ActorType, e.ActorID)
+		}
+		q := evs[0].q
+		if _, err := tx.ExecContext(context.WithoutCancel(q.Ctx), q.DB.Rebind(insertEvents(len(evs))), args...); err != nil {
 			return err
 		}
 	}
-	// The endpoints' delivery jobs commit with the events (webhooks.Enqueue).
-	n, err := webhooks.Enqueue(q.Ctx, q.DB, tx, ws, events)
-	q.deliveries += n
-	return err
+	// Each write's delivery jobs, for the endpoints enabled at its write.
+	for start := 0; start < len(all); {
+		q, end := all[start].q, start+1
+		for end < len(all) && all[end].q == q {
+			end++
+		}
+		events := make([]*ent.Event, 0, end-start)
+		for _, ev := range all[start:end] {
+			events = append(events, ev.e)
+		}
+		n, err := webhooks.Enqueue(context.WithoutCancel(q.Ctx), tx, q.Workspace().ID, all[start].eps, events)
+		if err != nil {
+			return err
+		}
+		q.deliveries += n
+		start = end
+	}
+	return nil
 }

@@ -433,3 +433,64 @@ func TestEventStartingAfterWhileWriting(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent writes share SQLite's group-commit transaction, and their
+// events are written at its end, with the records they touched read there:
+// still, each shipment's sales_order event shows the order as that shipment
+// left it (a later shipment in the same transaction has it read first), and
+// a refused shipment leaves no event.
+func TestConcurrentShipmentsEachTellTheOrderTheyLeft(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	const units, extra = 24, 6
+	o := env.Do(t, "POST", "/v1/sales-orders", ws.Key, obj{"client_name": "Ada",
+		"lines": []obj{{"description": "A", "qty_milli": units * 1000, "unit_price_cents": 100}}}).WantStatus(t, 201).JSON(t)
+	so, line := o["id"].(string), o["lines"].([]any)[0].(obj)["id"].(string)
+	env.Do(t, "POST", "/v1/sales-orders/"+so+"/confirm", ws.Key, nil).WantStatus(t, 200)
+	rs := concurrently(t, units+extra, func(int) *apitest.Response {
+		return env.Do(t, "POST", "/v1/shipments", ws.Key, obj{"sales_order_id": so, "lines": []obj{{"order_line_id": line, "qty_milli": 1000}}})
+	})
+	shipped := 0
+	for _, r := range rs {
+		switch r.Status {
+		case 201:
+			shipped++
+		case 409:
+		default:
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+	if shipped != units {
+		t.Fatalf("%d shipments of %d units", shipped, units)
+	}
+	if n := len(events(t, env, ws.Key, "?type=shipment.created&limit=100").Data); n != units {
+		t.Fatalf("%d shipment.created events for %d shipments", n, units)
+	}
+	p := events(t, env, ws.Key, "?type=sales_order.*&limit=100")
+	var seen []string
+	for i := len(p.Data) - 1; i >= 0; i-- { // oldest first
+		e := p.Data[i]
+		var order struct {
+			Status string
+			Lines  []struct {
+				Shipped int `json:"shipped_qty_milli"`
+			}
+		}
+		if err := json.Unmarshal(e.Data.Object, &order); err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, fmt.Sprintf("%s:%s:%d", e.Type, order.Status, order.Lines[0].Shipped))
+	}
+	want := []string{"sales_order.created:draft:0", "sales_order.confirmed:confirmed:0", "sales_order.partially_shipped:partially_shipped:1000"}
+	for n := 2; n < units; n++ {
+		want = append(want, fmt.Sprintf("sales_order.updated:partially_shipped:%d", n*1000))
+	}
+	want = append(want, fmt.Sprintf("sales_order.shipped:shipped:%d", units*1000))
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("sales_order events, oldest first:\n%v\nwant\n%v", seen, want)
+	}
+	if !sameJSON(p.Data[0].Data.Object, env.Get(t, "/v1/sales-orders/"+so, ws.Key).WantStatus(t, 200).Body) {
+		t.Fatal("the last sales_order event does not show the order as GET does")
+	}
+}

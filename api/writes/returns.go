@@ -239,7 +239,9 @@ func refundReturn(q *Request) (Result, error) {
 		}
 		payID = p.ID
 		q.made(resource.Payments, payID)
-		q.touch(resource.SalesOrders, order.ID, string(order.Status))
+		if err := q.touch(tx, resource.SalesOrders, order.ID, string(order.Status)); err != nil {
+			return err
+		}
 		if err := tx.SalesOrder.UpdateOneID(order.ID).SetPaymentStatus(status).Exec(q.Ctx); err != nil {
 			return err
 		}

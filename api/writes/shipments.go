@@ -61,6 +61,10 @@ func createShipment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
+		// Its lines are part of the order: it is touched before they change.
+		if err := q.touch(tx, resource.SalesOrders, order.ID, string(order.Status)); err != nil {
+			return err
+		}
 		shipped := map[string]int64{}
 		for _, l := range ship {
 			shipped[l.OrderLineID] = l.QtyMilli
@@ -78,7 +82,6 @@ func createShipment(q *Request) (Result, error) {
 		if complete {
 			status, shipping = salesorder.StatusShipped, salesorder.ShippingStatusShipped
 		}
-		q.touch(resource.SalesOrders, order.ID, string(order.Status))
 		u := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(status)
 		if order.Online {
 			u.SetShippingStatus(shipping)
@@ -252,7 +255,9 @@ func updateShipment(q *Request) (Result, error) {
 		if err != nil || pending {
 			return err
 		}
-		q.touch(resource.SalesOrders, order.ID, string(order.Status))
+		if err := q.touch(tx, resource.SalesOrders, order.ID, string(order.Status)); err != nil {
+			return err
+		}
 		ou := tx.SalesOrder.UpdateOneID(order.ID).SetStatus(salesorder.StatusDelivered)
 		if order.Online {
 			ou.SetShippingStatus(salesorder.ShippingStatusDelivered)

@@ -107,17 +107,19 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 			return Result{}, err
 		}
 	}
+	if q.Idem != nil {
+		if err := q.Idem.Keep(q.Ctx, tx, res.Status, res.Body); err != nil {
+			return Result{}, err
+		}
+	}
 	if recordEvents {
+		// Last: the events wait in the transaction for its end (emit), so
+		// nothing after them may fail and undo the write without them.
 		changes, err := q.changes(tx, a, res, b)
 		if err != nil {
 			return Result{}, err
 		}
 		if err := q.emit(tx, changes); err != nil {
-			return Result{}, err
-		}
-	}
-	if q.Idem != nil {
-		if err := q.Idem.Keep(q.Ctx, tx, res.Status, res.Body); err != nil {
 			return Result{}, err
 		}
 	}

@@ -33,6 +33,7 @@ const maxBatch = 128
 
 type batcher struct {
 	ent     *ent.Client
+	ends    *ends         // the DB's (Deferred)
 	turn    chan struct{} // holds a token while a write runs in the transaction
 	waiting atomic.Int32  // writes queued for turn
 	cur     *batch        // the open transaction, nil between them
@@ -62,14 +63,19 @@ func (d *DB) InTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
 	defer func() {
 		if r := recover(); r != nil {
 			_ = tx.Rollback()
+			_ = d.ends.end(tx, false)
 			panic(r)
 		}
 	}()
 	if err := fn(tx); err != nil {
+		_ = d.ends.end(tx, false)
 		if rerr := tx.Rollback(); rerr != nil {
 			return errors.Join(err, rerr)
 		}
 		return err
+	}
+	if err := d.ends.end(tx, true); err != nil {
+		return errors.Join(err, tx.Rollback())
 	}
 	return tx.Commit()
 }
@@ -147,7 +153,13 @@ func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (panicked any, f
 // writes were all refused commits nothing: each rolled its savepoint back.
 func (b *batcher) finish(cur *batch) {
 	b.cur = nil
+	if cur.lost == nil {
+		if err := b.ends.end(cur.tx, true); err != nil {
+			cur.lost = fmt.Errorf("database: the work left to the end of the transaction: %w", err)
+		}
+	}
 	if cur.lost != nil {
+		_ = b.ends.end(cur.tx, false)
 		_ = cur.tx.Rollback() // SQLite may have rolled it back already
 		cur.err = fmt.Errorf("%w (%v)", ErrBatchLost, cur.lost)
 	} else {

@@ -240,3 +240,63 @@ func TestAWriteThatGivesUpLeavesNoTransactionOpen(t *testing.T) {
 		t.Fatalf("the write that gave up: %v, stored %v", errs[1], exists(t, db, "w1"))
 	}
 }
+
+// Work the writes of one transaction leave to its end (Deferred) runs once,
+// with what all of them left, just before the commit; when it fails, the
+// whole transaction is undone and every write in it hears ErrBatchLost.
+func TestWorkLeftToTheEndRunsOnceBeforeTheCommit(t *testing.T) {
+	sqliteOnly(t)
+	t.Parallel()
+	db := openSQLite(t)
+	ctx := context.Background()
+	const writers = 10
+	var flushes []int
+	fail := false
+	left := database.NewDeferred(func(tx *ent.Tx, names *[]string) error {
+		flushes = append(flushes, len(*names))
+		if fail {
+			return errors.New("the end's work failed")
+		}
+		return tx.Workspace.Create().SetName(fmt.Sprintf("end-of-%d", len(*names))).SetPlan("starter").Exec(ctx)
+	})
+	run := func(prefix string) []error {
+		errs := make([]error, writers)
+		inOrder(writers, func(i int, held func()) {
+			errs[i] = db.InTx(ctx, func(tx *ent.Tx) error {
+				if i == 0 {
+					held()
+					holdUntilQueued(t, db, writers-1)
+				}
+				name := fmt.Sprintf("%s%d", prefix, i)
+				if err := tx.Workspace.Create().SetName(name).SetPlan("starter").Exec(ctx); err != nil {
+					return err
+				}
+				if i%4 == 1 {
+					return errors.New("refused")
+				}
+				names := left.In(db, tx)
+				*names = append(*names, name)
+				return nil
+			})
+		})
+		return errs
+	}
+	errs := run("a")
+	if len(flushes) != 1 || flushes[0] != writers-3 || !exists(t, db, fmt.Sprintf("end-of-%d", writers-3)) {
+		t.Fatalf("the end's work ran %v times (with that many names), want once with %d, and stored its row", flushes, writers-3)
+	}
+	for i, err := range errs {
+		if (i%4 == 1) != (err != nil) || exists(t, db, fmt.Sprintf("a%d", i)) != (i%4 != 1) {
+			t.Errorf("a%d: %v, stored %v", i, err, exists(t, db, fmt.Sprintf("a%d", i)))
+		}
+	}
+	fail, flushes = true, nil
+	for i, err := range run("b") {
+		if i%4 != 1 && !errors.Is(err, database.ErrBatchLost) || exists(t, db, fmt.Sprintf("b%d", i)) {
+			t.Errorf("b%d: %v, stored %v; want ErrBatchLost and nothing stored", i, err, exists(t, db, fmt.Sprintf("b%d", i)))
+		}
+	}
+	if len(flushes) != 1 {
+		t.Errorf("the failing end's work ran %d times, want once", len(flushes))
+	}
+}

@@ -54,6 +54,8 @@ type DB struct {
 	// batch shares the writer's transactions among queued writes (SQLite;
 	// see InTx).
 	batch *batcher
+	// ends are what writes left to their transactions' ends (Deferred).
+	ends ends
 
 	// values are, by table, the columns whose values lists filter on
 	// (declared enums and booleans: status, online...), set by Migrate:
@@ -183,10 +185,9 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		return fail(err)
 	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
-	return &DB{
+	d := &DB{
 		ckpt:    ckpt,
 		dv:      dv,
-		batch:   &batcher{ent: writer, turn: make(chan struct{}, 1)},
 		Ent:     writer,
 		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		Read:    r,
@@ -194,7 +195,9 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		Dialect: dialect.SQLite,
 		sql:     sqliteSQL{},
 		Path:    path,
-	}, nil
+	}
+	d.batch = &batcher{ent: writer, turn: make(chan struct{}, 1), ends: &d.ends}
+	return d, nil
 }
 
 func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {

@@ -1,0 +1,86 @@
+package database
+
+import (
+	"sync"
+
+	"github.com/ledgerbase/ledgerbase/ent"
+)
+
+// Work left for a transaction's end. The writes that share a group commit's
+// transaction (batch.go) can leave work to its end, done once for all of
+// them: the records they touched read in one query, their events written in
+// one statement. That work runs after the last of them, just before COMMIT;
+// if it fails, the transaction is undone and every write in it hears so
+// (ErrBatchLost: each runs again). On PostgreSQL, where each write has a
+// transaction of its own, it runs at the end of that one write.
+
+// Deferred is what writes leave to the end of their transaction, kept per
+// transaction: each write adds to its transaction's T, and flush gets it
+// once, just before the transaction commits. A transaction undone instead
+// drops its T unflushed.
+type Deferred[T any] struct {
+	flush func(tx *ent.Tx, v *T) error
+	mu    sync.Mutex
+	open  map[*ent.Tx]*T
+}
+
+// NewDeferred returns a Deferred whose transactions' T are given to flush.
+func NewDeferred[T any](flush func(tx *ent.Tx, v *T) error) *Deferred[T] {
+	return &Deferred[T]{flush: flush, open: map[*ent.Tx]*T{}}
+}
+
+// In is tx's T (a transaction of d's writer), made on first use. Writes
+// sharing tx take turns, so they never use it at the same time.
+func (f *Deferred[T]) In(d *DB, tx *ent.Tx) *T {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if v, ok := f.open[tx]; ok {
+		return v
+	}
+	v := new(T)
+	f.open[tx] = v
+	d.ends.add(tx, func(commit bool) error {
+		f.mu.Lock()
+		delete(f.open, tx)
+		f.mu.Unlock()
+		if !commit {
+			return nil
+		}
+		return f.flush(tx, v)
+	})
+	return v
+}
+
+// ends are the open transactions' end hooks (Deferred.In).
+type ends struct {
+	mu sync.Mutex
+	m  map[*ent.Tx][]func(commit bool) error
+}
+
+func (e *ends) add(tx *ent.Tx, fn func(commit bool) error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.m == nil {
+		e.m = map[*ent.Tx][]func(bool) error{}
+	}
+	e.m[tx] = append(e.m[tx], fn)
+}
+
+// end runs tx's hooks once: with commit set, just before it commits (an
+// error stops there and drops the rest: the caller undoes tx); unset, after
+// it was undone.
+func (e *ends) end(tx *ent.Tx, commit bool) error {
+	e.mu.Lock()
+	fns := e.m[tx]
+	delete(e.m, tx)
+	e.mu.Unlock()
+	for i, fn := range fns {
+		if err := fn(commit); err != nil && commit {
+			for _, rest := range fns[i+1:] {
+				_ = rest(false)
+			}
+			return err
+		}
+	}
+	return nil
+}
