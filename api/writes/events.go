@@ -64,12 +64,17 @@ type state struct{ status, version string }
 func (q *Request) watch(tx *ent.Tx) (before, error) {
 	var b before
 	r := q.Resource
-	if q.Op.Kind == resource.Delete {
-		// A delete may take other records with it (the database's cascades):
-		// whatever the transaction still has to read is read now.
-		if err := q.settle(tx, nil); err != nil {
-			return b, err
-		}
+	// Records whose events wait for the end of the transaction are read now
+	// if this write may change them: those of its own resource (an update,
+	// an action, a create that matches an existing record by external_ref),
+	// its parent, and on a delete every one (the database's cascades may
+	// take others with it).
+	var whose *resource.Resource
+	if q.Op.Kind != resource.Delete {
+		whose = r
+	}
+	if err := q.settle(tx, whose); err != nil {
+		return b, err
 	}
 	if r.Parent != nil && q.ID != "" {
 		if err := q.settle(tx, r.Parent.Resource, q.ID); err != nil {
@@ -96,9 +101,6 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 			if err := q.lock(tx, r, id, parent); err != nil {
 				return b, err
 			}
-		}
-		if err := q.settle(tx, r, id); err != nil {
-			return b, err
 		}
 		rec, err := q.Records.Render(q.Ctx, tx, r, q.Workspace(), id, parent)
 		if err != nil && !isNotFound(err) {
@@ -180,8 +182,12 @@ type queued struct {
 	eps []ent.WebhookEndpoint // the endpoints enabled at its write
 }
 
-// queue is a transaction's events, in order.
-type queue struct{ events []*queued }
+// queue is a transaction's events, in order, and on SQLite each
+// workspace's next event number in it.
+type queue struct {
+	events []*queued
+	next   map[string]int64
+}
 
 var eventQueue = database.NewDeferred(writeEvents)
 
@@ -347,10 +353,6 @@ func insertEvents(n int) string {
 // below both databases' limits on arguments.
 const eventsPerInsert = 64
 
-// nextSeq is each workspace's next event number in the open SQLite
-// transaction.
-var nextSeq database.TxMemo[int64]
-
 // emit appends changes as events. On PostgreSQL their numbers come from the
 // workspace's "events" counter, whose row stays locked until commit: a
 // workspace's events commit in the order of their numbers, so a consumer
@@ -370,16 +372,19 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	} else {
 		// SQLite's one writer already runs writes one at a time, in commit
 		// order: the next number is the last one plus one, read once per
-		// transaction (group commit shares one among queued writes). A
-		// write undone by its savepoint leaves a gap, which paging by
-		// number does not mind.
+		// transaction (group commit shares one among queued writes, whose
+		// events are inserted only at its end) and counted on in its queue.
+		queue := eventQueue.In(q.DB, tx)
 		var ok bool
-		if first, ok = nextSeq.Get(q.DB, tx, ws); !ok {
+		if first, ok = queue.next[ws]; !ok {
 			if err := queryRow(q, tx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE workspace_id = ?", []any{ws}, &first); err != nil {
 				return err
 			}
 		}
-		nextSeq.Put(q.DB, tx, ws, first+int64(len(changes)))
+		if queue.next == nil {
+			queue.next = map[string]int64{}
+		}
+		queue.next[ws] = first + int64(len(changes))
 	}
 	actorType, actorID := "api_key", q.Principal.Key.ID
 	switch {

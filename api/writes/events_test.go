@@ -494,3 +494,57 @@ func TestConcurrentShipmentsEachTellTheOrderTheyLeft(t *testing.T) {
 		t.Fatal("the last sales_order event does not show the order as GET does")
 	}
 }
+
+// A create that matches an existing record by external_ref edits it: in a
+// shared transaction it too has the records of its resource whose events
+// wait for the end read first. Credit notes applied to an invoice while
+// POSTs with its external_ref change its notes, all at once: from one
+// invoice event to the next, either the notes changed (an edit) or the
+// remaining balance did (an apply), never both.
+func TestConcurrentEditsByExternalRefKeepEachEventsOwnState(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	const applies, edits = 8, 16
+	inv := env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Q", "external_ref": "erp::INV-1",
+		"lines": []obj{line("x", 1000, 10000, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
+	cns := make([]string, applies)
+	for i := range cns {
+		cns[i] = env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"invoice_id": inv, "lines": []obj{line("y", 1000, 100, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+		env.Do(t, "POST", "/v1/credit-notes/"+cns[i]+"/issue", ws.Key, nil).WantStatus(t, 200)
+	}
+	for _, r := range concurrently(t, applies+edits, func(i int) *apitest.Response {
+		if i < applies {
+			return env.Do(t, "POST", "/v1/credit-notes/"+cns[i]+"/apply", ws.Key, nil)
+		}
+		return env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"external_ref": "erp::INV-1", "notes": fmt.Sprintf("edit %d", i)})
+	}) {
+		if r.Status != 200 {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+	p := events(t, env, ws.Key, "?type=invoice.*&limit=100")
+	type state struct {
+		Notes     string
+		Remaining int `json:"remaining_cents"`
+	}
+	var prev *state
+	changes := 0
+	for i := len(p.Data) - 1; i >= 0; i-- { // oldest first
+		var s state
+		if err := json.Unmarshal(p.Data[i].Data.Object, &s); err != nil {
+			t.Fatal(err)
+		}
+		if prev != nil {
+			if s.Notes != prev.Notes && s.Remaining != prev.Remaining {
+				t.Fatalf("%s shows both a new note (%q after %q) and a new balance (%d after %d)", p.Data[i].Type, s.Notes, prev.Notes, s.Remaining, prev.Remaining)
+			}
+			changes++
+		}
+		prev = &s
+	}
+	if changes < applies+edits {
+		t.Fatalf("%d invoice events after the first, want at least %d", changes, applies+edits)
+	}
+}

@@ -251,9 +251,12 @@ func TestWorkLeftToTheEndRunsOnceBeforeTheCommit(t *testing.T) {
 	ctx := context.Background()
 	const writers = 10
 	var flushes []int
-	fail := false
+	fail, panics := false, false
 	left := database.NewDeferred(func(tx *ent.Tx, names *[]string) error {
 		flushes = append(flushes, len(*names))
+		if panics {
+			panic("the end's work panicked")
+		}
 		if fail {
 			return errors.New("the end's work failed")
 		}
@@ -298,5 +301,19 @@ func TestWorkLeftToTheEndRunsOnceBeforeTheCommit(t *testing.T) {
 	}
 	if len(flushes) != 1 {
 		t.Errorf("the failing end's work ran %d times, want once", len(flushes))
+	}
+	// A panic there is the transaction's failure too, and the writer is
+	// free again after it.
+	fail, panics, flushes = false, true, nil
+	for i, err := range run("c") {
+		if i%4 != 1 && !errors.Is(err, database.ErrBatchLost) || exists(t, db, fmt.Sprintf("c%d", i)) {
+			t.Errorf("c%d: %v, stored %v; want ErrBatchLost and nothing stored", i, err, exists(t, db, fmt.Sprintf("c%d", i)))
+		}
+	}
+	panics = false
+	if err := db.InTx(ctx, func(tx *ent.Tx) error {
+		return tx.Workspace.Create().SetName("after").SetPlan("starter").Exec(ctx)
+	}); err != nil || !exists(t, db, "after") {
+		t.Fatalf("a write after the panic: %v", err)
 	}
 }

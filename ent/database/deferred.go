@@ -1,6 +1,9 @@
 package database
 
 import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -75,12 +78,24 @@ func (e *ends) end(tx *ent.Tx, commit bool) error {
 	delete(e.m, tx)
 	e.mu.Unlock()
 	for i, fn := range fns {
-		if err := fn(commit); err != nil && commit {
+		if err := endHook(fn, commit); err != nil && commit {
 			for _, rest := range fns[i+1:] {
-				_ = rest(false)
+				_ = endHook(rest, false)
 			}
 			return err
 		}
 	}
 	return nil
+}
+
+// endHook runs one hook; its panic is its error: a group commit's end runs
+// outside any write, where a panic would leave the writer's turn taken.
+func endHook(fn func(commit bool) error, commit bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("database: the work left to the end of a transaction panicked", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("database: the work left to the end of a transaction panicked: %v", r)
+		}
+	}()
+	return fn(commit)
 }
