@@ -198,13 +198,19 @@ func (q *Request) settle(tx *ent.Tx, r *resource.Resource, ids ...string) error 
 	if !recordEvents {
 		return nil
 	}
-	var due []*queued
-	for _, ev := range eventQueue.In(q.DB, tx).events {
+	return readTouched(tx, eventQueue.In(q.DB, tx).waiting(r, ids...))
+}
+
+// waiting are the queued events whose touched records are not read yet,
+// among ids of r (every one, with r nil; every id, with none).
+func (qu *queue) waiting(r *resource.Resource, ids ...string) []*queued {
+	var out []*queued
+	for _, ev := range qu.events {
 		if ev.c.later != nil && ev.c.Object == nil && (r == nil || ev.c.Resource == r && (len(ids) == 0 || slices.Contains(ids, ev.c.ID))) {
-			due = append(due, ev)
+			out = append(out, ev)
 		}
 	}
-	return readTouched(tx, due)
+	return out
 }
 
 // readTouched reads the records of touched-record events, one query per
@@ -363,6 +369,7 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 		return nil
 	}
 	ws := q.Workspace().ID
+	queue := eventQueue.In(q.DB, tx)
 	var first int64
 	if q.locks() {
 		var err error
@@ -374,7 +381,6 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 		// order: the next number is the last one plus one, read once per
 		// transaction (group commit shares one among queued writes, whose
 		// events are inserted only at its end) and counted on in its queue.
-		queue := eventQueue.In(q.DB, tx)
 		var ok bool
 		if first, ok = queue.next[ws]; !ok {
 			if err := queryRow(q, tx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE workspace_id = ?", []any{ws}, &first); err != nil {
@@ -404,7 +410,6 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 			Seq: first + int64(i), Type: c.Type, ObjectType: c.Resource.Name, ObjectID: c.ID, RequestID: q.RequestID,
 			ActorType: actorType, ActorID: actorID}}
 	}
-	queue := eventQueue.In(q.DB, tx)
 	queue.events = append(queue.events, evs...)
 	return nil
 }
@@ -415,13 +420,7 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 // driver's statement cache answers it), and the endpoints' delivery jobs
 // commit with them (webhooks.Enqueue).
 func writeEvents(tx *ent.Tx, queue *queue) error {
-	var due []*queued
-	for _, ev := range queue.events {
-		if ev.c.later != nil && ev.c.Object == nil {
-			due = append(due, ev)
-		}
-	}
-	if err := readTouched(tx, due); err != nil {
+	if err := readTouched(tx, queue.waiting(nil)); err != nil {
 		return err
 	}
 	all := queue.events
