@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -83,23 +84,13 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 		}
 		switch key {
 		case "type":
-			var or []string
-			for _, t := range strings.Split(val, ",") {
-				t = strings.TrimSpace(t)
-				switch {
-				case t == "" || len(t) > 100:
-					err = apierr.Invalid("type", "type is one event type or a comma list, e.g. invoice.paid,invoice.* ")
-					return
-				case strings.HasSuffix(t, ".*"):
-					// SQLite's LIKE has no escape character unless told.
-					or = append(or, "type LIKE ? ESCAPE '\\'")
-					args = append(args, strings.NewReplacer("%", "", "_", "\\_").Replace(strings.TrimSuffix(t, "*"))+"%")
-				default:
-					or = append(or, "type = ?")
-					args = append(args, t)
-				}
+			cond, targs, e := typeCondition(val)
+			if e != nil {
+				err = e
+				return
 			}
-			where = append(where, "("+strings.Join(or, " OR ")+")")
+			where = append(where, cond)
+			args = append(args, targs...)
 		case "created[gte]", "created[lt]":
 			t, e := time.Parse(time.RFC3339Nano, val)
 			if e != nil {
@@ -201,6 +192,35 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 		return err
 	}
 	return sendJSON(c, fiber.StatusOK, b)
+}
+
+// typePattern is one element of ?type=: an exact event type, or the start
+// of types followed by .* (invoice.*). Nothing in it is a wildcard or an
+// escape of the database's, so every database answers alike.
+var typePattern = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(\.\*)?$`)
+
+// typeCondition is the SQL condition of ?type=, a comma list of patterns.
+// A prefix is compared by substr, not LIKE: LIKE ignores case on SQLite
+// and has its own wildcards and escapes; the comparison here is exact and
+// case-sensitive on both databases.
+func typeCondition(val string) (string, []any, error) {
+	var or []string
+	var args []any
+	for _, t := range strings.Split(val, ",") {
+		t = strings.TrimSpace(t)
+		if len(t) > 100 || !typePattern.MatchString(t) {
+			return "", nil, apierr.Invalid("type", "type is one event type or a comma list of them; a type may end in .* "+
+				"to match every type that starts so (invoice.paid,quote.*); no other wildcard or escape")
+		}
+		if prefix, ok := strings.CutSuffix(t, "*"); ok {
+			or = append(or, "substr(type, 1, "+strconv.Itoa(len(prefix))+") = ?")
+			args = append(args, prefix)
+			continue
+		}
+		or = append(or, "type = ?")
+		args = append(args, t)
+	}
+	return "(" + strings.Join(or, " OR ") + ")", args, nil
 }
 
 // eventSeq is the number of the workspace's event id, or -1.
