@@ -42,6 +42,24 @@ func pageParam(key, val string, limit, offset *int) (ok bool, err error) {
 	return true, nil
 }
 
+// parseLimitOffset reads the query of a list that takes nothing but limit
+// and offset (a webhook endpoint's deliveries), refusing any other parameter.
+func parseLimitOffset(c *fiber.Ctx) (limit, offset int, err error) {
+	limit = DefaultLimit
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if err != nil {
+			return
+		}
+		key := string(k)
+		if ok, e := pageParam(key, string(v), &limit, &offset); ok {
+			err = e
+			return
+		}
+		err = apierr.Invalid(key, "unknown query parameter %q", key)
+	})
+	return limit, offset, err
+}
+
 // parsePage reads limit, offset, q and the resource's named filters; any
 // other query parameter is refused so a typo never silently lists everything.
 func parsePage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {

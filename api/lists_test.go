@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 )
 
 // limit and offset have their defaults and bounds on every list; a bad one
@@ -26,25 +27,46 @@ func TestListBoundsOnEveryList(t *testing.T) {
 		if rt.Resource.Parent != nil {
 			path = fill(rt.Path, firstID(t, env, parentPath(rt.Resource), d.A.Key))
 		}
-		for _, bad := range []struct{ query, param string }{
-			{"limit=0", "limit"}, {"limit=101", "limit"}, {"limit=-1", "limit"}, {"limit=abc", "limit"}, {"limit=", "limit"},
-			{"offset=-1", "offset"}, {"offset=abc", "offset"}, {"offset=1.5", "offset"},
-			{"colour=red", "colour"},
-		} {
-			e := env.Get(t, path+"?"+bad.query, d.A.Key).WantError(t, 400, "invalid_request")
-			if e["param"] != bad.param {
-				t.Fatalf("%s?%s: param %v, want %s", path, bad.query, e["param"], bad.param)
-			}
+		checkListBounds(t, env, path, d.A.Key)
+	}
+}
+
+// checkListBounds holds a list to the list convention's limit and offset.
+func checkListBounds(t *testing.T, env *apitest.Env, path, key string) {
+	t.Helper()
+	for _, bad := range []struct{ query, param string }{
+		{"limit=0", "limit"}, {"limit=101", "limit"}, {"limit=-1", "limit"}, {"limit=abc", "limit"}, {"limit=", "limit"},
+		{"offset=-1", "offset"}, {"offset=abc", "offset"}, {"offset=1.5", "offset"},
+		{"colour=red", "colour"},
+	} {
+		e := env.Get(t, path+"?"+bad.query, key).WantError(t, 400, "invalid_request")
+		if e["param"] != bad.param {
+			t.Fatalf("%s?%s: param %v, want %s", path, bad.query, e["param"], bad.param)
 		}
-		for _, good := range []struct {
-			query         string
-			limit, offset int
-		}{{"", 25, 0}, {"limit=1", 1, 0}, {"limit=100&offset=3", 100, 3}, {"offset=100000", 25, 100000}} {
-			l := getList(t, env, path+"?"+good.query, d.A.Key)
-			if l.Meta.Limit != good.limit || l.Meta.Offset != good.offset || len(l.Data) > good.limit {
-				t.Fatalf("%s?%s: meta %+v with %d records", path, good.query, l.Meta, len(l.Data))
-			}
+	}
+	for _, good := range []struct {
+		query         string
+		limit, offset int
+	}{{"", 25, 0}, {"limit=1", 1, 0}, {"limit=100&offset=3", 100, 3}, {"offset=100000", 25, 100000}} {
+		l := getList(t, env, path+"?"+good.query, key)
+		if l.Meta.Limit != good.limit || l.Meta.Offset != good.offset || len(l.Data) > good.limit {
+			t.Fatalf("%s?%s: meta %+v with %d records", path, good.query, l.Meta, len(l.Data))
 		}
+	}
+}
+
+// The lists served by hand hold to the same convention: the events, the
+// webhook endpoints and an endpoint's deliveries.
+func TestListBoundsOnEventsAndWebhookLists(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}))
+	ws := env.Workspace(t, "starter", false, false)
+	// Stopped, so no delivery is queued for another test's worker.
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, obj{"url": "http://hooks.test/bounds", "enabled_events": []string{"*"},
+		"disabled": true}).WantStatus(t, 201).JSON(t)
+	env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Bounds", "lines": []obj{line("x", 1000, 100, 0)}}).WantStatus(t, 201)
+	for _, path := range []string{"/v1/events", "/v1/webhook-endpoints", "/v1/webhook-endpoints/" + ep["id"].(string) + "/deliveries"} {
+		checkListBounds(t, env, path, ws.Key)
 	}
 }
 

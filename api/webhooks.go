@@ -328,7 +328,7 @@ func showDelivery(d webhooks.Delivery) deliveryJSON {
 }
 
 func (s *Server) listDeliveries(c *fiber.Ctx) error {
-	limit, offset, err := page(c)
+	limit, offset, err := parseLimitOffset(c)
 	if err != nil {
 		return err
 	}

@@ -60,8 +60,8 @@ func (b *builder) events(doc *openapi3.T) {
 	l.Description = "Every committed change, on every plan, limited to the resources the key's role may read; kept 30 days. " +
 		"Page with limit/offset, or catch up with starting_after (older than an event) and ending_before (the events right after one), " +
 		"which follow commit order: a consumer neither misses nor repeats one while more arrive."
-	params := []resource.EventParam{{Name: "limit", Doc: "Page size, 1 to 100 (default 25)."}, {Name: "offset", Doc: "Events to skip (not with a cursor)."}}
-	for _, p := range append(params, resource.EventParams...) {
+	b.pageParameters(l)
+	for _, p := range resource.EventParams {
 		s := openapi3.NewStringSchema()
 		if p.Time {
 			s = openapi3.NewDateTimeSchema()

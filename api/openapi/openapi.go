@@ -70,7 +70,7 @@ func Register(s *api.Server) error {
 
 // Build derives the document from the declarations.
 func Build() (*openapi3.T, error) {
-	b := &builder{schemas: openapi3.Schemas{}, bodies: map[string][]resource.Field{}}
+	b := &builder{schemas: openapi3.Schemas{}, bodies: map[string][]resource.Field{}, params: pageParameterDecls()}
 	doc := &openapi3.T{
 		OpenAPI: "3.1.0",
 		Info: &openapi3.Info{
@@ -84,7 +84,8 @@ func Build() (*openapi3.T, error) {
 		Servers: openapi3.Servers{{URL: "/", Description: "The server this document was fetched from."}},
 		Paths:   openapi3.NewPaths(),
 		Components: &openapi3.Components{
-			Schemas: b.schemas,
+			Schemas:    b.schemas,
+			Parameters: b.params,
 			SecuritySchemes: openapi3.SecuritySchemes{"bearer": &openapi3.SecuritySchemeRef{Value: &openapi3.SecurityScheme{
 				Type: "http", Scheme: "bearer",
 				Description: "A workspace API key (lb_...) created with `ledgerbase key create` or in the admin UI.",
@@ -128,6 +129,7 @@ func Build() (*openapi3.T, error) {
 type builder struct {
 	schemas openapi3.Schemas
 	bodies  map[string][]resource.Field // the fields behind each body schema
+	params  openapi3.ParametersMap      // shared parameters: a list's limit and offset
 }
 
 func ref(name string) *openapi3.SchemaRef {

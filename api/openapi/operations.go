@@ -147,11 +147,7 @@ func replayable(r *openapi3.Response) *openapi3.Response {
 
 // listParameters are limit, offset, q and the resource's named filters.
 func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
-	def := func(s *openapi3.Schema, v any) *openapi3.Schema { s.Default = v; return s }
-	o.AddParameter(openapi3.NewQueryParameter("limit").WithDescription("Page size, 1 to 100.").
-		WithSchema(def(integer(i64(1), i64(api.MaxLimit), ""), api.DefaultLimit)))
-	o.AddParameter(openapi3.NewQueryParameter("offset").WithDescription("Records to skip.").
-		WithSchema(def(integer(i64(0), nil, ""), 0)))
+	b.pageParameters(o)
 	if len(r.Search) > 0 {
 		o.AddParameter(openapi3.NewQueryParameter("q").
 			WithDescription("Search text: every word must start a word of " + strings.Join(r.Search, ", ") + " (case-insensitive).").
@@ -180,6 +176,26 @@ func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 			s.MinLength = 1
 		}
 		o.AddParameter(openapi3.NewQueryParameter(f.Param).WithDescription(f.Doc).WithSchema(s))
+	}
+}
+
+// pageParameterDecls declares limit and offset once, under
+// components/parameters: every list refers to them (pageParameters), as
+// every list parses them alike (api's pageParam).
+func pageParameterDecls() openapi3.ParametersMap {
+	def := func(s *openapi3.Schema, v any) *openapi3.Schema { s.Default = v; return s }
+	return openapi3.ParametersMap{
+		"limit": {Value: openapi3.NewQueryParameter("limit").WithDescription("Page size, 1 to " + strconv.Itoa(api.MaxLimit) + ".").
+			WithSchema(def(integer(i64(1), i64(api.MaxLimit), ""), api.DefaultLimit))},
+		"offset": {Value: openapi3.NewQueryParameter("offset").WithDescription("How many to skip.").
+			WithSchema(def(integer(i64(0), nil, ""), 0))},
+	}
+}
+
+// pageParameters gives a list limit and offset, by reference.
+func (b *builder) pageParameters(o *openapi3.Operation) {
+	for _, name := range []string{"limit", "offset"} {
+		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Ref: "#/components/parameters/" + name, Value: b.params[name].Value})
 	}
 }
 

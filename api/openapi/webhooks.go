@@ -86,8 +86,7 @@ func (b *builder) webhooks(doc *openapi3.T) {
 			}
 		}
 		if method == http.MethodGet && (id == "listWebhookEndpoints" || id == "listWebhookDeliveries") {
-			o.AddParameter(openapi3.NewQueryParameter("limit").WithSchema(integer(i64(1), i64(100), "Page size (default 25).")))
-			o.AddParameter(openapi3.NewQueryParameter("offset").WithSchema(integer(i64(0), nil, "Items to skip.")))
+			b.pageParameters(o)
 		}
 		if in != "" {
 			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithJSONSchemaRef(ref(in))}
