@@ -207,9 +207,6 @@ func checkActionable(t *testing.T, env *apitest.Env, key string, invoices int) {
 	var count int
 	for _, docs := range []string{"invoices", "bills", "quotes", "credit-notes"} {
 		recs := all(t, env, key, "/v1/"+docs)
-		if docs == "invoices" {
-			count = len(recs)
-		}
 		for _, d := range recs {
 			var excl, vat, incl int64
 			for i, l := range lines(d) {
@@ -223,17 +220,15 @@ func checkActionable(t *testing.T, env *apitest.Env, key string, invoices int) {
 				t.Fatalf("%s %v: totals %v/%v/%v, its lines add up to %d/%d/%d", docs, d["number"],
 					d["amount_excl_vat_cents"], d["vat_amount_cents"], d["amount_incl_vat_cents"], excl, vat, incl)
 			}
-			if docs != "invoices" && docs != "bills" || d["status"] == "void" {
-				continue
-			}
-			if cents(t, d, "remaining_cents") != incl-cents(t, d, "paid_cents") {
-				t.Fatalf("%s %v (%v): remaining %v, paid %v of %d", docs, d["number"], d["status"], d["remaining_cents"], d["paid_cents"], incl)
-			}
+		}
+		if docs == "invoices" {
+			count = len(recs)
 		}
 	}
 	if count != invoices {
 		t.Errorf("%d invoices, want %d", count, invoices)
 	}
+	checkBalances(t, env, key)
 	if t.Failed() {
 		return
 	}
@@ -261,6 +256,101 @@ func checkActionable(t *testing.T, env *apitest.Env, key string, invoices int) {
 			"date": today, "amount_incl_vat_cents": d["remaining_cents"]}).WantStatus(t, 201)
 		if got := env.Get(t, path, key).WantStatus(t, 200).JSON(t); got["status"] != "paid" || cents(t, got, "remaining_cents") != 0 {
 			t.Errorf("%s %v paid in full: %v with %v open", docs, d["number"], got["status"], got["remaining_cents"])
+		}
+	}
+}
+
+// checkBalances recomputes what the writes keep of every document, from the
+// records it depends on: an invoice's paid_cents is the sum of its completed
+// payments, its credited_cents that of the credit notes applied to it, and
+// remaining_cents = incl - paid - credited, never below zero (0 when void,
+// which nothing was paid or credited on); a bill's likewise with its
+// payments. A credit note made against an invoice is of that invoice's
+// client and currency, and an applied one names it. An invoiced quote and
+// the invoice made from it name each other, with the same client, currency
+// and money.
+func checkBalances(t *testing.T, env *apitest.Env, key string) {
+	t.Helper()
+	invoices := map[string]record{}
+	for _, d := range all(t, env, key, "/v1/invoices") {
+		invoices[d["id"].(string)] = d
+	}
+	credited := map[string]int64{}
+	for _, n := range all(t, env, key, "/v1/credit-notes") {
+		inv, linked := invoices[fmt.Sprint(n["invoice_id"])]
+		switch {
+		case n["invoice_id"] == nil && n["status"] == "applied":
+			t.Errorf("credit note %v is applied to no invoice", n["number"])
+		case n["invoice_id"] == nil:
+		case !linked:
+			t.Errorf("credit note %v credits %v, no invoice of the workspace", n["number"], n["invoice_id"])
+		case fmt.Sprint(n["client_id"]) != fmt.Sprint(inv["client_id"]) || inv["client_id"] == nil && n["client_name"] != inv["client_name"] ||
+			n["currency_code"] != inv["currency_code"]:
+			t.Errorf("credit note %v (%v, %v) credits invoice %v of %v, %v", n["number"], n["client_name"], n["currency_code"],
+				inv["number"], inv["client_name"], inv["currency_code"])
+		case n["status"] == "applied":
+			credited[inv["id"].(string)] += cents(t, n, "amount_incl_vat_cents")
+		}
+	}
+	for _, docs := range []string{"invoices", "bills"} {
+		for _, d := range all(t, env, key, "/v1/"+docs) {
+			id := d["id"].(string)
+			var paid int64
+			for _, p := range all(t, env, key, "/v1/"+docs+"/"+id+"/payments") {
+				if p["currency_code"] != d["currency_code"] {
+					t.Errorf("%s %v in %v has a payment in %v", docs, d["number"], d["currency_code"], p["currency_code"])
+				}
+				if p["status"] == "completed" {
+					paid += cents(t, p, "amount_incl_vat_cents")
+				}
+			}
+			incl, status := cents(t, d, "amount_incl_vat_cents"), d["status"]
+			gotPaid, remaining, gotCredited := cents(t, d, "paid_cents"), cents(t, d, "remaining_cents"), int64(0)
+			if docs == "invoices" {
+				gotCredited = cents(t, d, "credited_cents")
+			}
+			want := incl - paid - credited[id]
+			if status == "void" {
+				want = 0
+			}
+			switch {
+			case gotPaid != paid || gotCredited != credited[id] || remaining != want:
+				t.Errorf("%s %v (%v) of %d: paid %d, credited %d, remaining %d; its payments add up to %d, its applied credit notes to %d, leaving %d",
+					docs, d["number"], status, incl, gotPaid, gotCredited, remaining, paid, credited[id], want)
+			case remaining < 0 || incl-paid-credited[id] < 0:
+				t.Errorf("%s %v (%v): %d paid and %d credited of %d", docs, d["number"], status, paid, credited[id], incl)
+			case status == "void" && paid+credited[id] != 0:
+				t.Errorf("%s %v is void with %d paid and %d credited", docs, d["number"], paid, credited[id])
+			case status == "paid" && remaining != 0,
+				(status == "partially_paid" || status == "overdue") && remaining == 0,
+				status == "partially_paid" && paid+credited[id] == 0,
+				(status == "draft" || status == "sent" || status == "open") && paid+credited[id] != 0:
+				t.Errorf("%s %v is %v with %d paid, %d credited and %d open", docs, d["number"], status, paid, credited[id], remaining)
+			}
+		}
+	}
+	for _, q := range all(t, env, key, "/v1/quotes") {
+		inv, linked := invoices[fmt.Sprint(q["invoice_id"])]
+		switch {
+		case (q["status"] == "invoiced") != (q["invoice_id"] != nil):
+			t.Errorf("quote %v is %v with invoice_id %v", q["number"], q["status"], q["invoice_id"])
+		case q["invoice_id"] == nil:
+		case !linked:
+			t.Errorf("quote %v was invoiced as %v, no invoice of the workspace", q["number"], q["invoice_id"])
+		case inv["quote_id"] != q["id"]:
+			t.Errorf("quote %v was invoiced as %v, whose quote_id is %v", q["number"], inv["number"], inv["quote_id"])
+		case fmt.Sprint(q["client_id"]) != fmt.Sprint(inv["client_id"]) || q["currency_code"] != inv["currency_code"] ||
+			cents(t, q, "amount_incl_vat_cents") != cents(t, inv, "amount_incl_vat_cents"):
+			t.Errorf("quote %v and the invoice %v made from it differ in client, currency or money", q["number"], inv["number"])
+		}
+	}
+	for _, inv := range invoices {
+		if inv["quote_id"] == nil {
+			continue
+		}
+		q := env.Get(t, "/v1/quotes/"+inv["quote_id"].(string), key)
+		if q.Status != http.StatusOK || q.JSON(t)["invoice_id"] != inv["id"] {
+			t.Errorf("invoice %v was made from quote %v, which does not name it: %d %s", inv["number"], inv["quote_id"], q.Status, q.Body)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/address"
 	"github.com/ledgerbase/ledgerbase/ent/bill"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
@@ -77,6 +78,18 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An applied credit note counts on its invoice from when it was made.
+	notes, err := db.Ent.CreditNote.Query().Where(creditnote.WorkspaceID(ws), creditnote.StatusEQ(creditnote.StatusApplied)).All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := map[string][]*ent.CreditNote{}
+	for _, n := range notes {
+		if n.InvoiceID == nil {
+			t.Fatalf("%s is applied to no invoice", n.Number)
+		}
+		applied[*n.InvoiceID] = append(applied[*n.InvoiceID], n)
+	}
 	statuses := map[invoice.Status]int{}
 	for _, inv := range invs {
 		statuses[inv.Status]++
@@ -91,8 +104,22 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 			t.Fatalf("%s: totals %d/%d/%d, lines say %d/%d/%d", inv.Number, inv.AmountExclVatCents, inv.VatAmountCents, inv.AmountInclVatCents, excl, vat, incl)
 		}
 		balance := inv.AmountInclVatCents
+		var credited int64
+		credit := func(before time.Time) {
+			for _, n := range applied[inv.ID] {
+				if !n.CreatedAt.After(before) && n.CreatedAt.After(inv.CreatedAt.Add(-time.Nanosecond)) && n.AmountInclVatCents > 0 {
+					credited += n.AmountInclVatCents
+					balance -= n.AmountInclVatCents
+					n.AmountInclVatCents = -n.AmountInclVatCents // counted
+				}
+			}
+		}
 		sort.Slice(inv.Edges.Payments, func(i, j int) bool { return inv.Edges.Payments[i].CreatedAt.Before(inv.Edges.Payments[j].CreatedAt) })
 		for _, p := range inv.Edges.Payments {
+			credit(p.CreatedAt)
+			if balance < 0 {
+				t.Fatalf("%s: credit notes applied beyond its balance: %d", inv.Number, balance)
+			}
 			if p.Status == "completed" {
 				paid += p.AmountInclVatCents
 				balance -= p.AmountInclVatCents
@@ -104,10 +131,15 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 				t.Fatalf("%s: inconsistent payment %+v", inv.Number, p)
 			}
 		}
-		if paid != inv.PaidCents {
-			t.Fatalf("%s: paid_cents %d, payments add up to %d", inv.Number, inv.PaidCents, paid)
+		credit(now)
+		if paid != inv.PaidCents || credited != inv.CreditedCents {
+			t.Fatalf("%s: paid_cents %d, credited_cents %d; payments add up to %d, applied credit notes to %d",
+				inv.Number, inv.PaidCents, inv.CreditedCents, paid, credited)
 		}
-		want := inv.AmountInclVatCents - paid
+		want := inv.AmountInclVatCents - paid - credited
+		if want < 0 {
+			t.Fatalf("%s: %d paid and %d credited of %d", inv.Number, paid, credited, inv.AmountInclVatCents)
+		}
 		if inv.Status == invoice.StatusVoid {
 			want = 0
 		}
@@ -120,7 +152,7 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 				t.Fatalf("%s is paid with %d open", inv.Number, inv.RemainingCents)
 			}
 		case invoice.StatusPartiallyPaid:
-			if paid == 0 || inv.RemainingCents == 0 {
+			if paid+credited == 0 || inv.RemainingCents == 0 {
 				t.Fatalf("%s is partially paid with paid %d, open %d", inv.Number, paid, inv.RemainingCents)
 			}
 		case invoice.StatusOverdue: // past due with money open, paid in part or not at all
@@ -128,8 +160,8 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 				t.Fatalf("%s is overdue with nothing open", inv.Number)
 			}
 		default:
-			if paid != 0 {
-				t.Fatalf("%s is %s but has %d paid", inv.Number, inv.Status, paid)
+			if paid != 0 || credited != 0 {
+				t.Fatalf("%s is %s but has %d paid and %d credited", inv.Number, inv.Status, paid, credited)
 			}
 		}
 		if (inv.Status == invoice.StatusSent || inv.Status == invoice.StatusPartiallyPaid) && inv.RemainingCents > 0 &&
@@ -144,6 +176,14 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 		if statuses[s] == 0 {
 			t.Errorf("no %s invoice among %v", s, statuses)
 		}
+	}
+	for _, n := range notes {
+		if n.AmountInclVatCents > 0 {
+			t.Errorf("%s is applied to %s, which does not count it", n.Number, *n.InvoiceID)
+		}
+	}
+	if len(notes) == 0 {
+		t.Error("no applied credit note")
 	}
 	bills, err := db.Ent.Bill.Query().Where(bill.WorkspaceID(ws)).WithPayments().All(ctx)
 	if err != nil {

@@ -249,7 +249,9 @@ var recentInvoices = actionable{
 }
 
 // invoices writes the invoices with their payments, the quotes some of them
-// came from and the credit notes issued on some paid ones.
+// came from and the credit notes issued on some paid ones. The rows obey
+// the writes' rules: an invoice counts the credit notes applied to it in
+// credited_cents, and remaining = incl - paid - credited never goes below 0.
 func (g *gen) invoices() {
 	for i := 0; i < g.n; i++ {
 		if i%10_000 == 0 && g.t.invoices.s.stopped() {
@@ -265,13 +267,42 @@ func (g *gen) invoices() {
 			out, pays = g.settle(at, due, tot.incl)
 		}
 		id := g.id("inv", at)
+		number := fmt.Sprintf("INV-%06d", g.next("inv"))
+		var quoteID any
+		if g.chance(0.06) {
+			qat := at.Add(-time.Duration(3+g.rng.IntN(20)) * 24 * time.Hour)
+			qid := g.id("quo", qat)
+			quoteID = qid
+			g.t.quotes.row(append(g.base(qid, qat, at), fmt.Sprintf("QUO-%06d", g.next("quo")), day(qat),
+				day(qat.AddDate(0, 0, 30)), c.currency, js(lines), "", tot.excl, tot.vat, tot.incl,
+				c.id, c.name, "invoiced", id)...)
+		}
+		var note creditNote
+		switch {
+		case out == outPaid && g.chance(0.08):
+			note = g.creditNote(at, lines[0], "")
+		case (out == outOpen || out == outOverdue) && g.first("credit note to apply", 1):
+			// An issued credit note on an unpaid invoice, of at most its
+			// balance: one that can be applied.
+			note = g.creditNote(at, lines[0], "issued")
+		}
+		var credited int64
+		if note.status == "applied" {
+			// Only a paid invoice gets an applied note: it was applied
+			// before the payments, which paid what it left.
+			credited = note.line.AmountInclVATCents
+			pays = g.lessenBy(pays, tot.incl, credited)
+			if len(pays) > 0 && pays[0].at.Before(note.at) {
+				note.at = at.Add(pays[0].at.Sub(at) / 2).Truncate(time.Millisecond)
+			}
+		}
 		var paid int64
 		for _, p := range pays {
 			if p.status == "completed" {
 				paid += p.amount
 			}
 		}
-		remaining := tot.incl - paid
+		remaining := tot.incl - paid - credited
 		if out == outVoid {
 			remaining = 0
 		}
@@ -279,7 +310,9 @@ func (g *gen) invoices() {
 		if len(pays) > 0 {
 			updated = pays[len(pays)-1].at
 		}
-		number := fmt.Sprintf("INV-%06d", g.next("inv"))
+		if credited > 0 && note.at.After(updated) {
+			updated = note.at
+		}
 		status := invoiceStatus[out]
 		// Past due with money open reads overdue, as the serving process's
 		// sweep would make it (api/writes/overdue.go).
@@ -287,33 +320,63 @@ func (g *gen) invoices() {
 			status = "overdue"
 		}
 		g.t.invoices.row(append(g.base(id, at, updated), number, day(at), day(due), c.currency, js(lines), "",
-			tot.excl, tot.vat, tot.incl, c.id, c.name, status, paid, remaining)...)
+			tot.excl, tot.vat, tot.incl, c.id, c.name, status, paid, remaining, credited, quoteID)...)
 		for _, p := range pays {
 			excl := p.amount * tot.excl / max(1, tot.incl)
 			g.t.invoicePayments.row(append(g.base(g.id("ipay", p.at), p.at, p.at), id,
 				fmt.Sprintf("PMT-%07d", g.next("ipay")), fmt.Sprintf("RCPT-%06d", g.seq["ipay"]), p.status, day(p.at), nil,
 				c.currency, p.remaining, "", c.id, c.name, excl, p.amount-excl, p.amount)...)
 		}
-		if g.chance(0.06) {
-			qat := at.Add(-time.Duration(3+g.rng.IntN(20)) * 24 * time.Hour)
-			g.t.quotes.row(append(g.base(g.id("quo", qat), qat, at), fmt.Sprintf("QUO-%06d", g.next("quo")), day(qat),
-				day(qat.AddDate(0, 0, 30)), c.currency, js(lines), "", tot.excl, tot.vat, tot.incl,
-				c.id, c.name, "invoiced", id)...)
-		}
-		switch {
-		case out == outPaid && g.chance(0.08):
-			g.creditNote(c, id, at, lines[0], "")
-		case (out == outOpen || out == outOverdue) && g.first("credit note to apply", 1):
-			// An issued credit note on an unpaid invoice, of at most its
-			// balance: one that can be applied.
-			g.creditNote(c, id, at, lines[0], "issued")
+		if note.status != "" {
+			g.t.credit.row(append(g.base(g.id("crn", note.at), note.at, note.at), note.number, day(note.at), nil,
+				c.currency, js([]shape.DocLine{note.line}), "Returned goods", note.line.AmountExclVATCents, note.line.VATAmountCents,
+				note.line.AmountInclVATCents, c.id, c.name, note.status, id)...)
 		}
 	}
 }
 
+// lessenBy is the payments of a document of total once a credit of amount
+// was applied before them: the completed ones pay amount less, the last
+// ones first, an attempt is of at most what was open (one of nothing is
+// dropped), and each leaves the balance open after it.
+func (g *gen) lessenBy(pays []settlement, total, amount int64) []settlement {
+	left := amount
+	for i := len(pays) - 1; i >= 0 && left > 0; i-- {
+		if pays[i].status == "completed" {
+			cut := min(pays[i].amount, left)
+			pays[i].amount -= cut
+			left -= cut
+		}
+	}
+	balance := total - amount
+	out := pays[:0]
+	for _, p := range pays {
+		if p.status != "completed" {
+			p.amount = min(p.amount, balance)
+		}
+		if p.amount == 0 {
+			continue
+		}
+		if p.status == "completed" {
+			balance -= p.amount
+		}
+		p.remaining = balance
+		out = append(out, p)
+	}
+	return out
+}
+
+// creditNote is a credit note against an invoice, written with it.
+type creditNote struct {
+	at     time.Time
+	number string
+	line   shape.DocLine
+	status string // "" for none
+}
+
 // creditNote credits part of an invoice's first line; status is drawn
 // when empty.
-func (g *gen) creditNote(c party, invoiceID string, invoiced time.Time, l shape.DocLine, status string) {
+func (g *gen) creditNote(invoiced time.Time, l shape.DocLine, status string) creditNote {
 	at := g.after(invoiced, 24, 30)
 	l.QtyMilli = max(500, l.QtyMilli/2)
 	l.AmountExclVATCents, l.VATAmountCents = amounts(l.QtyMilli, l.UnitPriceCents, l.VATRateBasisPoints)
@@ -322,9 +385,7 @@ func (g *gen) creditNote(c party, invoiceID string, invoiced time.Time, l shape.
 	if status == "" {
 		status = []string{"issued", "issued", "issued", "applied", "applied", "draft", "void"}[g.rng.IntN(7)]
 	}
-	g.t.credit.row(append(g.base(g.id("crn", at), at, at), fmt.Sprintf("CN-%06d", g.next("crn")), day(at), nil,
-		c.currency, js([]shape.DocLine{l}), "Returned goods", l.AmountExclVATCents, l.VATAmountCents, l.AmountInclVATCents,
-		c.id, c.name, status, invoiceID)...)
+	return creditNote{at: at, number: fmt.Sprintf("CN-%06d", g.next("crn")), line: l, status: status}
 }
 
 // recentQuotes are the newest standalone quotes' statuses and ages: one

@@ -57,7 +57,7 @@ func newTables(s *sink) *tables {
 	t.clients = add(s.table("clients", cols(append(contact, "ext_system", "ext_connection_id", "ext_external_id", "ext_key")...)))
 	t.addresses = add(s.table("addresses", cols(append([]string{"client_id", "kind", "default_billing", "default_shipping"}, contact...)...), t.clients))
 	t.vendors = add(s.table("vendors", cols("name", "email", "phone", "currency_code", "notes", "preferred_language")))
-	t.invoices = add(s.table("invoices", cols(append(doc, "client_id", "client_name", "status", "paid_cents", "remaining_cents")...)))
+	t.invoices = add(s.table("invoices", cols(append(doc, "client_id", "client_name", "status", "paid_cents", "remaining_cents", "credited_cents", "quote_id")...)))
 	t.invoicePayments = add(s.table("invoice_payments", cols("invoice_id", "external_id", "number", "status", "date", "due_date",
 		"currency_code", "remaining_cents", "notes", "client_id", "client_name",
 		"amount_excl_vat_cents", "vat_amount_cents", "amount_incl_vat_cents"), t.invoices))
