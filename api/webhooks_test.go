@@ -488,3 +488,67 @@ func TestSlowReceiverGetsEachDeliveryOnceFromTwoWorkers(t *testing.T) {
 		t.Fatalf("%d events got %d sends, want each once: %v", ids, sends, got)
 	}
 }
+
+// The webhook endpoints' actions read their body as every action does
+// (POST /v1/invoices/{id}/send is the yardstick): none, or a JSON object
+// of the action's fields, of which these have none. Anything else is the
+// same 400 or 415, and nothing is rotated or sent again.
+func TestWebhookActionsReadTheirBodyLikeEveryAction(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	w := env.Workspace(t, "growth", false, false)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": "https://public.test/hooks", "enabled_events": []string{"client.created"}}).WantStatus(t, 201).JSON(t)
+	epID := ep["id"].(string)
+	cli := env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	var log struct{ Data []struct{ ID string } }
+	env.Get(t, "/v1/webhook-endpoints/"+epID+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+	if len(log.Data) != 1 {
+		t.Fatalf("deliveries %+v, want the client's one", log)
+	}
+	delivery := log.Data[0].ID
+	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE webhook_deliveries SET status = 'failed' WHERE id = ?"), delivery); err != nil {
+		t.Fatal(err)
+	}
+	draft := env.Do(t, "POST", "/v1/invoices", w.Key, obj{"client_id": cli, "currency_code": "USD", "lines": []obj{line("Work", 1000, 500, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	state := func() (secret, status string) {
+		t.Helper()
+		q := "SELECT e.secret, d.status FROM webhook_endpoints e, webhook_deliveries d WHERE e.id = ? AND d.id = ?"
+		if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind(q), epID, delivery).Scan(&secret, &status); err != nil {
+			t.Fatal(err)
+		}
+		return secret, status
+	}
+	secret, _ := state()
+	actions := []string{"/v1/webhook-endpoints/" + epID + "/rotate-secret", "/v1/webhook-endpoints/" + epID + "/deliveries/" + delivery + "/retry"}
+	for _, c := range []struct {
+		body, contentType string
+		status            int
+		code              string
+	}{
+		{`{"colour":"red"}`, "application/json", 400, "invalid_request"},
+		{`{"colour":`, "application/json", 400, "invalid_json"},
+		{`[]`, "application/json", 400, "invalid_json"},
+		{`{} {}`, "application/json", 400, "invalid_json"},
+		{`{}`, "text/plain", 415, "unsupported_media_type"},
+		{`{}`, "application/x-www-form-urlencoded", 415, "unsupported_media_type"},
+	} {
+		yardstick := env.Do(t, "POST", "/v1/invoices/"+draft+"/send", w.Key, c.body, "Content-Type", c.contentType)
+		yardstick.WantError(t, c.status, c.code)
+		for _, path := range actions {
+			e := env.Do(t, "POST", path, w.Key, c.body, "Content-Type", c.contentType).WantError(t, c.status, c.code)
+			if want := yardstick.JSON(t)["error"].(map[string]any)["param"]; e["param"] != want {
+				t.Errorf("%s with %s (%s): param %v, want %v as the invoice's send answers", path, c.body, c.contentType, e["param"], want)
+			}
+		}
+		if s, st := state(); s != secret || st != "failed" {
+			t.Fatalf("a refused body (%s, %s) rotated the secret (%v) or sent the delivery again (%s)", c.body, c.contentType, s != secret, st)
+		}
+	}
+	// No body, or an empty object, is still an action's body.
+	for i, path := range actions {
+		env.Do(t, "POST", path, w.Key, nil, "Content-Type", "text/plain").WantStatus(t, 200)
+		env.Do(t, "POST", path, w.Key, `{}`, "Idempotency-Key", fmt.Sprintf("ok-%d", i)).WantStatus(t, 200)
+	}
+	if s, st := state(); s == secret || st != "pending" {
+		t.Fatalf("accepted actions: secret rotated %v, delivery %s (want pending)", s != secret, st)
+	}
+}
