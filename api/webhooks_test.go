@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,7 @@ func loopbackOnly(t *testing.T, calls *int) func(ctx context.Context, network, a
 var testResolver = mapResolver{
 	"hooks.test":    {"127.0.0.1"},
 	"internal.test": {"10.1.2.3"},
-	"public.test":   {"203.0.113.7"}, // TEST-NET-3: never dialed, saves only
+	"public.test":   {"9.9.9.9"}, // a public address: saves only, never dialed
 }
 
 // receiver is a loopback HTTP server that records what it gets and
@@ -550,5 +551,162 @@ func TestWebhookActionsReadTheirBodyLikeEveryAction(t *testing.T) {
 	}
 	if s, st := state(); s == secret || st != "pending" {
 		t.Fatalf("accepted actions: secret rotated %v, delivery %s (want pending)", s != secret, st)
+	}
+}
+
+// hostileAddrs are addresses no webhook may reach with default settings,
+// and a word of why the guard refuses each: every IPv4 kind, and the
+// IPv6 spellings of them (embedded IPv4 in every scheme) and of IPv6's own
+// reserved space.
+var hostileAddrs = []struct{ addr, why string }{
+	{"127.0.0.1", "loopback"}, {"127.1.2.3", "loopback"}, {"10.0.0.1", "private"}, {"172.16.0.1", "private"},
+	{"192.168.1.1", "private"}, {"169.254.169.254", "link-local"}, {"0.0.0.0", "not a unicast"}, {"0.1.2.3", "this-network"},
+	{"100.64.0.1", "carrier-grade NAT"}, {"192.0.0.170", "IETF protocol assignment"}, {"192.0.2.1", "documentation"},
+	{"198.51.100.1", "documentation"}, {"203.0.113.1", "documentation"}, {"192.88.99.1", "6to4 relay"},
+	{"198.18.0.1", "benchmarking"}, {"240.0.0.1", "reserved"}, {"255.255.255.255", "not a unicast"}, {"224.0.0.1", "not a unicast"},
+	{"::1", "loopback"}, {"::", "not a unicast"}, {"::ffff:127.0.0.1", "loopback"}, {"::ffff:10.0.0.1", "private"},
+	{"::ffff:a9fe:a9fe", "link-local"}, {"fe80::1", "link-local"}, {"fc00::1", "private"}, {"fd00:ec2::254", "private"},
+	{"ff02::1", "not a unicast"}, {"64:ff9b::7f00:1", "embedding 127.0.0.1"}, {"64:ff9b::a9fe:a9fe", "embedding 169.254.169.254"},
+	{"2002:a9fe:a9fe::1", "embedding 169.254.169.254"}, {"2002:808:808::1", "6to4 tunnel"},
+	// The eleven spellings issue 32 found passing.
+	{"::127.0.0.1", "IPv4-compatible address embedding 127.0.0.1"}, {"::7f00:1", "embedding 127.0.0.1"},
+	{"::a9fe:a9fe", "embedding 169.254.169.254"}, {"::a00:1", "embedding 10.0.0.1"},
+	{"::ffff:0:7f00:1", "IPv4-translated address embedding 127.0.0.1"}, {"::ffff:0:a9fe:a9fe", "embedding 169.254.169.254"},
+	{"64:ff9b:1::a9fe:a9fe", "local-use NAT64 address embedding 169.254.169.254"}, {"fec0::1", "site-local"},
+	{"2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo address embedding 127.0.0.1"}, {"100::1", "discard-only"},
+	{"2001:db8::1", "documentation"},
+	// What else the registry reserves, or leaves outside 2000::/3.
+	{"::8.8.8.8", "outside the global unicast space"}, {"::ffff:0:808:808", "outside the global unicast space"},
+	{"64:ff9b:1::808:808", "local-use NAT64"}, {"2001:0:4136:e378:8000:63bf:f7f7:f7f7", "Teredo tunnel"},
+	{"2001:2::1", "IETF protocol assignment"}, {"3fff::1", "documentation"}, {"5f00::1", "SRv6"}, {"4000::1", "outside the global unicast space"},
+}
+
+// publicAddrs are globally routable: saved, and handed to the dialer.
+var publicAddrs = []string{"9.9.9.9", "::ffff:9.9.9.9", "2620:fe::fe", "64:ff9b::909:909"}
+
+func hostPart(addr string) string {
+	if strings.Contains(addr, ":") {
+		return "[" + addr + "]"
+	}
+	return addr
+}
+
+// guardResolver maps h<i>.test to hostileAddrs[i] and p<i>.test to
+// publicAddrs[i], beside testResolver's names.
+func guardResolver() mapResolver {
+	r := mapResolver{}
+	for k, v := range testResolver {
+		r[k] = v
+	}
+	for i, h := range hostileAddrs {
+		r[fmt.Sprintf("h%d.test", i)] = []string{h.addr}
+	}
+	for i, a := range publicAddrs {
+		r[fmt.Sprintf("p%d.test", i)] = []string{a}
+	}
+	return r
+}
+
+// With default settings, every hostile address is refused when an
+// endpoint is saved, written as the URL's host or answered for its name:
+// a 400 naming url and saying why; the public ones are saved.
+func TestWebhookGuardRefusesEverySpellingAtSaveTime(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: guardResolver()}))
+	w := env.Workspace(t, "growth", false, false)
+	for i, h := range hostileAddrs {
+		for _, host := range []string{hostPart(h.addr), fmt.Sprintf("h%d.test", i)} {
+			u := "https://" + host + "/hooks"
+			e := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": u, "enabled_events": []string{"*"}}).WantError(t, 400, "invalid_request")
+			if msg, _ := e["message"].(string); e["param"] != "url" || !strings.Contains(msg, h.why) {
+				t.Errorf("%s: param %v, message %q; want url, saying %q", u, e["param"], msg, h.why)
+			}
+		}
+	}
+	if l := env.Get(t, "/v1/webhook-endpoints", w.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(0) {
+		t.Fatalf("refused URLs were stored: %v", l)
+	}
+	for i, a := range publicAddrs {
+		for _, host := range []string{hostPart(a), fmt.Sprintf("p%d.test", i)} {
+			env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": "https://" + host + "/hooks", "enabled_events": []string{"*"}}).WantStatus(t, 201)
+		}
+	}
+}
+
+// At send time the worker's dial refuses every hostile address, written
+// or resolved, before any connection (the endpoints were saved while
+// private networks were allowed); public ones reach the dialer, which
+// connects to nothing.
+func TestWebhookGuardRefusesEverySpellingAtSendTime(t *testing.T) {
+	resolver := guardResolver()
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: resolver, AllowPrivateNetworks: true}))
+	var mu sync.Mutex
+	var dialed []string
+	startWorker(t, env, webhooks.Settings{Resolver: resolver, Schedule: []time.Duration{time.Hour}, Poll: 50 * time.Millisecond,
+		Dial: func(_ context.Context, _, addr string) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, addr)
+			mu.Unlock()
+			return nil, errors.New("test dialer: connects to nothing")
+		}})
+	w := env.Workspace(t, "growth", false, false)
+	why := map[string]string{} // endpoint URL: the refusal expected, "" for public
+	for i, h := range hostileAddrs {
+		why["https://"+hostPart(h.addr)+"/hooks"] = h.why
+		why[fmt.Sprintf("https://h%d.test/hooks", i)] = h.why
+	}
+	for i, a := range publicAddrs {
+		why["https://"+hostPart(a)+"/hooks"] = ""
+		why[fmt.Sprintf("https://p%d.test/hooks", i)] = ""
+	}
+	for u := range why {
+		env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": u, "enabled_events": []string{"client.created"}}).WantStatus(t, 201)
+	}
+	env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201)
+
+	attempts := map[string]string{}
+	deadline := time.Now().Add(15 * time.Second)
+	for len(attempts) < len(why) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		rs, err := env.DB.Read.QueryContext(t.Context(), env.DB.Rebind("SELECT e.url, a.error FROM webhook_attempts a "+
+			"JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.workspace_id = ?"), w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rs.Next() {
+			var u, e string
+			if err := rs.Scan(&u, &e); err != nil {
+				t.Fatal(err)
+			}
+			attempts[u] = e
+		}
+		if err := rs.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(attempts) != len(why) {
+		t.Fatalf("%d of %d deliveries attempted", len(attempts), len(why))
+	}
+	for u, want := range why {
+		got := attempts[u]
+		switch {
+		case want == "" && !strings.Contains(got, "connects to nothing"):
+			t.Errorf("%s is public, yet its attempt says %q", u, got)
+		case want != "" && !strings.Contains(got, want):
+			t.Errorf("%s: attempt says %q; want it refused as %q", u, got, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	public := map[string]bool{}
+	for _, a := range publicAddrs {
+		public[net.JoinHostPort(netip.MustParseAddr(a).Unmap().String(), "443")] = true
+	}
+	for _, addr := range dialed {
+		if !public[addr] {
+			t.Errorf("the worker dialed %s, which is not one of the public addresses", addr)
+		}
+	}
+	if len(dialed) < 2*len(publicAddrs) {
+		t.Errorf("the dialer got %d calls, want one per public endpoint (%d): %v", len(dialed), 2*len(publicAddrs), dialed)
 	}
 }
