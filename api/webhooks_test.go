@@ -1,7 +1,9 @@
 package api_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -708,5 +711,89 @@ func TestWebhookGuardRefusesEverySpellingAtSendTime(t *testing.T) {
 	}
 	if len(dialed) < 2*len(publicAddrs) {
 		t.Errorf("the dialer got %d calls, want one per public endpoint (%d): %v", len(dialed), 2*len(publicAddrs), dialed)
+	}
+}
+
+// Deliveries may arrive out of commit order once one is retried, so every
+// payload carries its event's sequence: a receiver whose first answer is
+// a 500 still rebuilds GET /v1/events' order by sorting on sequence and
+// deduplicating on id, and each payload's sequence is the one GET shows.
+func TestWebhookPayloadsCarryTheirSequenceThroughARetry(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	dials := 0
+	s := open
+	s.Dial, s.Schedule, s.Poll = loopbackOnly(t, &dials), []time.Duration{300 * time.Millisecond}, 20*time.Millisecond
+	startWorker(t, env, s)
+	w := env.Workspace(t, "growth", false, false)
+	rcv := newReceiver(t, 500)
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": strings.Replace(rcv.URL, "127.0.0.1", "hooks.test", 1),
+		"enabled_events": []string{"client.*"}}).WantStatus(t, 201)
+	client := env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	const updates = 4
+	for i := range updates {
+		env.Do(t, "PATCH", "/v1/clients/"+client, w.Key, map[string]any{"name": fmt.Sprintf("Acme %d", i)}).WantStatus(t, 200)
+	}
+	got, bodies := rcv.wait(t, 1+updates+1) // every event, and the first once more
+
+	var listed struct {
+		Data []struct {
+			ID       string
+			Sequence *int64
+		}
+	}
+	env.Get(t, "/v1/events?limit=100", w.Key).WantStatus(t, 200).Decode(t, &listed)
+	if len(listed.Data) != 1+updates {
+		t.Fatalf("GET /v1/events lists %d events, want %d", len(listed.Data), 1+updates)
+	}
+	seqOf := map[string]int64{}
+	for i, e := range listed.Data {
+		if e.Sequence == nil {
+			t.Fatalf("GET /v1/events shows event %s without a sequence", e.ID)
+		}
+		if i > 0 && *e.Sequence >= *listed.Data[i-1].Sequence {
+			t.Fatalf("GET /v1/events, newest first, has sequence %d after %d", *e.Sequence, *listed.Data[i-1].Sequence)
+		}
+		seqOf[e.ID] = *e.Sequence
+	}
+	type delivered struct {
+		id  string
+		seq int64
+	}
+	var arrived []delivered
+	for i, b := range bodies {
+		var e struct {
+			ID       string
+			Sequence *int64
+		}
+		if err := json.Unmarshal(b, &e); err != nil || e.Sequence == nil {
+			t.Fatalf("payload %d carries no sequence (%v): %s", i, err, b)
+		}
+		if want, ok := seqOf[e.ID]; !ok || *e.Sequence != want || got[i].Header.Get("webhook-id") != e.ID {
+			t.Fatalf("payload %d: event %s (webhook-id %s) with sequence %d; GET /v1/events shows %d (listed %v)",
+				i, e.ID, got[i].Header.Get("webhook-id"), *e.Sequence, want, ok)
+		}
+		if one := env.Get(t, "/v1/events/"+e.ID, w.Key).WantStatus(t, 200).Body; string(one) != string(b) {
+			t.Fatalf("payload\n%s\nis not the event as GET shows it\n%s", b, one)
+		}
+		arrived = append(arrived, delivered{e.ID, *e.Sequence})
+	}
+	// The receiver's way: dedupe on id, order on sequence.
+	seen := map[string]bool{}
+	var rebuilt []delivered
+	for _, d := range arrived {
+		if !seen[d.id] {
+			seen[d.id] = true
+			rebuilt = append(rebuilt, d)
+		}
+	}
+	slices.SortFunc(rebuilt, func(a, b delivered) int { return cmp.Compare(b.seq, a.seq) })
+	if len(rebuilt) != len(listed.Data) {
+		t.Fatalf("the receiver got %d distinct events, want %d", len(rebuilt), len(listed.Data))
+	}
+	for i, d := range rebuilt {
+		if d.id != listed.Data[i].ID {
+			t.Fatalf("ordered by sequence, the deliveries %v are not GET /v1/events' order %+v", rebuilt, listed.Data)
+		}
 	}
 }
