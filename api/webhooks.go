@@ -257,6 +257,9 @@ func (s *Server) updateEndpoint(c *fiber.Ctx) error {
 }
 
 func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
+	if err := noFields(c); err != nil {
+		return err
+	}
 	e, err := s.endpoint(c, s.DB.Ent)
 	if err != nil {
 		return err
@@ -268,8 +271,9 @@ func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
 	return sendValue(c, fiber.StatusOK, map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
 }
 
-// noFields reads the body of an action that takes no fields as every
-// action reads its body: none, or a JSON object with no field in it.
+// noFields reads the body of a DELETE or an action that takes no fields
+// as every such write reads its body: none, or a JSON object with no
+// field in it.
 func noFields(c *fiber.Ctx) error {
 	raw, err := body.Read(c.Get(fiber.HeaderContentType), c.Body(), true)
 	if err == nil {

@@ -493,10 +493,11 @@ func TestSlowReceiverGetsEachDeliveryOnceFromTwoWorkers(t *testing.T) {
 	}
 }
 
-// The webhook endpoints' actions read their body as every action does
-// (POST /v1/invoices/{id}/send is the yardstick): none, or a JSON object
-// of the action's fields, of which these have none. Anything else is the
-// same 400 or 415, and nothing is rotated or sent again.
+// The webhook endpoints' actions and DELETE read their body as every
+// declared action and DELETE does (POST /v1/invoices/{id}/send and DELETE
+// /v1/invoices/{id} are the yardsticks): none, or a JSON object of the
+// fields, of which these have none. Anything else is the same 400 or 415,
+// and nothing is rotated, sent again or deleted.
 func TestWebhookActionsReadTheirBodyLikeEveryAction(t *testing.T) {
 	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
 	w := env.Workspace(t, "growth", false, false)
@@ -546,6 +547,11 @@ func TestWebhookActionsReadTheirBodyLikeEveryAction(t *testing.T) {
 		if s, st := state(); s != secret || st != "failed" {
 			t.Fatalf("a refused body (%s, %s) rotated the secret (%v) or sent the delivery again (%s)", c.body, c.contentType, s != secret, st)
 		}
+		// A DELETE's body likewise, against a declared DELETE's.
+		yardstick = env.Do(t, "DELETE", "/v1/invoices/"+draft, w.Key, c.body, "Content-Type", c.contentType)
+		yardstick.WantError(t, c.status, c.code)
+		env.Do(t, "DELETE", "/v1/webhook-endpoints/"+epID, w.Key, c.body, "Content-Type", c.contentType).WantError(t, c.status, c.code)
+		env.Get(t, "/v1/webhook-endpoints/"+epID, w.Key).WantStatus(t, 200)
 	}
 	// No body, or an empty object, is still an action's body.
 	for i, path := range actions {
