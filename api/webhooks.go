@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"mime"
 	"strconv"
 	"time"
 
@@ -84,10 +83,11 @@ func sendValue(c *fiber.Ctx, status int, v any) error {
 // admin UI's forms go through too.
 func (s *Server) endpointBody(c *fiber.Ctx, create bool) (webhooks.EndpointChange, error) {
 	var in webhooks.EndpointChange
-	if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
-		return in, apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
+	raw, err := body.Read(c.Get(fiber.HeaderContentType), c.Body(), false)
+	if err != nil {
+		return in, err
 	}
-	m, err := body.Decode(c.Body())
+	m, err := body.Decode(raw)
 	if err != nil {
 		return in, err
 	}
@@ -257,6 +257,9 @@ func (s *Server) updateEndpoint(c *fiber.Ctx) error {
 }
 
 func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
+	if err := noFields(c); err != nil {
+		return err
+	}
 	e, err := s.endpoint(c, s.DB.Ent)
 	if err != nil {
 		return err
@@ -268,11 +271,25 @@ func (s *Server) deleteEndpoint(c *fiber.Ctx) error {
 	return sendValue(c, fiber.StatusOK, map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
 }
 
+// noFields reads the body of a DELETE or an action that takes no fields
+// as every such write reads its body: none, or a JSON object with no
+// field in it.
+func noFields(c *fiber.Ctx) error {
+	raw, err := body.Read(c.Get(fiber.HeaderContentType), c.Body(), true)
+	if err == nil {
+		_, err = body.Parse(raw, nil)
+	}
+	return err
+}
+
 // rotateSecret issues a new secret; the old one keeps signing for 24 h, so
 // receivers can switch without missing a delivery. Under an
 // Idempotency-Key a retry replays the first rotation: a second one would
 // end the first secret's overlap before anyone learned the new one.
 func (s *Server) rotateSecret(c *fiber.Ctx) error {
+	if err := noFields(c); err != nil {
+		return err
+	}
 	return s.keyedWrite(c, func(ctx context.Context, tx *ent.Tx) (int, any, error) {
 		e, err := s.endpoint(c, tx.Client())
 		if err != nil {
@@ -349,6 +366,9 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 
 // retryDelivery ("send again") makes a delivery due now, whatever its state.
 func (s *Server) retryDelivery(c *fiber.Ctx) error {
+	if err := noFields(c); err != nil {
+		return err
+	}
 	e, err := s.endpoint(c, s.DB.Ent)
 	if err != nil {
 		return err

@@ -1,13 +1,17 @@
 package api_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +63,7 @@ func loopbackOnly(t *testing.T, calls *int) func(ctx context.Context, network, a
 var testResolver = mapResolver{
 	"hooks.test":    {"127.0.0.1"},
 	"internal.test": {"10.1.2.3"},
-	"public.test":   {"203.0.113.7"}, // TEST-NET-3: never dialed, saves only
+	"public.test":   {"9.9.9.9"}, // a public address: saves only, never dialed
 }
 
 // receiver is a loopback HTTP server that records what it gets and
@@ -486,5 +490,316 @@ func TestSlowReceiverGetsEachDeliveryOnceFromTwoWorkers(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond) // a lease run out would have sent one again by now
 	if ids, sends := count(); ids != n || sends != n {
 		t.Fatalf("%d events got %d sends, want each once: %v", ids, sends, got)
+	}
+}
+
+// The webhook endpoints' actions and DELETE read their body as every
+// declared action and DELETE does (POST /v1/invoices/{id}/send and DELETE
+// /v1/invoices/{id} are the yardsticks): none, or a JSON object of the
+// fields, of which these have none. Anything else is the same 400 or 415,
+// and nothing is rotated, sent again or deleted.
+func TestWebhookActionsReadTheirBodyLikeEveryAction(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	w := env.Workspace(t, "growth", false, false)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": "https://public.test/hooks", "enabled_events": []string{"client.created"}}).WantStatus(t, 201).JSON(t)
+	epID := ep["id"].(string)
+	cli := env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	var log struct{ Data []struct{ ID string } }
+	env.Get(t, "/v1/webhook-endpoints/"+epID+"/deliveries", w.Key).WantStatus(t, 200).Decode(t, &log)
+	if len(log.Data) != 1 {
+		t.Fatalf("deliveries %+v, want the client's one", log)
+	}
+	delivery := log.Data[0].ID
+	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE webhook_deliveries SET status = 'failed' WHERE id = ?"), delivery); err != nil {
+		t.Fatal(err)
+	}
+	draft := env.Do(t, "POST", "/v1/invoices", w.Key, obj{"client_id": cli, "currency_code": "USD", "lines": []obj{line("Work", 1000, 500, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	state := func() (secret, status string) {
+		t.Helper()
+		q := "SELECT e.secret, d.status FROM webhook_endpoints e, webhook_deliveries d WHERE e.id = ? AND d.id = ?"
+		if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind(q), epID, delivery).Scan(&secret, &status); err != nil {
+			t.Fatal(err)
+		}
+		return secret, status
+	}
+	secret, _ := state()
+	actions := []string{"/v1/webhook-endpoints/" + epID + "/rotate-secret", "/v1/webhook-endpoints/" + epID + "/deliveries/" + delivery + "/retry"}
+	for _, c := range []struct {
+		body, contentType string
+		status            int
+		code              string
+	}{
+		{`{"colour":"red"}`, "application/json", 400, "invalid_request"},
+		{`{"colour":`, "application/json", 400, "invalid_json"},
+		{`[]`, "application/json", 400, "invalid_json"},
+		{`{} {}`, "application/json", 400, "invalid_json"},
+		{`{}`, "text/plain", 415, "unsupported_media_type"},
+		{`{}`, "application/x-www-form-urlencoded", 415, "unsupported_media_type"},
+	} {
+		yardstick := env.Do(t, "POST", "/v1/invoices/"+draft+"/send", w.Key, c.body, "Content-Type", c.contentType)
+		yardstick.WantError(t, c.status, c.code)
+		for _, path := range actions {
+			e := env.Do(t, "POST", path, w.Key, c.body, "Content-Type", c.contentType).WantError(t, c.status, c.code)
+			if want := yardstick.JSON(t)["error"].(map[string]any)["param"]; e["param"] != want {
+				t.Errorf("%s with %s (%s): param %v, want %v as the invoice's send answers", path, c.body, c.contentType, e["param"], want)
+			}
+		}
+		if s, st := state(); s != secret || st != "failed" {
+			t.Fatalf("a refused body (%s, %s) rotated the secret (%v) or sent the delivery again (%s)", c.body, c.contentType, s != secret, st)
+		}
+		// A DELETE's body likewise, against a declared DELETE's.
+		yardstick = env.Do(t, "DELETE", "/v1/invoices/"+draft, w.Key, c.body, "Content-Type", c.contentType)
+		yardstick.WantError(t, c.status, c.code)
+		env.Do(t, "DELETE", "/v1/webhook-endpoints/"+epID, w.Key, c.body, "Content-Type", c.contentType).WantError(t, c.status, c.code)
+		env.Get(t, "/v1/webhook-endpoints/"+epID, w.Key).WantStatus(t, 200)
+	}
+	// No body, or an empty object, is still an action's body.
+	for i, path := range actions {
+		env.Do(t, "POST", path, w.Key, nil, "Content-Type", "text/plain").WantStatus(t, 200)
+		env.Do(t, "POST", path, w.Key, `{}`, "Idempotency-Key", fmt.Sprintf("ok-%d", i)).WantStatus(t, 200)
+	}
+	if s, st := state(); s == secret || st != "pending" {
+		t.Fatalf("accepted actions: secret rotated %v, delivery %s (want pending)", s != secret, st)
+	}
+}
+
+// hostileAddrs are addresses no webhook may reach with default settings,
+// and a word of why the guard refuses each: every IPv4 kind, and the
+// IPv6 spellings of them (embedded IPv4 in every scheme) and of IPv6's own
+// reserved space.
+var hostileAddrs = []struct{ addr, why string }{
+	{"127.0.0.1", "loopback"}, {"127.1.2.3", "loopback"}, {"10.0.0.1", "private"}, {"172.16.0.1", "private"},
+	{"192.168.1.1", "private"}, {"169.254.169.254", "link-local"}, {"0.0.0.0", "not a unicast"}, {"0.1.2.3", "this-network"},
+	{"100.64.0.1", "carrier-grade NAT"}, {"192.0.0.170", "IETF protocol assignment"}, {"192.0.2.1", "documentation"},
+	{"198.51.100.1", "documentation"}, {"203.0.113.1", "documentation"}, {"192.88.99.1", "6to4 relay"},
+	{"198.18.0.1", "benchmarking"}, {"240.0.0.1", "reserved"}, {"255.255.255.255", "not a unicast"}, {"224.0.0.1", "not a unicast"},
+	{"::1", "loopback"}, {"::", "not a unicast"}, {"::ffff:127.0.0.1", "loopback"}, {"::ffff:10.0.0.1", "private"},
+	{"::ffff:a9fe:a9fe", "link-local"}, {"fe80::1", "link-local"}, {"fc00::1", "private"}, {"fd00:ec2::254", "private"},
+	{"ff02::1", "not a unicast"}, {"64:ff9b::7f00:1", "embedding 127.0.0.1"}, {"64:ff9b::a9fe:a9fe", "embedding 169.254.169.254"},
+	{"2002:a9fe:a9fe::1", "embedding 169.254.169.254"}, {"2002:808:808::1", "6to4 tunnel"},
+	// The eleven spellings issue 32 found passing.
+	{"::127.0.0.1", "IPv4-compatible address embedding 127.0.0.1"}, {"::7f00:1", "embedding 127.0.0.1"},
+	{"::a9fe:a9fe", "embedding 169.254.169.254"}, {"::a00:1", "embedding 10.0.0.1"},
+	{"::ffff:0:7f00:1", "IPv4-translated address embedding 127.0.0.1"}, {"::ffff:0:a9fe:a9fe", "embedding 169.254.169.254"},
+	{"64:ff9b:1::a9fe:a9fe", "local-use NAT64 address embedding 169.254.169.254"}, {"fec0::1", "site-local"},
+	{"2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo address embedding 127.0.0.1"}, {"100::1", "discard-only"},
+	{"2001:db8::1", "documentation"},
+	// What else the registry reserves, or leaves outside 2000::/3.
+	{"::8.8.8.8", "outside the global unicast space"}, {"::ffff:0:808:808", "outside the global unicast space"},
+	{"64:ff9b:1::808:808", "local-use NAT64"}, {"2001:0:4136:e378:8000:63bf:f7f7:f7f7", "Teredo tunnel"},
+	{"2001:2::1", "IETF protocol assignment"}, {"3fff::1", "documentation"}, {"5f00::1", "SRv6"}, {"4000::1", "outside the global unicast space"},
+}
+
+// publicAddrs are globally routable: saved, and handed to the dialer.
+var publicAddrs = []string{"9.9.9.9", "::ffff:9.9.9.9", "2620:fe::fe", "64:ff9b::909:909"}
+
+func hostPart(addr string) string {
+	if strings.Contains(addr, ":") {
+		return "[" + addr + "]"
+	}
+	return addr
+}
+
+// guardResolver maps h<i>.test to hostileAddrs[i] and p<i>.test to
+// publicAddrs[i], beside testResolver's names.
+func guardResolver() mapResolver {
+	r := mapResolver{}
+	for k, v := range testResolver {
+		r[k] = v
+	}
+	for i, h := range hostileAddrs {
+		r[fmt.Sprintf("h%d.test", i)] = []string{h.addr}
+	}
+	for i, a := range publicAddrs {
+		r[fmt.Sprintf("p%d.test", i)] = []string{a}
+	}
+	return r
+}
+
+// With default settings, every hostile address is refused when an
+// endpoint is saved, written as the URL's host or answered for its name:
+// a 400 naming url and saying why; the public ones are saved.
+func TestWebhookGuardRefusesEverySpellingAtSaveTime(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: guardResolver()}))
+	w := env.Workspace(t, "growth", false, false)
+	for i, h := range hostileAddrs {
+		for _, host := range []string{hostPart(h.addr), fmt.Sprintf("h%d.test", i)} {
+			u := "https://" + host + "/hooks"
+			e := env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": u, "enabled_events": []string{"*"}}).WantError(t, 400, "invalid_request")
+			if msg, _ := e["message"].(string); e["param"] != "url" || !strings.Contains(msg, h.why) {
+				t.Errorf("%s: param %v, message %q; want url, saying %q", u, e["param"], msg, h.why)
+			}
+		}
+	}
+	if l := env.Get(t, "/v1/webhook-endpoints", w.Key).JSON(t); l["meta"].(map[string]any)["total"] != float64(0) {
+		t.Fatalf("refused URLs were stored: %v", l)
+	}
+	for i, a := range publicAddrs {
+		for _, host := range []string{hostPart(a), fmt.Sprintf("p%d.test", i)} {
+			env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": "https://" + host + "/hooks", "enabled_events": []string{"*"}}).WantStatus(t, 201)
+		}
+	}
+}
+
+// At send time the worker's dial refuses every hostile address, written
+// or resolved, before any connection (the endpoints were saved while
+// private networks were allowed); public ones reach the dialer, which
+// connects to nothing.
+func TestWebhookGuardRefusesEverySpellingAtSendTime(t *testing.T) {
+	resolver := guardResolver()
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: resolver, AllowPrivateNetworks: true}))
+	var mu sync.Mutex
+	var dialed []string
+	startWorker(t, env, webhooks.Settings{Resolver: resolver, Schedule: []time.Duration{time.Hour}, Poll: 50 * time.Millisecond,
+		Dial: func(_ context.Context, _, addr string) (net.Conn, error) {
+			mu.Lock()
+			dialed = append(dialed, addr)
+			mu.Unlock()
+			return nil, errors.New("test dialer: connects to nothing")
+		}})
+	w := env.Workspace(t, "growth", false, false)
+	why := map[string]string{} // endpoint URL: the refusal expected, "" for public
+	for i, h := range hostileAddrs {
+		why["https://"+hostPart(h.addr)+"/hooks"] = h.why
+		why[fmt.Sprintf("https://h%d.test/hooks", i)] = h.why
+	}
+	for i, a := range publicAddrs {
+		why["https://"+hostPart(a)+"/hooks"] = ""
+		why[fmt.Sprintf("https://p%d.test/hooks", i)] = ""
+	}
+	for u := range why {
+		env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": u, "enabled_events": []string{"client.created"}}).WantStatus(t, 201)
+	}
+	env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201)
+
+	attempts := map[string]string{}
+	deadline := time.Now().Add(15 * time.Second)
+	for len(attempts) < len(why) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		rs, err := env.DB.Read.QueryContext(t.Context(), env.DB.Rebind("SELECT e.url, a.error FROM webhook_attempts a "+
+			"JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.workspace_id = ?"), w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rs.Next() {
+			var u, e string
+			if err := rs.Scan(&u, &e); err != nil {
+				t.Fatal(err)
+			}
+			attempts[u] = e
+		}
+		if err := rs.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(attempts) != len(why) {
+		t.Fatalf("%d of %d deliveries attempted", len(attempts), len(why))
+	}
+	for u, want := range why {
+		got := attempts[u]
+		switch {
+		case want == "" && !strings.Contains(got, "connects to nothing"):
+			t.Errorf("%s is public, yet its attempt says %q", u, got)
+		case want != "" && !strings.Contains(got, want):
+			t.Errorf("%s: attempt says %q; want it refused as %q", u, got, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	public := map[string]bool{}
+	for _, a := range publicAddrs {
+		public[net.JoinHostPort(netip.MustParseAddr(a).Unmap().String(), "443")] = true
+	}
+	for _, addr := range dialed {
+		if !public[addr] {
+			t.Errorf("the worker dialed %s, which is not one of the public addresses", addr)
+		}
+	}
+	if len(dialed) < 2*len(publicAddrs) {
+		t.Errorf("the dialer got %d calls, want one per public endpoint (%d): %v", len(dialed), 2*len(publicAddrs), dialed)
+	}
+}
+
+// Deliveries may arrive out of commit order once one is retried, so every
+// payload carries its event's sequence: a receiver whose first answer is
+// a 500 still rebuilds GET /v1/events' order by sorting on sequence and
+// deduplicating on id, and each payload's sequence is the one GET shows.
+func TestWebhookPayloadsCarryTheirSequenceThroughARetry(t *testing.T) {
+	open := webhooks.Settings{Resolver: testResolver, AllowHTTP: true, AllowPrivateNetworks: true}
+	env := apitest.Start(t, withWebhooks(open))
+	dials := 0
+	s := open
+	s.Dial, s.Schedule, s.Poll = loopbackOnly(t, &dials), []time.Duration{300 * time.Millisecond}, 20*time.Millisecond
+	startWorker(t, env, s)
+	w := env.Workspace(t, "growth", false, false)
+	rcv := newReceiver(t, 500)
+	env.Do(t, "POST", "/v1/webhook-endpoints", w.Key, map[string]any{"url": strings.Replace(rcv.URL, "127.0.0.1", "hooks.test", 1),
+		"enabled_events": []string{"client.*"}}).WantStatus(t, 201)
+	client := env.Do(t, "POST", "/v1/clients", w.Key, map[string]any{"name": "Acme"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	const updates = 4
+	for i := range updates {
+		env.Do(t, "PATCH", "/v1/clients/"+client, w.Key, map[string]any{"name": fmt.Sprintf("Acme %d", i)}).WantStatus(t, 200)
+	}
+	got, bodies := rcv.wait(t, 1+updates+1) // every event, and the first once more
+
+	var listed struct {
+		Data []struct {
+			ID       string
+			Sequence *int64
+		}
+	}
+	env.Get(t, "/v1/events?limit=100", w.Key).WantStatus(t, 200).Decode(t, &listed)
+	if len(listed.Data) != 1+updates {
+		t.Fatalf("GET /v1/events lists %d events, want %d", len(listed.Data), 1+updates)
+	}
+	seqOf := map[string]int64{}
+	for i, e := range listed.Data {
+		if e.Sequence == nil {
+			t.Fatalf("GET /v1/events shows event %s without a sequence", e.ID)
+		}
+		if i > 0 && *e.Sequence >= *listed.Data[i-1].Sequence {
+			t.Fatalf("GET /v1/events, newest first, has sequence %d after %d", *e.Sequence, *listed.Data[i-1].Sequence)
+		}
+		seqOf[e.ID] = *e.Sequence
+	}
+	type delivered struct {
+		id  string
+		seq int64
+	}
+	var arrived []delivered
+	for i, b := range bodies {
+		var e struct {
+			ID       string
+			Sequence *int64
+		}
+		if err := json.Unmarshal(b, &e); err != nil || e.Sequence == nil {
+			t.Fatalf("payload %d carries no sequence (%v): %s", i, err, b)
+		}
+		if want, ok := seqOf[e.ID]; !ok || *e.Sequence != want || got[i].Header.Get("webhook-id") != e.ID {
+			t.Fatalf("payload %d: event %s (webhook-id %s) with sequence %d; GET /v1/events shows %d (listed %v)",
+				i, e.ID, got[i].Header.Get("webhook-id"), *e.Sequence, want, ok)
+		}
+		if one := env.Get(t, "/v1/events/"+e.ID, w.Key).WantStatus(t, 200).Body; string(one) != string(b) {
+			t.Fatalf("payload\n%s\nis not the event as GET shows it\n%s", b, one)
+		}
+		arrived = append(arrived, delivered{e.ID, *e.Sequence})
+	}
+	// The receiver's way: dedupe on id, order on sequence.
+	seen := map[string]bool{}
+	var rebuilt []delivered
+	for _, d := range arrived {
+		if !seen[d.id] {
+			seen[d.id] = true
+			rebuilt = append(rebuilt, d)
+		}
+	}
+	slices.SortFunc(rebuilt, func(a, b delivered) int { return cmp.Compare(b.seq, a.seq) })
+	if len(rebuilt) != len(listed.Data) {
+		t.Fatalf("the receiver got %d distinct events, want %d", len(rebuilt), len(listed.Data))
+	}
+	for i, d := range rebuilt {
+		if d.id != listed.Data[i].ID {
+			t.Fatalf("ordered by sequence, the deliveries %v are not GET /v1/events' order %+v", rebuilt, listed.Data)
+		}
 	}
 }

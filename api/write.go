@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -41,15 +40,12 @@ func (s *Server) write(rt Route) fiber.Handler {
 		if err := p.Gate(rt.Resource, resource.Write); err != nil {
 			return err
 		}
-		raw := c.Body()
 		// A DELETE or an action may come without a body (an action's fields
 		// are then all omitted: a required one is a 400); one that has a
 		// body sends JSON like any write.
-		bodiless := (rt.Op.Kind == resource.Delete || rt.Op.Kind == resource.Action) && len(raw) == 0
-		if bodiless {
-			raw = []byte("{}")
-		} else if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
-			return apierr.New(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
+		raw, err := body.Read(c.Get(fiber.HeaderContentType), c.Body(), rt.Op.Kind == resource.Delete || rt.Op.Kind == resource.Action)
+		if err != nil {
+			return err
 		}
 		req := &writes.Request{
 			Ctx: c.UserContext(), DB: s.DB, Records: s.Records, Principal: p,

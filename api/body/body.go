@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +26,19 @@ const DefaultMaxLen = 10_000
 type Values struct {
 	m      map[string]any
 	fields []resource.Field
+}
+
+// Read is how every write takes its body before Decode or Parse: JSON, by
+// its media type (anything else is 415). optional (a DELETE's or an
+// action's) lets an empty body stand for {}, whatever its Content-Type.
+func Read(contentType string, raw []byte, optional bool) ([]byte, error) {
+	if optional && len(raw) == 0 {
+		return []byte("{}"), nil
+	}
+	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != "application/json" {
+		return nil, apierr.New(http.StatusUnsupportedMediaType, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
+	}
+	return raw, nil
 }
 
 // Decode reads raw as one JSON object (numbers kept exact).

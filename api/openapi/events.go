@@ -30,11 +30,12 @@ func (b *builder) events(doc *openapi3.T) {
 		"id":         str("evt_..."),
 		"object":     &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"event"}},
 		"type":       typ,
+		"sequence":   integer(i64(1), nil, "Numbers the workspace's events in commit order. Webhook deliveries may arrive out of order (a retry comes later): order by sequence, dedupe by id."),
 		"created_at": openapi3.NewDateTimeSchema(),
 		"data":       data,
 		"request_id": str("The id of the request that made the change; empty for the system."),
 		"actor":      actor,
-	}, "id", "object", "type", "created_at", "data", "request_id", "actor")
+	}, "id", "object", "type", "sequence", "created_at", "data", "request_id", "actor")
 	event.Description = "One committed change, written in the change's own transaction."
 	b.schemas["Event"] = openapi3.NewSchemaRef("", event)
 	meta := object(map[string]*openapi3.Schema{

@@ -7,11 +7,14 @@ import (
 )
 
 // Event is an event as the API shows it: GET /v1/events/{id} answers it
-// and a webhook's body is it, byte for byte.
+// and a webhook's body is it, byte for byte. Sequence numbers the
+// workspace's events in commit order: deliveries may arrive in another
+// order (a retry comes later), so a receiver orders by it and dedupes by ID.
 type Event struct {
 	ID        string    `json:"id"`
 	Object    string    `json:"object"`
 	Type      string    `json:"type"`
+	Sequence  int64     `json:"sequence"`
 	CreatedAt time.Time `json:"created_at"`
 	Data      struct {
 		Object             json.RawMessage `json:"object"`
@@ -30,15 +33,14 @@ const EventColumns = "id, seq, type, created_at, data, previous, request_id, act
 // ScanEvent reads a row of EventColumns; it returns the event and its seq.
 func ScanEvent(rs interface{ Scan(...any) error }) (Event, int64, error) {
 	var e Event
-	var seq int64
 	var data string
 	var prev sql.NullString
-	err := rs.Scan(&e.ID, &seq, &e.Type, &e.CreatedAt, &data, &prev, &e.RequestID, &e.Actor.Type, &e.Actor.ID)
+	err := rs.Scan(&e.ID, &e.Sequence, &e.Type, &e.CreatedAt, &data, &prev, &e.RequestID, &e.Actor.Type, &e.Actor.ID)
 	e.Object = "event"
 	e.CreatedAt = e.CreatedAt.UTC()
 	e.Data.Object = json.RawMessage(data)
 	if prev.Valid {
 		e.Data.PreviousAttributes = json.RawMessage(prev.String)
 	}
-	return e, seq, err
+	return e, e.Sequence, err
 }

@@ -21,8 +21,9 @@ type Resolver interface {
 type Settings struct {
 	// AllowHTTP accepts http:// URLs (else https only).
 	AllowHTTP bool
-	// AllowPrivateNetworks accepts URLs resolving to loopback, private,
-	// link-local or metadata addresses.
+	// AllowPrivateNetworks accepts URLs resolving to any address, not
+	// only globally routable unicast ones (loopback, private, link-local,
+	// metadata, reserved): for tests and private deployments.
 	AllowPrivateNetworks bool
 	// Resolver and Dial reach the receivers; nil is the system's.
 	Resolver Resolver
