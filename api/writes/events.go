@@ -121,9 +121,9 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 	return b, nil
 }
 
-// row reports whether record id of r (a child of parent, for a
-// sub-resource) exists in the caller's workspace and, with lock set, locks
-// its row until commit; no row is no lock, and the write answers 404. The
+// row reports whether record id of r is in the caller's workspace (is a
+// child of parent, for a sub-resource) and, with lock set, locks its row
+// until commit; no row is no lock, and the write answers 404. The
 // lock is NO KEY UPDATE, which an UPDATE that keeps the row's key takes
 // anyway: FOR UPDATE would also block a concurrent write whose foreign key
 // points at this row (a category moved under it, an invoice of the
