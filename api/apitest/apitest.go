@@ -159,6 +159,11 @@ func WithRecordCache(bytes int) Option {
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	db, _ := DB(t)
+	return startOn(t, db, opts...)
+}
+
+func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
+	t.Helper()
 	cfg := api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}
 	for _, o := range opts {
 		o(&cfg)

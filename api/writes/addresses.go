@@ -8,7 +8,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/address"
-	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/predicate"
 )
 
@@ -35,14 +34,16 @@ var defaultFlags = []struct {
 
 // lockClient checks the client exists in the caller's workspace and, on
 // PostgreSQL, locks its row so that address writes of one client run one at
-// a time: two "make default" calls cannot both win.
+// a time: two "make default" calls cannot both win. It is the lock watch
+// took first, as a sub-resource's parent, so taking it again waits for
+// nothing.
 func (q *Request) lockClient(tx *ent.Tx) error {
-	query := tx.Customer.Query().Where(customer.ID(q.ID), customer.WorkspaceID(q.Workspace().ID))
-	if _, err := forUpdate(q, query).OnlyID(q.Ctx); err != nil {
-		if ent.IsNotFound(err) {
-			return apierr.NotFound("client")
-		}
+	found, err := q.row(tx, resource.Clients, q.ID, "", q.locks())
+	if err != nil {
 		return err
+	}
+	if !found {
+		return apierr.NotFound("client")
 	}
 	return nil
 }

@@ -81,12 +81,22 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 			return b, err
 		}
 	}
-	if r.Parent != nil && r.Parent.Resource.HasStatus() && q.ID != "" {
-		st, err := q.stateOf(tx, r.Parent.Resource, q.ID, q.locks())
-		if err != nil {
-			return b, err
+	// The lock order (docs/decisions.md): a sub-resource's parent first,
+	// then the record, then what the write's own statements lock; the
+	// workspace's event counter last (emit).
+	if r.Parent != nil && q.ID != "" {
+		switch {
+		case r.Parent.Resource.HasStatus():
+			st, err := q.stateOf(tx, r.Parent.Resource, q.ID, q.locks())
+			if err != nil {
+				return b, err
+			}
+			b.parent = st
+		case q.locks():
+			if _, err := q.row(tx, r.Parent.Resource, q.ID, "", true); err != nil {
+				return b, err
+			}
 		}
-		b.parent = st
 	}
 	switch q.Op.Kind {
 	case resource.Update, resource.Action, resource.Delete:
@@ -98,7 +108,7 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 			break
 		}
 		if q.locks() {
-			if err := q.lock(tx, r, id, parent); err != nil {
+			if _, err := q.row(tx, r, id, parent, true); err != nil {
 				return b, err
 			}
 		}
@@ -111,24 +121,28 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 	return b, nil
 }
 
-// lock takes the row of record id of r (a child of parent, for a
-// sub-resource) until commit; no row is no lock, and the write answers 404.
-// It is taken before the write's own locks, so it is the weaker NO KEY
-// UPDATE, which an UPDATE that keeps the row's key takes anyway: FOR UPDATE
-// would also block a concurrent write whose foreign key points at this row
-// (a category moved under it), which may hold a lock this write waits for
-// next (the category tree's), and PostgreSQL would break the deadlock by
-// failing one of them.
-func (q *Request) lock(tx *ent.Tx, r *resource.Resource, id, parent string) error {
-	query, args := "SELECT 1 FROM "+r.Table+" WHERE id = ? AND workspace_id = ? FOR NO KEY UPDATE", []any{id, q.Workspace().ID}
+// row reports whether record id of r is in the caller's workspace (is a
+// child of parent, for a sub-resource) and, with lock set, locks its row
+// until commit; no row is no lock, and the write answers 404. The
+// lock is NO KEY UPDATE, which an UPDATE that keeps the row's key takes
+// anyway: FOR UPDATE would also block a concurrent write whose foreign key
+// points at this row (a category moved under it, an invoice of the
+// client), which may hold a lock this write waits for next (the category
+// tree's), and PostgreSQL would break the deadlock by failing one of them.
+func (q *Request) row(tx *ent.Tx, r *resource.Resource, id, parent string, lock bool) (bool, error) {
+	query, args := "SELECT 1 FROM "+r.Table+" WHERE id = ? AND workspace_id = ?", []any{id, q.Workspace().ID}
 	if r.Parent != nil {
-		query, args = "SELECT 1 FROM "+r.Table+" WHERE id = ? AND "+r.Parent.FK+" = ? FOR NO KEY UPDATE", []any{id, parent}
+		query, args = "SELECT 1 FROM "+r.Table+" WHERE id = ? AND "+r.Parent.FK+" = ?", []any{id, parent}
+	}
+	if lock {
+		query += " FOR NO KEY UPDATE"
 	}
 	var one int
-	if err := queryRow(q, tx, query, args, &one); err != nil && !isNoRows(err) {
-		return err
+	err := queryRow(q, tx, query, args, &one)
+	if isNoRows(err) {
+		return false, nil
 	}
-	return nil
+	return err == nil, err
 }
 
 func isNotFound(err error) bool {

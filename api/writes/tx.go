@@ -1,8 +1,12 @@
 package writes
 
 import (
+	"context"
 	"errors"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -42,26 +46,74 @@ type Answer struct {
 // transaction: what the write answers, and what its Idempotency-Key keeps,
 // commits with it or not at all. On SQLite the transaction may be shared
 // with other queued writes (database.DB.InTx), each in its own savepoint.
-// A lost race (a unique key a concurrent writer filled, a PostgreSQL
-// deadlock or serialization failure; only possible where writers run
-// concurrently), a shared transaction another write broke, or do returning
-// errRetry runs do again from the start, three runs at most: the rerun sees
-// the winner's row and answers by it.
+//
+// A lost race runs do again from the start, and the rerun answers by the
+// winner's row: a unique key a concurrent writer filled, a shared
+// transaction another write broke, or do returning errRetry, three runs at
+// most; a PostgreSQL deadlock or serialization failure (only possible where
+// writers run concurrently), after a short random pause, for as long as
+// retryBudget lasts, so that no number of concurrent writers runs it out.
 func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, error) {
-	for attempt := 0; ; attempt++ {
-		res, err := q.tryTx(do, then)
+	return retrying(q.Ctx, func() (Result, error) { return q.tryTx(do, then) })
+}
+
+// retrying runs try until it succeeds or fails in a way a rerun does not
+// mend (inTx).
+func retrying(ctx context.Context, try func() (Result, error)) (Result, error) {
+	start := time.Now()
+	for attempt, conflicts := 0, 0; ; attempt++ {
+		res, err := try()
 		if err == nil {
 			return res, nil
 		}
 		if errors.Is(err, idempotency.ErrTaken) {
 			return Result{}, err // the caller replays the request that took the key
 		}
+		if conflict(err) {
+			// Neither writer did anything wrong; the pause lets the
+			// winner commit before this one takes its locks again.
+			conflicts++
+			pause := retryPause(conflicts)
+			if time.Since(start)+pause < retryBudget {
+				if !sleep(ctx, pause) {
+					return Result{}, err
+				}
+				continue
+			}
+			slog.Warn("writes: a transaction kept losing to concurrent writers", "attempts", attempt+1, "error", err)
+			return Result{}, err
+		}
 		retry := errors.Is(err, errRetry) || errors.Is(err, database.ErrBatchLost) || ent.IsConstraintError(err) || lostRace(err)
-		if !retry || attempt >= 2 {
+		if !retry || attempt-conflicts >= 2 {
 			// As is: api/errors.go maps a database's refusal (a constraint,
 			// a value it cannot hold) to 400/409 and anything else to 500.
 			return Result{}, err
 		}
+	}
+}
+
+// retryBudget bounds the reruns of a write that lost to concurrent
+// writers: well past what a queue of them takes, well within a client's
+// patience.
+const retryBudget = 3 * time.Second
+
+// retryPause is a random pause before the nth rerun: up to 2 ms, doubling
+// each time to at most 100 ms, so writers that collided do not collide
+// again in step.
+func retryPause(n int) time.Duration {
+	ceiling := min(2*time.Millisecond<<min(n-1, 6), 100*time.Millisecond)
+	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond/4
+}
+
+// sleep waits d unless ctx ends first; it reports whether it waited.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -153,17 +205,28 @@ func created(isNew bool) int {
 
 // lostRace reports database errors that a fresh run of the transaction
 // resolves: a unique index that a concurrent writer filled a moment after
-// this one checked it, and PostgreSQL's deadlock and serialization failures
-// (row locks taken in different orders by two writers).
+// this one checked it, and conflicts.
 func lostRace(err error) bool {
+	return conflict(err) || pgCode(err) == "23505" || sqlgraph.IsUniqueConstraintError(err) // unique_violation
+}
+
+// conflict reports PostgreSQL's deadlock and serialization failures: two
+// writers that took row locks in different orders, or read what the other
+// changed, and one of them was undone.
+func conflict(err error) bool {
+	switch pgCode(err) {
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	}
+	return false
+}
+
+func pgCode(err error) string {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
-		switch pg.Code {
-		case "23505", "40001", "40P01": // unique_violation, serialization_failure, deadlock_detected
-			return true
-		}
+		return pg.Code
 	}
-	return sqlgraph.IsUniqueConstraintError(err)
+	return ""
 }
 
 // lockable is an ent query that can take row locks.
