@@ -289,7 +289,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 			}
 			return out;
 		})(`+jsStrings(records[res])+`)`)
-		filled := map[string]bool{} // sub-table → a checked page fills it
+		filled := map[string]bool{}      // sub-table → a checked page fills it
 		for _, u := range records[res] { // the first page to fill each sub-table
 			fills := false
 			for _, st := range found[u] {
