@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
@@ -228,5 +229,36 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 				t.Errorf("the token again with other values: %d, %d made; want 409 and nothing", r.Status, tc.count()-before)
 			}
 		})
+	}
+}
+
+// TestAFormSentAtOnceWritesOnce sends one rendered key form eight times at
+// once (a burst of clicks): one key, and every answer the same redirect.
+func TestAFormSentAtOnceWritesOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	db := f.env.DB.Ent
+	c := webtest.SignedIn(t, f.env)
+	keys := "/admin/w/" + f.ws.ID + "/keys"
+	page := c.Get(keys)
+	tok := formToken.FindStringSubmatch(page.Body)
+	if tok == nil {
+		t.Fatalf("%s has no token", keys)
+	}
+	form := url.Values{"csrf": {page.Token()}, "_idem": {tok[1]}, "name": {"Burst"}, "role": {"admin"}}
+	before := db.APIKey.Query().Where(apikey.WorkspaceID(f.ws.ID)).CountX(t.Context())
+	answers := make([]*webtest.Page, 8)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() { answers[i] = c.Post(keys, form) })
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a.Status != 303 || a.Header.Get("Location") != answers[0].Header.Get("Location") {
+			t.Errorf("an answer: %d to %q, want the first's 303 to %q", a.Status, a.Header.Get("Location"), answers[0].Header.Get("Location"))
+		}
+	}
+	if n := db.APIKey.Query().Where(apikey.WorkspaceID(f.ws.ID)).CountX(t.Context()) - before; n != 1 {
+		t.Fatalf("%d keys made, want 1", n)
 	}
 }
