@@ -640,10 +640,12 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
 		if err := json.Unmarshal(res.Body, &made); err != nil || made.ID == "" {
 			return u.internal(c, err)
 		}
+		to := wsURL(ws, "records", s.R.Name, url.PathEscape(made.ID)) + "?done=created"
 		if res.Secret != "" {
-			return u.showSecret(c, s.R, s.RT, made.ID, res.Secret)
+			// A replay has none: the secret was shown to the first.
+			u.setFlash(c, to, res.Secret)
 		}
-		return redirect(c, wsURL(ws, "records", s.R.Name, url.PathEscape(made.ID))+"?done=created")
+		return redirect(c, to)
 	}
 	return redirect(c, s.Action+"?done=saved")
 }

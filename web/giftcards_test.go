@@ -68,10 +68,20 @@ func TestGiftCardForms(t *testing.T) {
 	}
 
 	// Valid: the code once, in that answer only.
-	issued := c.PostWithToken(list+"/new", list, url.Values{"initial_balance_cents": {"5000"}, "currency_code": {"EUR"}})
+	posted := c.PostWithToken(list+"/new", list, url.Values{"initial_balance_cents": {"5000"}, "currency_code": {"EUR"}})
+	if posted.Status != 303 || shownCode.MatchString(posted.Body) {
+		t.Fatalf("issue: %d, want a 303 without the code\n%s", posted.Status, posted.Body)
+	}
+	issued := c.Follow(posted)
 	m := shownCode.FindStringSubmatch(issued.Body)
-	if issued.Status != 201 || m == nil || !strings.Contains(issued.Body, "shown this once") {
-		t.Fatalf("issue: %d, want 201 with the code\n%s", issued.Status, issued.Body)
+	if issued.Status != 200 || m == nil || !strings.Contains(issued.Body, "shown this once") {
+		t.Fatalf("issue: %d, want the code after the redirect\n%s", issued.Status, issued.Body)
+	}
+	if again := c.Get(posted.Header.Get("Location")); again.Status != 200 || strings.Contains(again.Body, m[1]) || strings.Contains(again.Body, "shown this once") {
+		t.Fatalf("reloading the page after the redirect (%d) shows the code again", again.Status)
+	}
+	if strings.Contains(posted.Header.Get("Location"), strings.ReplaceAll(m[1], "-", "")[:8]) {
+		t.Fatal("the code is in the redirect's address")
 	}
 	code := strings.ReplaceAll(m[1], "-", "")
 	card := env.Get(t, "/v1/gift-cards?limit=1", ws.Key).JSON(t)["data"].([]any)[0].(map[string]any)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -72,9 +73,16 @@ func (u *UI) keys(c *fiber.Ctx) error {
 	if err != nil {
 		return u.internal(c, err)
 	}
+	secret := u.takeFlash(c)
 	for _, r := range d.Keys {
 		if r.K.ID == c.Query("revoked") && r.State == "revoked" {
 			d.Notice = "The key " + r.K.Name + " (" + r.K.Prefix + "…) is revoked: its next API call gets 401."
+		}
+		if r.K.ID == c.Query("created") {
+			d.New = r.K
+			if d.Secret = secret; secret == "" {
+				d.Notice = "The key " + r.K.Name + " (" + r.K.Prefix + "…) is created. Its secret was shown once, when it was made."
+			}
 		}
 	}
 	return render(c, http.StatusOK, keysView(d))
@@ -104,22 +112,23 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 	if d.Form.Expiry != "" {
 		spec.ExpiresIn, _ = time.ParseDuration(d.Form.Expiry)
 	}
-	secret, k, err := access.NewKey(c.UserContext(), u.db.Ent, spec)
+	err = u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
+		// The secret goes to the keys page once (flash.go); only its hash is stored.
+		secret, k, err := access.NewKey(ctx, db, spec)
+		if err != nil {
+			return written{}, err
+		}
+		return written{To: wsURL(ws, "keys") + "?created=" + k.ID, Secret: secret}, nil
+	})
 	var capped *access.KeyCapError
 	if errors.As(err, &capped) {
 		d.Error = capped.Error() + "."
 		return render(c, http.StatusUnprocessableEntity, keysView(d))
 	}
 	if err != nil {
-		return u.internal(c, err)
+		return u.onceFailed(c, err)
 	}
-	// The secret is rendered in this response only; it is never stored.
-	d2, err := u.keysData(c)
-	if err != nil {
-		return u.internal(c, err)
-	}
-	d2.Secret, d2.New = secret, k
-	return render(c, http.StatusCreated, keysView(d2))
+	return nil
 }
 
 func validExpiry(v string) bool {
@@ -155,11 +164,14 @@ func (u *UI) revokeKey(c *fiber.Ctx) error {
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	if err := access.RevokeKey(c.UserContext(), u.db.Ent, k.ID); err != nil {
-		return u.internal(c, err)
+	err = u.formOnce(c, k.WorkspaceID, func(ctx context.Context, db *ent.Client) (written, error) {
+		return written{To: wsURL(workspaceOf(c), "keys") + "?revoked=" + k.ID}, access.RevokeKey(ctx, db, k.ID)
+	})
+	if err != nil {
+		return u.onceFailed(c, err)
 	}
 	u.afterAccessChange()
-	return redirect(c, wsURL(workspaceOf(c), "keys")+"?revoked="+k.ID)
+	return nil
 }
 
 // keyExpiry shows when a key stops working, to the second, as /v1/me does.

@@ -344,6 +344,9 @@ func (u *UI) recordDetail(c *fiber.Ctx) error {
 	if r == nil {
 		return u.notFound(c)
 	}
+	if secret := u.takeFlash(c); secret != "" {
+		return u.showSecret(c, r, c.Params("id"), secret)
+	}
 	return u.showRecord(c, r, c.Params("id"), http.StatusOK, "")
 }
 

@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
@@ -114,7 +116,13 @@ func (u *UI) createRole(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	g := grantsOf(c)
 	name := strings.TrimSpace(c.FormValue("name"))
-	_, err := access.NewRole(c.UserContext(), u.db.Ent, ws.ID, name, g)
+	err := u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
+		_, err := access.NewRole(ctx, db, ws.ID, name, g)
+		return written{To: wsURL(ws, "roles") + "?done=created"}, err
+	})
+	if _, ok := apierr.As(err); ok {
+		return u.onceFailed(c, err)
+	}
 	if err != nil {
 		d := roleData{page: u.pageOf(c, "New role"), Name: name, Matrix: matrix(access.ParseGrants(g))}
 		d.Current = "roles"
@@ -122,7 +130,7 @@ func (u *UI) createRole(c *fiber.Ctx) error {
 		return render(c, http.StatusUnprocessableEntity, roleView(d))
 	}
 	u.afterAccessChange()
-	return redirect(c, wsURL(ws, "roles")+"?done=created")
+	return nil
 }
 
 func roleError(err error, name string) string {
@@ -155,11 +163,14 @@ func (u *UI) saveRole(c *fiber.Ctx) error {
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	if err := u.db.Ent.Role.UpdateOneID(r.ID).SetGrants(grantsOf(c)).Exec(c.UserContext()); err != nil {
-		return u.internal(c, err)
+	err = u.formOnce(c, r.WorkspaceID, func(ctx context.Context, db *ent.Client) (written, error) {
+		return written{To: wsURL(workspaceOf(c), "roles", r.ID) + "?saved=1"}, db.Role.UpdateOneID(r.ID).SetGrants(grantsOf(c)).Exec(ctx)
+	})
+	if err != nil {
+		return u.onceFailed(c, err)
 	}
 	u.afterAccessChange()
-	return redirect(c, wsURL(workspaceOf(c), "roles", r.ID)+"?saved=1")
+	return nil
 }
 
 func (u *UI) deleteRole(c *fiber.Ctx) error {
@@ -167,11 +178,14 @@ func (u *UI) deleteRole(c *fiber.Ctx) error {
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	if err := u.db.Ent.Role.DeleteOneID(r.ID).Exec(c.UserContext()); err != nil {
-		return u.internal(c, err)
+	err = u.formOnce(c, r.WorkspaceID, func(ctx context.Context, db *ent.Client) (written, error) {
+		return written{To: wsURL(workspaceOf(c), "roles") + "?done=deleted"}, db.Role.DeleteOneID(r.ID).Exec(ctx)
+	})
+	if err != nil {
+		return u.onceFailed(c, err)
 	}
 	u.afterAccessChange()
-	return redirect(c, wsURL(workspaceOf(c), "roles")+"?done=deleted")
+	return nil
 }
 
 func roleAction(d roleData) string {

@@ -11,9 +11,9 @@ import (
 )
 
 // A create that declares a Secret (a gift card's code) answers it once,
-// beside the record, and keeps it nowhere readable: the page after the
-// create shows it in that response only, as a new API key's secret is;
-// the record's page never can.
+// beside the record, and keeps it nowhere readable: the form's redirect
+// leads to the record's address, which shows the secret once (flash.go),
+// as a new API key's is; the record's page never can.
 
 type secretData struct {
 	page
@@ -24,11 +24,12 @@ type secretData struct {
 	URL    string // the record's page
 }
 
-func (u *UI) showSecret(c *fiber.Ctx, r *resource.Resource, rt api.Route, id, secret string) error {
+func (u *UI) showSecret(c *fiber.Ctx, r *resource.Resource, id, secret string) error {
 	ws := workspaceOf(c)
+	rt, _ := api.FindRoute(r, resource.Create, "")
 	d := secretData{page: u.pageOf(c, humanize(r.Singular)+" "+id), R: r, ID: id, Label: rt.Op.Secret, Secret: secret,
 		URL: wsURL(ws, "records", r.Name, url.PathEscape(id))}
 	d.Current = "rec:" + r.Name
 	d.Notice = "The " + r.Singular + " is created."
-	return render(c, http.StatusCreated, secretView(d))
+	return render(c, http.StatusOK, secretView(d))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"github.com/ledgerbase/ledgerbase/api"
+	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/assets"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -47,12 +48,16 @@ type UI struct {
 	accounts        *session.AccountLimit
 	AccountFailures int
 	AccountWindow   time.Duration
+	// idem keeps the tokens of the forms that are not the API's declared
+	// writes, in the API's idempotency table (see once.go).
+	idem *idempotency.Store
 }
 
 // New prepares the UI of a server; mount it with srv.Mount(ui.Mount).
 func New(srv *api.Server) *UI {
 	return &UI{srv: srv, db: srv.DB, log: srv.Logger(), logins: ratelimit.New(), LoginsPerMinute: 10,
-		accounts: session.NewAccountLimit(srv.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute}
+		accounts: session.NewAccountLimit(srv.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute,
+		idem: idempotency.New(srv.DB.Ent)}
 }
 
 // Mount installs every /admin route on app.

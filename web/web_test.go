@@ -375,13 +375,18 @@ func TestKeySecretIsShownOnce(t *testing.T) {
 	f := newFixture(t)
 	c := webtest.SignedIn(t, f.env)
 	keys := "/admin/w/" + f.ws.ID + "/keys"
-	r := c.PostWithToken(keys, keys, url.Values{"name": {"Shop sync"}, "role": {"bookkeeper"}, "expires_in": {"720h"}})
-	if r.Status != 201 {
-		t.Fatalf("create key: %d\n%s", r.Status, r.Body)
+	posted := c.PostWithToken(keys, keys, url.Values{"name": {"Shop sync"}, "role": {"bookkeeper"}, "expires_in": {"720h"}})
+	keySecret := regexp.MustCompile(`lb_[0-9A-Za-z]{40}`)
+	if posted.Status != 303 || keySecret.MatchString(posted.Body) || keySecret.MatchString(posted.Header.Get("Location")) {
+		t.Fatalf("create key: %d to %q, want a 303 without the secret\n%s", posted.Status, posted.Header.Get("Location"), posted.Body)
 	}
-	secret := regexp.MustCompile(`lb_[0-9A-Za-z]{40}`).FindString(r.Body)
-	if secret == "" {
-		t.Fatal("no secret shown")
+	r := c.Follow(posted)
+	secret := keySecret.FindString(r.Body)
+	if r.Status != 200 || secret == "" {
+		t.Fatalf("no secret shown after the redirect: %d\n%s", r.Status, r.Body)
+	}
+	if again := c.Get(posted.Header.Get("Location")); again.Status != 200 || strings.Contains(again.Body, secret) {
+		t.Error("reloading the page after the redirect shows the secret again")
 	}
 	var me struct {
 		Data []struct {

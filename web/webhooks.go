@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -137,12 +138,18 @@ func (u *UI) createEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return u.internal(c, err)
 	}
-	e, err := webhooks.CreateEndpoint(ctx, u.db.Ent, workspaceOf(c).ID, ch)
+	ws := workspaceOf(c)
+	err = u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
+		e, err := webhooks.CreateEndpoint(ctx, db, ws.ID, ch)
+		if err != nil {
+			return written{}, err
+		}
+		return written{To: wsURL(ws, "webhooks", e.ID) + "?done=created", Secret: e.Secret}, nil
+	})
 	if err != nil {
-		return u.internal(c, err)
+		return u.onceFailed(c, err)
 	}
-	// The secret is rendered in this response only.
-	return u.showEndpoint(c, http.StatusCreated, e, e.Secret, nil)
+	return nil
 }
 
 // endpointOf is the workspace's endpoint :id.
@@ -186,6 +193,10 @@ func (u *UI) showEndpoint(c *fiber.Ctx, status int, e *ent.WebhookEndpoint, secr
 		d.Notice = "Enabled: the next events are sent to this endpoint."
 	case "retry":
 		d.Notice = "The delivery is sent again now; reload to see the attempt."
+	case "created", "rotated":
+		if d.Secret = u.takeFlash(c); d.Secret == "" {
+			d.Notice = "Its signing secret was shown once, when it was made."
+		}
 	}
 	return render(c, status, endpointView(d))
 }
@@ -201,14 +212,27 @@ func (u *UI) endpointPage(c *fiber.Ctx) error {
 // change runs a checked change on the workspace's endpoint :id and goes
 // back to its page.
 func (u *UI) change(c *fiber.Ctx, ch webhooks.EndpointChange, done string) error {
-	e, err := u.endpointOf(c, u.db.Ent)
+	return u.endpointWrite(c, func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error) {
+		_, err := webhooks.UpdateEndpoint(ctx, e, db, ch)
+		return written{To: wsURL(workspaceOf(c), "webhooks", e.ID) + "?done=" + done}, err
+	})
+}
+
+// endpointWrite runs write on the workspace's endpoint :id under the
+// form's token (once.go).
+func (u *UI) endpointWrite(c *fiber.Ctx, write func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error)) error {
+	ws := workspaceOf(c)
+	err := u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
+		e, err := webhooks.FindEndpoint(ctx, db, ws.ID, c.Params("id"))
+		if err != nil {
+			return written{}, err
+		}
+		return write(ctx, db, e)
+	})
 	if err != nil {
-		return u.missing(c, err)
+		return u.onceFailed(c, err)
 	}
-	if _, err := webhooks.UpdateEndpoint(c.UserContext(), e, u.db.Ent, ch); err != nil {
-		return u.internal(c, err)
-	}
-	return redirect(c, wsURL(workspaceOf(c), "webhooks", e.ID)+"?done="+done)
+	return nil
 }
 
 func (u *UI) updateEndpoint(c *fiber.Ctx) error {
@@ -238,14 +262,13 @@ func (u *UI) enableEndpoint(c *fiber.Ctx) error {
 }
 
 func (u *UI) rotateEndpointSecret(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Ent)
-	if err != nil {
-		return u.missing(c, err)
-	}
-	if e, err = webhooks.RotateSecret(c.UserContext(), u.db.Ent, e); err != nil {
-		return u.internal(c, err)
-	}
-	return u.showEndpoint(c, http.StatusOK, e, e.Secret, nil)
+	return u.endpointWrite(c, func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error) {
+		e, err := webhooks.RotateSecret(ctx, db, e)
+		if err != nil {
+			return written{}, err
+		}
+		return written{To: wsURL(workspaceOf(c), "webhooks", e.ID) + "?done=rotated", Secret: e.Secret}, nil
+	})
 }
 
 func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
@@ -271,14 +294,12 @@ func (u *UI) deleteEndpoint(c *fiber.Ctx) error {
 
 // retryDelivery is "send again": the delivery is due now, whatever its state.
 func (u *UI) retryDelivery(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Ent)
-	if err != nil {
-		return u.missing(c, err)
-	}
-	if _, err := webhooks.Retry(c.UserContext(), u.db.Ent, e.ID, c.Params("delivery")); err != nil {
-		return u.missing(c, err)
-	}
-	return redirect(c, wsURL(workspaceOf(c), "webhooks", e.ID)+"?done=retry")
+	err := u.endpointWrite(c, func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error) {
+		_, err := webhooks.Retry(ctx, db, e.ID, c.Params("delivery"))
+		return written{To: wsURL(workspaceOf(c), "webhooks", e.ID) + "?done=retry"}, err
+	})
+	webhooks.Wake() // again, now that the delivery is committed
+	return err
 }
 
 // attemptOutcome says how an attempt ended: the receiver's status, or why

@@ -84,11 +84,18 @@ func TestWebhookEndpointPages(t *testing.T) {
 		t.Fatalf("refused forms saved %d endpoints", n)
 	}
 
-	p := c.PostWithToken(base, base, url.Values{"url": {"https://203.0.113.10/hooks"}, "description": {"Shop sync"},
+	posted := c.PostWithToken(base, base, url.Values{"url": {"https://203.0.113.10/hooks"}, "description": {"Shop sync"},
 		"enabled_events": {"invoice.*", "client.created"}})
+	if posted.Status != 303 || whsec.MatchString(posted.Body) || whsec.MatchString(posted.Header.Get("Location")) {
+		t.Fatalf("create: %d to %q, want a 303 without the secret", posted.Status, posted.Header.Get("Location"))
+	}
+	p := c.Follow(posted)
 	secret := whsec.FindString(p.Body)
-	if p.Status != 201 || secret == "" {
-		t.Fatalf("create: %d, secret %q\n%s", p.Status, secret, p.Body)
+	if p.Status != 200 || secret == "" {
+		t.Fatalf("after create: %d, secret %q\n%s", p.Status, secret, p.Body)
+	}
+	if again := c.Get(posted.Header.Get("Location")); again.Status != 200 || whsec.MatchString(again.Body) {
+		t.Fatal("reloading the page after the redirect shows the secret again")
 	}
 	eps := endpointsOf(t, f.env, f.ws.Key)
 	if len(eps) != 1 || eps[0]["url"] != "https://203.0.113.10/hooks" || eps[0]["description"] != "Shop sync" ||
@@ -151,10 +158,17 @@ func TestWebhookEndpointPages(t *testing.T) {
 	}
 
 	// Rotate: a new secret, shown once; the old one keeps signing a day.
-	rot := c.PostWithToken(page, page+"/rotate", nil)
+	rotated := c.PostWithToken(page, page+"/rotate", nil)
+	if rotated.Status != 303 || whsec.MatchString(rotated.Body) || whsec.MatchString(rotated.Header.Get("Location")) {
+		t.Fatalf("rotate: %d to %q, want a 303 without the secret", rotated.Status, rotated.Header.Get("Location"))
+	}
+	rot := c.Follow(rotated)
 	newSecret := whsec.FindString(rot.Body)
 	if rot.Status != 200 || newSecret == "" || newSecret == secret {
 		t.Fatalf("rotate: %d, secret %q", rot.Status, newSecret)
+	}
+	if again := c.Get(rotated.Header.Get("Location")); again.Status != 200 || whsec.MatchString(again.Body) {
+		t.Fatal("reloading the page after a rotation shows the secret again")
 	}
 	if e, err = f.env.DB.Ent.WebhookEndpoint.Get(t.Context(), id); err != nil || e.Secret != newSecret || e.PreviousSecret != secret ||
 		e.PreviousSecretExpiresAt == nil || e.PreviousSecretExpiresAt.Before(time.Now().Add(23*time.Hour)) {
@@ -305,7 +319,7 @@ func TestWebhookDeliveriesPageAndSendAgain(t *testing.T) {
 	rcv := newLoopbackReceiver(t, `<b>down</b><script>alert("x")</script>`+strings.Repeat("z", 2000), http.StatusInternalServerError)
 	c := webtest.SignedIn(t, env)
 	base := "/admin/w/" + ws.ID + "/webhooks"
-	if p := c.PostWithToken(base, base, url.Values{"url": {rcv.URL + "/in"}, "enabled_events": {"client.*"}}); p.Status != 201 {
+	if p := c.PostWithToken(base, base, url.Values{"url": {rcv.URL + "/in"}, "enabled_events": {"client.*"}}); p.Status != 303 {
 		t.Fatalf("create: %d\n%s", p.Status, p.Body)
 	}
 	id := endpointsOf(t, env, ws.Key)[0]["id"].(string)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -99,11 +100,19 @@ func (u *UI) createWorkspace(c *fiber.Ctx) error {
 		d.Form, d.Error = f, msg
 		return render(c, http.StatusUnprocessableEntity, workspacesView(d))
 	}
-	ws, err := access.NewWorkspace(c.UserContext(), u.db.Ent, f.Name, f.Plan, f.CommerceMode, f.CommerceModule)
+	// No workspace holds this form's token yet: the admin's id scopes it.
+	admin, _ := c.Locals(adminKey).(*ent.AdminUser)
+	err := u.formOnce(c, admin.ID, func(ctx context.Context, db *ent.Client) (written, error) {
+		ws, err := access.NewWorkspace(ctx, db, f.Name, f.Plan, f.CommerceMode, f.CommerceModule)
+		if err != nil {
+			return written{}, err
+		}
+		return written{To: wsURL(ws) + "?created=1"}, nil
+	})
 	if err != nil {
-		return u.internal(c, err)
+		return u.onceFailed(c, err)
 	}
-	return redirect(c, wsURL(ws)+"?created=1")
+	return nil
 }
 
 type settingsData struct {
@@ -130,13 +139,15 @@ func (u *UI) saveSettings(c *fiber.Ctx) error {
 		d.Current, d.Error = "settings", msg
 		return render(c, http.StatusUnprocessableEntity, settingsView(d))
 	}
-	err := u.db.Ent.Workspace.UpdateOneID(ws.ID).SetName(f.Name).SetPlan(workspace.Plan(f.Plan)).
-		SetCommerceMode(f.CommerceMode).SetCommerceModule(f.CommerceModule).Exec(c.UserContext())
+	err := u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
+		return written{To: wsURL(ws, "settings") + "?saved=1"}, db.Workspace.UpdateOneID(ws.ID).SetName(f.Name).SetPlan(workspace.Plan(f.Plan)).
+			SetCommerceMode(f.CommerceMode).SetCommerceModule(f.CommerceModule).Exec(ctx)
+	})
 	if err != nil {
-		return u.internal(c, err)
+		return u.onceFailed(c, err)
 	}
 	u.afterAccessChange()
-	return redirect(c, wsURL(ws, "settings")+"?saved=1")
+	return nil
 }
 
 var planChoices = []struct{ Value, Label string }{

@@ -160,6 +160,17 @@ func (c *Client) PostWithToken(from, path string, form url.Values) *Page {
 	return c.Post(path, form)
 }
 
+// Follow asks for the page a 303 leads to, as a browser does after a
+// form; anything but a 303 fails the test.
+func (c *Client) Follow(p *Page) *Page {
+	c.t.Helper()
+	to := p.Header.Get("Location")
+	if p.Status != http.StatusSeeOther || !strings.HasPrefix(to, "/") {
+		c.t.Fatalf("want a 303 to a page of this server, got %d %q\n%s", p.Status, to, p.Body)
+	}
+	return c.Get(to)
+}
+
 func (c *Client) do(method, path string, form url.Values) *Page {
 	c.t.Helper()
 	var body io.Reader

@@ -82,6 +82,50 @@ const layoutCheck = `((cells) => {
 	return out;
 })`
 
+// subTables lists the sub-tables of a record page (document), outside
+// "Every field": its sections with a heading, and a document's lines, each
+// with whether it has rows.
+const subTables = `((doc) => {
+	const main = doc.querySelector("main");
+	if (!main) return [];
+	const rows = (e) => !!e.querySelector("tbody tr td:not([colspan]), ol.timeline li, .panel");
+	const out = [...main.querySelectorAll("section")].filter((s) => !s.closest("details") && s.querySelector("h2"))
+		.map((s) => ({title: s.querySelector("h2").textContent.trim(), filled: rows(s)}));
+	for (const t of main.querySelectorAll("table.doc-lines")) out.push({title: "Lines", filled: rows(t)});
+	return out;
+})`
+
+type subTable struct {
+	Title  string `json:"title"`
+	Filled bool   `json:"filled"`
+}
+
+// mustFill are sub-tables the busy workspace fills, so their layout is
+// checked with rows (the invoice's payments needed sideways scrolling).
+var mustFill = map[string][]string{
+	"invoices":     {"Lines", "Payments", "Credit notes"},
+	"bills":        {"Lines", "Payments"},
+	"credit-notes": {"Lines"},
+	"quotes":       {"Lines"},
+	"returns":      {"Lines"},
+	"sales-orders": {"Lines", "Shipments"},
+	"shipments":    {"Events", "Lines", "Packages"},
+	"clients":      {"Addresses"},
+	"gift-cards":   {"Ledger"},
+	"products":     {"Variants"},
+}
+
+// recordPage is a record's page, with its resource.
+var recordPage = regexp.MustCompile(`^/admin/w/[^/]+/records/([a-z-]+)/[a-z]+_[0-9a-z]{8,}$`)
+
+func jsStrings(list []string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = jsString(s)
+	}
+	return "[" + strings.Join(out, ",") + "]"
+}
+
 // idSegment is a record's or workspace's id in a path ("inv_01m7…").
 var idSegment = regexp.MustCompile(`^[a-z]+_[0-9a-z]{8,}$`)
 
@@ -114,8 +158,11 @@ func routePattern(route string) *regexp.Regexp {
 // phone's width (390 px) and a laptop's (1280 px). The pages are found the
 // way a person finds them, by following the UI's own links from a busy
 // workspace, and the visit must reach every GET route the UI serves, so a
-// new page is checked without being listed here. At 390 px no page may
-// scroll sideways; at 1280 px, in addition, no table cell may be cut.
+// new page is checked without being listed here; of the record pages the
+// links reach, those that fill each sub-table (an invoice's payments, an
+// order's shipments) are checked too, with what a person may open open.
+// At 390 px no page may scroll sideways; at 1280 px, in addition, no
+// table may scroll sideways in its frame and no table cell may be cut.
 func TestAdminPagesAtEveryWidth(t *testing.T) {
 	ctx := browser(t)
 	env := webtest.Start(t)
@@ -150,6 +197,8 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// What a person may open ("Every field" of a record) is checked open.
+		evaluate[bool](b, `[...document.querySelectorAll("details")].every((d) => d.open = true)`)
 		found := evaluate[[]string](b, layoutCheck+`(`+fmt.Sprint(width >= 1280)+`)`)
 		// A phone zooms out to show a page wider than the screen.
 		if w := evaluate[int](b, `innerWidth`); w != width {
@@ -209,6 +258,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	// Signed in, at 1280 px: follow links from the busy workspace first,
 	// then the workspaces page; two pages of each shape.
 	queue := []string{"/admin/w/" + ws.ID + "/", "/admin/"}
+	records := map[string][]string{} // resource → record pages linked
 	seen, shapes := map[string]bool{}, map[string]int{}
 	for len(queue) > 0 {
 		path := queue[0]
@@ -219,7 +269,44 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		seen[path] = true
 		shapes[shapeOf(path)]++
 		pages = append(pages, visit(path, 1280))
-		queue = append(queue, links()...)
+		for _, l := range links() {
+			queue = append(queue, l)
+			if m := recordPage.FindStringSubmatch(l); m != nil && !slices.Contains(records[m[1]], l) && len(records[m[1]]) < 40 {
+				records[m[1]] = append(records[m[1]], l)
+			}
+		}
+	}
+
+	// Record pages with their sub-tables filled: two pages of a shape may
+	// both show "None." where another record has rows. Of the records the
+	// links reached, the pages that fill each sub-table are checked too.
+	for _, res := range slices.Sorted(maps.Keys(records)) {
+		found := evaluate[map[string][]subTable](b, `(async (urls) => {
+			const out = {};
+			for (const u of urls) {
+				const doc = new DOMParser().parseFromString(await (await fetch(u)).text(), "text/html");
+				out[u] = (`+subTables+`)(doc);
+			}
+			return out;
+		})(`+jsStrings(records[res])+`)`)
+		filled := map[string]bool{}      // sub-table → a checked page fills it
+		for _, u := range records[res] { // the first page to fill each sub-table
+			fills := false
+			for _, st := range found[u] {
+				if st.Filled && !filled[st.Title] {
+					filled[st.Title], fills = true, true
+				}
+			}
+			if fills {
+				pages = append(pages, visit(u, 1280))
+			}
+		}
+		for _, st := range mustFill[res] {
+			if !filled[st] {
+				t.Errorf("no %s page with its %s filled among the %d reached: the layout of that sub-table is not checked", res, st, len(records[res]))
+			}
+		}
+		t.Logf("%s: sub-tables checked filled: %v", res, slices.Sorted(maps.Keys(filled)))
 	}
 	for _, r := range routes {
 		re := routePattern(r)
