@@ -139,24 +139,16 @@ func (s *Server) WebhookSettings() webhooks.Settings { return s.cfg.Webhooks }
 func (s *Server) keyedWrite(c *fiber.Ctx, do func(ctx context.Context, tx *ent.Tx) (int, any, error)) error {
 	res, err := s.underKey(c, principal(c).Workspace.ID, func(p *idempotency.Pending) (res writes.Result, err error) {
 		ctx := c.UserContext()
-		err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
-			if p != nil {
-				if err := p.Begin(ctx, tx); err != nil {
-					return err
+		err = s.DB.InTx(ctx, func(tx *ent.Tx) (err error) {
+			res.Status, res.Body, err = p.Within(ctx, tx, func() (int, []byte, error) {
+				status, v, err := do(ctx, tx)
+				if err != nil {
+					return 0, nil, err
 				}
-			}
-			status, v, err := do(ctx, tx)
-			if err != nil {
-				return err
-			}
-			res.Status = status
-			if res.Body, err = json.Marshal(v); err != nil {
-				return err
-			}
-			if p != nil {
-				return p.Keep(ctx, tx, res.Status, res.Body)
-			}
-			return nil
+				b, err := json.Marshal(v)
+				return status, b, err
+			})
+			return err
 		})
 		return res, err
 	})

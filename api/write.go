@@ -108,25 +108,9 @@ func (s *Server) underKey(c *fiber.Ctx, ws string, do func(p *idempotency.Pendin
 // decided (404, 409, business 400) is kept after it, since it wrote
 // nothing; a 5xx is not kept, and a retry runs again.
 func (s *Server) once(ctx context.Context, ws, key, hash, requestID, path string, do func(p *idempotency.Pending) (writes.Result, error)) (res writes.Result, replayed bool, err error) {
-	if err := idempotency.Check(key); err != nil {
-		return writes.Result{}, false, err
-	}
-	for attempt := 0; ; attempt++ {
-		prev, err := s.idem.Lookup(ctx, ws, key, hash)
-		if err != nil {
-			return writes.Result{}, false, err
-		}
-		if prev != nil {
-			if prev.Status >= 400 {
-				return writes.Result{}, true, prev.Replay()
-			}
-			return writes.Result{Status: prev.Status, Body: prev.Body}, true, nil
-		}
-		p := s.idem.Pending(ws, key, hash)
-		res, err := do(p)
-		if errors.Is(err, idempotency.ErrTaken) && attempt < 2 {
-			continue // a duplicate committed first: replay its answer
-		}
+	prev, err := s.idem.Once(ctx, ws, key, hash, func(p *idempotency.Pending) error {
+		var err error
+		res, err = do(p)
 		if err == nil && !p.Kept() {
 			// Every operation answers through a transaction that keeps the
 			// key; this one did not, so keep it late rather than never.
@@ -135,15 +119,24 @@ func (s *Server) once(ctx context.Context, ws, key, hash, requestID, path string
 				s.log.Error("idempotency: keep the answer", "request_id", requestID, "err", err2)
 			}
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, idempotency.ErrTaken) {
 			if e := s.toAPIError(err); idempotency.Stored(e.Status) {
 				if err2 := p.KeepOutcome(ctx, e.Status, idempotency.EncodeError(e)); err2 != nil {
 					s.log.Error("idempotency: keep the refusal", "request_id", requestID, "err", err2)
 				}
 			}
 		}
-		return res, false, err
+		return err
+	})
+	switch {
+	case err != nil:
+		return writes.Result{}, false, err
+	case prev == nil:
+		return res, false, nil
+	case prev.Status >= 400:
+		return writes.Result{}, true, prev.Replay()
 	}
+	return writes.Result{Status: prev.Status, Body: prev.Body}, true, nil
 }
 
 // RunWrite runs the declared write rt for a caller other than /v1 (the

@@ -152,7 +152,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 	db := f.env.DB.Ent
 	c := webtest.SignedIn(t, f.env)
 	w := "/admin/w/" + f.ws.ID
-	u := "https://203.0.113.20/in"
+	u := "https://9.9.9.20/in"
 	ep, err := webhooks.CreateEndpoint(ctx, db, f.ws.ID, webhooks.EndpointChange{URL: &u, Events: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 	}{
 		{"create key", w + "/keys", w + "/keys", url.Values{"name": {"Twice"}, "role": {"admin"}},
 			func() int { return db.APIKey.Query().Where(apikey.WorkspaceID(f.ws.ID)).CountX(ctx) }, regexp.MustCompile(`lb_[0-9A-Za-z]{40}`)},
-		{"add endpoint", w + "/webhooks", w + "/webhooks", url.Values{"url": {"https://203.0.113.21/in"}, "enabled_events": {"*"}},
+		{"add endpoint", w + "/webhooks", w + "/webhooks", url.Values{"url": {"https://9.9.9.21/in"}, "enabled_events": {"*"}},
 			func() int { return db.WebhookEndpoint.Query().CountX(ctx) }, whsec},
 		{"rotate secret", w + "/webhooks/" + ep.ID, w + "/webhooks/" + ep.ID + "/rotate", url.Values{},
 			rotated, whsec},
@@ -223,7 +223,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 			}
 			// The same token with other values: refused, nothing written.
 			form.Set("name", "Other")
-			form.Set("url", "https://203.0.113.22/in")
+			form.Set("url", "https://9.9.9.22/in")
 			form.Set("initial_balance_cents", "800")
 			if r := c.Post(tc.action, form); r.Status != 409 || tc.count() != before+1 {
 				t.Errorf("the token again with other values: %d, %d made; want 409 and nothing", r.Status, tc.count()-before)

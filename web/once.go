@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -36,50 +35,35 @@ type written struct {
 // back as they are, with nothing written or kept.
 func (u *UI) formOnce(c *fiber.Ctx, scope string, write func(ctx context.Context, db *ent.Client) (written, error)) error {
 	ctx := c.UserContext()
-	key := c.FormValue(idemName)
-	if err := idempotency.Check(key); err != nil {
-		return err
-	}
-	hash := idempotency.Hash(c.Method(), c.Path(), c.Body())
-	for attempt := 0; ; attempt++ {
-		var p *idempotency.Pending
-		if key != "" {
-			prev, err := u.idem.Lookup(ctx, scope, key, hash)
-			if err != nil {
-				return err
-			}
-			if prev != nil {
-				return redirect(c, string(prev.Body))
-			}
-			p = u.idem.Pending(scope, key, hash)
-		}
-		var w written
-		err := u.db.InTx(ctx, func(tx *ent.Tx) error {
-			if p != nil {
-				if err := p.Begin(ctx, tx); err != nil {
-					return err
-				}
-			}
-			var err error
-			if w, err = write(ctx, tx.Client()); err != nil {
-				return err
-			}
-			if p != nil {
-				return p.Keep(ctx, tx, http.StatusSeeOther, []byte(w.To))
-			}
-			return nil
+	var w written
+	run := func(p *idempotency.Pending) error {
+		return u.db.InTx(ctx, func(tx *ent.Tx) error {
+			_, _, err := p.Within(ctx, tx, func() (int, []byte, error) {
+				var err error
+				w, err = write(ctx, tx.Client())
+				return http.StatusSeeOther, []byte(w.To), err
+			})
+			return err
 		})
-		if errors.Is(err, idempotency.ErrTaken) && attempt < 2 {
-			continue // the same form committed first: go where it went
+	}
+	key := c.FormValue(idemName)
+	if key == "" {
+		if err := run(nil); err != nil {
+			return err
 		}
+	} else {
+		prev, err := u.idem.Once(ctx, scope, key, idempotency.Hash(c.Method(), c.Path(), c.Body()), run)
 		if err != nil {
 			return err
 		}
-		if w.Secret != "" {
-			u.setFlash(c, w.To, w.Secret)
+		if prev != nil {
+			return redirect(c, string(prev.Body)) // sent before: go where it went
 		}
-		return redirect(c, w.To)
 	}
+	if w.Secret != "" {
+		u.setFlash(c, w.To, w.Secret)
+	}
+	return redirect(c, w.To)
 }
 
 // sentTwice answers a form whose token came before with other values: the

@@ -64,13 +64,13 @@ func TestWebhookEndpointPages(t *testing.T) {
 		form        url.Values
 		field, says string
 	}{
-		{url.Values{"url": {"http://203.0.113.10/hooks"}, "enabled_events": {"*"}}, "url", "https"},
+		{url.Values{"url": {"http://9.9.9.10/hooks"}, "enabled_events": {"*"}}, "url", "https"},
 		{url.Values{"url": {"https://127.0.0.1/hooks"}, "enabled_events": {"*"}}, "url", "loopback"},
 		{url.Values{"url": {"https://10.0.0.1/hooks"}, "enabled_events": {"*"}}, "url", "private"},
 		{url.Values{"url": {"https://169.254.169.254/latest"}, "enabled_events": {"*"}}, "url", "link-local"},
 		{url.Values{"url": {"not a url"}, "enabled_events": {"*"}}, "url", "absolute https URL"},
-		{url.Values{"url": {"https://203.0.113.10/hooks"}}, "enabled_events", "non-empty"},
-		{url.Values{"url": {"https://203.0.113.10/hooks"}, "enabled_events": {"invoice.exploded"}}, "enabled_events", "nknown event type"},
+		{url.Values{"url": {"https://9.9.9.10/hooks"}}, "enabled_events", "non-empty"},
+		{url.Values{"url": {"https://9.9.9.10/hooks"}, "enabled_events": {"invoice.exploded"}}, "enabled_events", "nknown event type"},
 	} {
 		p := c.PostWithToken(base, base, bad.form)
 		if msg := endpointFieldError(p.Body, bad.field); p.Status != 422 || !strings.Contains(msg, bad.says) {
@@ -84,7 +84,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		t.Fatalf("refused forms saved %d endpoints", n)
 	}
 
-	posted := c.PostWithToken(base, base, url.Values{"url": {"https://203.0.113.10/hooks"}, "description": {"Shop sync"},
+	posted := c.PostWithToken(base, base, url.Values{"url": {"https://9.9.9.10/hooks"}, "description": {"Shop sync"},
 		"enabled_events": {"invoice.*", "client.created"}})
 	if posted.Status != 303 || whsec.MatchString(posted.Body) || whsec.MatchString(posted.Header.Get("Location")) {
 		t.Fatalf("create: %d to %q, want a 303 without the secret", posted.Status, posted.Header.Get("Location"))
@@ -98,7 +98,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		t.Fatal("reloading the page after the redirect shows the secret again")
 	}
 	eps := endpointsOf(t, f.env, f.ws.Key)
-	if len(eps) != 1 || eps[0]["url"] != "https://203.0.113.10/hooks" || eps[0]["description"] != "Shop sync" ||
+	if len(eps) != 1 || eps[0]["url"] != "https://9.9.9.10/hooks" || eps[0]["description"] != "Shop sync" ||
 		strings.Join(toStrings(eps[0]["enabled_events"]), ",") != "invoice.*,client.created" {
 		t.Fatalf("the API reads %v", eps)
 	}
@@ -111,7 +111,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 	if again := c.Get(page); again.Status != 200 || strings.Contains(again.Body, secret) || whsec.MatchString(again.Body) {
 		t.Fatalf("the endpoint page (%d) shows a secret again", again.Status)
 	}
-	if l := c.Get(base); !strings.Contains(l.Body, "https://203.0.113.10/hooks") || strings.Contains(l.Body, secret) {
+	if l := c.Get(base); !strings.Contains(l.Body, "https://9.9.9.10/hooks") || strings.Contains(l.Body, secret) {
 		t.Fatal("the list does not show the endpoint, or shows its secret")
 	}
 
@@ -123,12 +123,12 @@ func TestWebhookEndpointPages(t *testing.T) {
 	if endpointsOf(t, f.env, f.ws.Key)[0]["description"] != "Shop sync" {
 		t.Fatal("a refused edit changed the endpoint")
 	}
-	r = c.PostWithToken(page, page, url.Values{"url": {"https://203.0.113.11/in"}, "description": {"Shop"}, "enabled_events": {"*"}})
+	r = c.PostWithToken(page, page, url.Values{"url": {"https://9.9.9.11/in"}, "description": {"Shop"}, "enabled_events": {"*"}})
 	if r.Status != 303 {
 		t.Fatalf("edit: %d\n%s", r.Status, r.Body)
 	}
 	got := f.env.Get(t, "/v1/webhook-endpoints/"+id, f.ws.Key).WantStatus(t, 200).JSON(t)
-	if got["url"] != "https://203.0.113.11/in" || got["description"] != "Shop" || strings.Join(toStrings(got["enabled_events"]), ",") != "*" {
+	if got["url"] != "https://9.9.9.11/in" || got["description"] != "Shop" || strings.Join(toStrings(got["enabled_events"]), ",") != "*" {
 		t.Fatalf("after the edit the API reads %v", got)
 	}
 
@@ -177,7 +177,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 
 	// Another workspace's endpoint is not found, and its forms change nothing.
 	other := f.env.Workspace(t, "growth", false, false)
-	theirs := f.env.Do(t, "POST", "/v1/webhook-endpoints", other.Key, map[string]any{"url": "https://203.0.113.12/x", "enabled_events": []string{"*"}}).
+	theirs := f.env.Do(t, "POST", "/v1/webhook-endpoints", other.Key, map[string]any{"url": "https://9.9.9.12/x", "enabled_events": []string{"*"}}).
 		WantStatus(t, 201).JSON(t)["id"].(string)
 	for _, p := range []string{base + "/" + theirs, base + "/" + theirs + "/delete", base + "/whe_missing"} {
 		if r := c.Get(p); r.Status != 404 {
@@ -185,11 +185,11 @@ func TestWebhookEndpointPages(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"", "/disable", "/rotate", "/delete", "/deliveries/whd_x/retry"} {
-		if r := c.PostWithToken(page, base+"/"+theirs+p, url.Values{"url": {"https://203.0.113.13/y"}, "enabled_events": {"*"}}); r.Status != 404 {
+		if r := c.PostWithToken(page, base+"/"+theirs+p, url.Values{"url": {"https://9.9.9.13/y"}, "enabled_events": {"*"}}); r.Status != 404 {
 			t.Errorf("POST %s on another workspace's endpoint: %d, want 404", p, r.Status)
 		}
 	}
-	if th := f.env.Get(t, "/v1/webhook-endpoints/"+theirs, other.Key).JSON(t); th["url"] != "https://203.0.113.12/x" || th["disabled"] != false {
+	if th := f.env.Get(t, "/v1/webhook-endpoints/"+theirs, other.Key).JSON(t); th["url"] != "https://9.9.9.12/x" || th["disabled"] != false {
 		t.Fatalf("another workspace's endpoint changed: %v", th)
 	}
 
@@ -201,14 +201,14 @@ func TestWebhookEndpointPages(t *testing.T) {
 		}
 	}
 	for _, p := range []string{base, page, page + "/disable", page + "/rotate", page + "/delete"} {
-		if r := anon.Post(p, url.Values{"url": {"https://203.0.113.14/z"}, "enabled_events": {"*"}}); r.Status != 303 || r.Header.Get("Location") != "/admin/login" {
+		if r := anon.Post(p, url.Values{"url": {"https://9.9.9.14/z"}, "enabled_events": {"*"}}); r.Status != 303 || r.Header.Get("Location") != "/admin/login" {
 			t.Errorf("POST %s without a session: %d", p, r.Status)
 		}
-		if r := c.Post(p, url.Values{"url": {"https://203.0.113.14/z"}, "enabled_events": {"*"}}); r.Status != 403 {
+		if r := c.Post(p, url.Values{"url": {"https://9.9.9.14/z"}, "enabled_events": {"*"}}); r.Status != 403 {
 			t.Errorf("POST %s without the CSRF token: %d, want 403", p, r.Status)
 		}
 	}
-	if eps := endpointsOf(t, f.env, f.ws.Key); len(eps) != 1 || eps[0]["url"] != "https://203.0.113.11/in" || eps[0]["disabled"] != false {
+	if eps := endpointsOf(t, f.env, f.ws.Key); len(eps) != 1 || eps[0]["url"] != "https://9.9.9.11/in" || eps[0]["disabled"] != false {
 		t.Fatalf("refused posts changed the endpoints: %v", eps)
 	}
 	if e, _ := f.env.DB.Ent.WebhookEndpoint.Get(t.Context(), id); e.Secret != newSecret {

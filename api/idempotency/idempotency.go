@@ -102,6 +102,47 @@ func (s *Store) Lookup(ctx context.Context, workspaceID, key, hash string) (*Out
 	return &Outcome{Status: prev.Status, Body: prev.Body}, nil
 }
 
+// Once runs do at most once under key: a kept outcome of key with this
+// hash is returned (prev) without running do, another hash under the same
+// key is 409 idempotency_key_reused, and a request under the same key
+// that committed while do ran (ErrTaken) is looked up again, so its
+// outcome is returned. Every write under a key, /v1's and the admin
+// forms', runs through here.
+func (s *Store) Once(ctx context.Context, scope, key, hash string, do func(p *Pending) error) (prev *Outcome, err error) {
+	if err := Check(key); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		prev, err := s.Lookup(ctx, scope, key, hash)
+		if err != nil || prev != nil {
+			return prev, err
+		}
+		err = do(s.Pending(scope, key, hash))
+		if errors.Is(err, ErrTaken) && attempt < 2 {
+			continue
+		}
+		return nil, err
+	}
+}
+
+// Within runs write in tx under p: Begin first, then write, then Keep of
+// its answer, so the key commits with the write or not at all. A nil p (a
+// write without a key) runs write alone.
+func (p *Pending) Within(ctx context.Context, tx *ent.Tx, write func() (status int, body []byte, err error)) (status int, body []byte, err error) {
+	if p != nil {
+		if err := p.Begin(ctx, tx); err != nil {
+			return 0, nil, err
+		}
+	}
+	if status, body, err = write(); err != nil {
+		return 0, nil, err
+	}
+	if p != nil {
+		err = p.Keep(ctx, tx, status, body)
+	}
+	return status, body, err
+}
+
 // Pending is a request running under a key.
 type Pending struct {
 	s                    *Store

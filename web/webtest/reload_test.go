@@ -72,7 +72,7 @@ func TestReloadAfterAFormWritesNothing(t *testing.T) {
 		return db.WebhookEndpoint.Query().Where(webhookendpoint.WorkspaceID(ws.ID)).CountX(t.Context())
 	}
 	b.open(w + "/webhooks")
-	b.fill("#wh-url", "https://203.0.113.30/in")
+	b.fill("#wh-url", "https://9.9.9.30/in")
 	b.submit(`form[action$="/webhooks"] button[type=submit]`)
 	secret := shownOnce("Copy the signing secret now", endpoints)
 	if n := endpoints(); n != 1 {
