@@ -101,6 +101,30 @@ func TestFullDiskAnswers507StorageFull(t *testing.T) {
 		refused = append(refused, i)
 	}
 	t.Logf("%d writes stored, then %d refused", stored, len(refused))
+	// Writers queued together share the writer's transaction: each of them
+	// hears of the full disk too, none of them a 500.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := &http.Client{Timeout: 20 * time.Second}
+			defer hc.CloseIdleConnections()
+			for n := range 5 {
+				i := 1000 + 10*w + n
+				k := &keyed{key: fmt.Sprintf("full-%d", i), path: "/v1/clients", body: fmt.Sprintf(`{"name":"full-%d","notes":%q}`, i, notes)}
+				status, body, _, err := post(hc, r.url, key, k)
+				mu.Lock()
+				if err != nil || status != http.StatusInsufficientStorage || !strings.Contains(string(body), `"storage_full"`) {
+					t.Errorf("concurrent write on a full disk: %d %s %v", status, body, err)
+				}
+				refused = append(refused, i)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 
 	// Nothing of a refused write was stored; reads answer as before.
 	for _, i := range refused {
@@ -412,4 +436,96 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 		t.Errorf("%d requests logged as failed (500s):\n%s", n, logs.String())
 	}
 	t.Logf("%d clients written by 4 writers over 2 outages, %d answers 503 database_unavailable", len(acked), refused)
+}
+
+// The same on a disk that really fills: the database on a small tmpfs,
+// where the WAL's growth meets ENOSPC under 4 writers. Only 201 or 507,
+// and once the filesystem grows, every refused key writes once on an
+// intact file. Mounting needs privileges a container may lack: then the
+// test skips, and the page limit above still holds the behaviour.
+func TestFullFilesystemAnswers507StorageFull(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "ledgerbase-full-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", dir).CombinedOutput(); err != nil {
+		os.Remove(dir)
+		t.Skipf("cannot mount a small filesystem here: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("umount", "-l", dir).Run()
+		os.Remove(dir)
+	})
+	ctx := context.Background()
+	db, err := database.Open(ctx, "sqlite:"+filepath.Join(dir, "full.db"), database.Options{MaxOpenConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, testConfig(), quiet, db)
+	ws := r.env.Workspace(t, "business", true, true)
+	key := ws.NewKey(t, access.KeySpec{RateLimit: new(int)})
+	notes := strings.Repeat("n", 4000)
+	var (
+		mu              sync.Mutex
+		stored, refused []*keyed
+		wg              sync.WaitGroup
+	)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hc := &http.Client{Timeout: 20 * time.Second}
+			defer hc.CloseIdleConnections()
+			mine := 0
+			for n := 0; mine < 5; n++ {
+				if n > 1000 {
+					t.Errorf("writer %d: 1000 writes of 4 KB fit on 8 MB", w)
+					return
+				}
+				k := &keyed{key: fmt.Sprintf("fs-%d-%d", w, n), path: "/v1/clients"}
+				k.body = fmt.Sprintf(`{"name":%q,"notes":%q}`, k.key, notes)
+				status, body, _, err := post(hc, r.url, key, k)
+				mu.Lock()
+				switch {
+				case err == nil && status == http.StatusCreated:
+					stored = append(stored, k)
+				case err == nil && status == http.StatusInsufficientStorage && strings.Contains(string(body), `"storage_full"`):
+					refused = append(refused, k)
+					mine++
+				default:
+					t.Errorf("write on a filling disk: %d %s %v", status, body, err)
+					mine = 5
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d writes stored, %d refused", len(stored), len(refused))
+	if out, err := exec.Command("mount", "-o", "remount,size=64m", dir).CombinedOutput(); err != nil {
+		t.Fatalf("grow the filesystem: %v %s", err, out)
+	}
+	retryAll(t, r.url, key, refused)
+	names := db.Ent.Customer.Query().Where(customer.WorkspaceID(ws.ID)).Select(customer.FieldName).StringsX(ctx)
+	count := map[string]int{}
+	for _, n := range names {
+		count[n]++
+	}
+	for _, k := range append(stored, refused...) {
+		if count[k.key] != 1 {
+			t.Errorf("%s stored %d times", k.key, count[k.key])
+		}
+	}
+	if len(names) != len(stored)+len(refused) {
+		t.Errorf("%d clients for %d keys", len(names), len(stored)+len(refused))
+	}
+	var check string
+	if err := db.Write.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity_check: %q %v", check, err)
+	}
 }
