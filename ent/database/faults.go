@@ -73,7 +73,7 @@ func FaultOf(err error) Fault {
 		return NoFault
 	}
 	var connect *pgconn.ConnectError
-	var netErr net.Error
+	var netErr *net.OpError // a socket's dial, read or write
 	switch {
 	case errors.As(err, &connect), errors.As(err, &netErr),
 		errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
