@@ -164,7 +164,7 @@ func (s *Server) noteFault(c *fiber.Ctx, f database.Fault, e *apierr.Error) {
 	}
 	msg := "the database is unavailable: requests that need it are answered 503 database_unavailable until it is back"
 	if f == database.StorageFull {
-		msg = "the database's storage is full: writes are answered 507 storage_full, and reads keep working, until space is freed"
+		msg = "the database's storage is full: writes are answered 507 storage_full until space is freed; reads keep working"
 	}
 	s.log.Error(msg, "request_id", requestID(c), "method", c.Method(), "path", c.Path(), "err", e.Cause)
 }
