@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -13,12 +15,21 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // toAPIError maps any error to what the client sees. This is the one place
 // errors become HTTP.
 func (s *Server) toAPIError(err error) *apierr.Error {
 	if e, ok := apierr.As(err); ok {
+		if e.Status >= 500 {
+			if f := faultError(err); f != nil {
+				return f // a 5xx made by a caller that saw a database error
+			}
+		}
+		return e
+	}
+	if e := faultError(err); e != nil {
 		return e
 	}
 	if e := databaseRefusal(err); e != nil {
@@ -54,7 +65,9 @@ func (s *Server) toAPIError(err error) *apierr.Error {
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	e := s.toAPIError(err)
 	rid := requestID(c)
-	if e.Status >= 500 {
+	if f := faultOf(e); f != database.NoFault {
+		s.noteFault(c, f, e)
+	} else if e.Status >= 500 {
 		s.log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", e.Status, "err", err)
 	} else if e.Cause != nil {
 		s.log.Debug("request refused", "request_id", rid, "code", e.Code, "err", e.Cause)
@@ -71,6 +84,89 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
 	c.Status(e.Status)
 	return nil
+}
+
+// FaultOf is the error the API answers when err is a fault of the database
+// (507 storage_full, 503 database_unavailable), noted for c's metrics and
+// logged once per episode as the API's own are; nil for any other error.
+// The admin UI shows these faults as the API names them.
+func (s *Server) FaultOf(c *fiber.Ctx, err error) *apierr.Error {
+	e, ok := apierr.As(err)
+	if !ok || faultOf(e) == database.NoFault {
+		if e = faultError(err); e == nil {
+			return nil
+		}
+	}
+	s.noteFault(c, faultOf(e), e)
+	return e
+}
+
+// DatabaseFault is the code of the database fault c was answered with
+// ("storage_full", "database_unavailable"), or "".
+func DatabaseFault(c *fiber.Ctx) string {
+	f, _ := c.Locals(faultKey).(string)
+	return f
+}
+
+const faultKey = "ledgerbase.fault"
+
+// faultError is the answer to a fault of the database, nil for any other
+// error: the request was fine, and the same request succeeds once the
+// fault ends.
+func faultError(err error) *apierr.Error {
+	switch database.FaultOf(err) {
+	case database.StorageFull:
+		return apierr.StorageFull(err)
+	case database.Unavailable:
+		return apierr.DatabaseUnavailable(err)
+	}
+	return nil
+}
+
+// faultOf is the fault an answer reports.
+func faultOf(e *apierr.Error) database.Fault {
+	switch e.Code {
+	case database.StorageFull.String():
+		return database.StorageFull
+	case database.Unavailable.String():
+		return database.Unavailable
+	}
+	return database.NoFault
+}
+
+// faultQuiet is how long a fault must go unseen for its episode to end.
+const faultQuiet = time.Minute
+
+// faultLog remembers the episodes of database faults: a full disk or an
+// outage fails every request while it lasts, and a line per request would
+// bury the one that tells the operator what is wrong.
+type faultLog struct {
+	mu   sync.Mutex
+	last [3]time.Time // by database.Fault: when it was last seen
+}
+
+// seen records f now and reports whether it starts an episode.
+func (l *faultLog) seen(f database.Fault, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	first := now.Sub(l.last[f]) >= faultQuiet
+	l.last[f] = now
+	return first
+}
+
+// noteFault logs a fault at ERROR at the start of its episode (at DEBUG
+// after that) and marks c with it for the metrics.
+func (s *Server) noteFault(c *fiber.Ctx, f database.Fault, e *apierr.Error) {
+	c.Locals(faultKey, f.String())
+	if !s.faults.seen(f, time.Now()) {
+		s.log.Debug("request refused by a database fault", "request_id", requestID(c), "code", e.Code, "err", e.Cause)
+		return
+	}
+	msg := "the database is unavailable: requests that need it are answered 503 database_unavailable until it is back"
+	if f == database.StorageFull {
+		msg = "the database's storage is full: writes are answered 507 storage_full until space is freed; reads keep working"
+	}
+	s.log.Error(msg, "request_id", requestID(c), "method", c.Method(), "path", c.Path(), "err", e.Cause)
 }
 
 var hdrRetryAfter = []byte(fiber.HeaderRetryAfter)

@@ -65,6 +65,7 @@ type Server struct {
 	log     *slog.Logger
 	routes  *routing.Table // every route the app serves, for 404 and 405
 	idem    *idempotency.Store
+	faults  faultLog // episodes of database faults, logged once each
 	hooks   []func(*fiber.App)
 	public  []func(fiber.Router)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"github.com/ledgerbase/ledgerbase/api"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/assets"
@@ -192,9 +194,42 @@ func (u *UI) internal(c *fiber.Ctx, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
+	if e := u.srv.FaultOf(c, err); e != nil {
+		return u.fault(c, e)
+	}
 	u.log.Error("admin page failed", "method", c.Method(), "path", c.Path(), "err", err)
 	return u.fail(c, http.StatusInternalServerError, "Something went wrong",
 		"The page could not be shown. The details are in the server log; try again in a moment.")
+}
+
+// fault shows a fault of the database as the API answers it (507
+// storage_full, 503 database_unavailable): a banner that says what is
+// wrong and that trying again later will work, not a generic error.
+func (u *UI) fault(c *fiber.Ctx, e *apierr.Error) error {
+	title, banner := "Database unavailable",
+		"The database cannot be reached right now, so nothing was shown or saved. Try again in a few seconds."
+	if e.Code == "storage_full" {
+		title, banner = "Storage is full",
+			"The server's storage is full, so nothing was saved. Pages that only show data still work; try again once the server's operator has freed space."
+	}
+	if e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+	}
+	p := u.pageOf(c, title)
+	p.Error = banner
+	return render(c, e.Status, faultPage(p, e.Status, retryURL(c)))
+}
+
+// retryURL is where "Try again" leads: the page itself for a GET, the
+// page the form was sent from otherwise ("" when unknown).
+func retryURL(c *fiber.Ctx) string {
+	if c.Method() == fiber.MethodGet {
+		return c.OriginalURL()
+	}
+	if ref, err := url.Parse(c.Get(fiber.HeaderReferer)); err == nil && ref.Host == c.Hostname() && strings.HasPrefix(ref.Path, Base+"/") {
+		return ref.RequestURI()
+	}
+	return ""
 }
 
 // afterAccessChange makes the API see a workspace, key or role change on

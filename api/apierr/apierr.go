@@ -150,3 +150,28 @@ func Unavailable(cause error) *Error {
 	e.Cause = cause
 	return e
 }
+
+// DatabaseRetryAfter is the wait, in seconds, that a 503
+// database_unavailable suggests: about a database's restart.
+const DatabaseRetryAfter = 5
+
+// StorageFull is a 507: the database has no room left, and nothing of the
+// request was written. Reads keep working; writes resume once an operator
+// frees space.
+func StorageFull(cause error) *Error {
+	e := New(http.StatusInsufficientStorage, "storage_full",
+		"the server's storage is full, so nothing was written; retry once its operator has freed space")
+	e.Cause = cause
+	return e
+}
+
+// DatabaseUnavailable is a 503: the database cannot be reached or the
+// connection to it was cut. A write cut during its commit may have
+// committed; a retry under the same Idempotency-Key answers it once.
+func DatabaseUnavailable(cause error) *Error {
+	e := New(http.StatusServiceUnavailable, "database_unavailable",
+		"the database is unavailable; retry after %d seconds (a POST with the same Idempotency-Key, so it is not written twice)", DatabaseRetryAfter)
+	e.RetryAfter = DatabaseRetryAfter
+	e.Cause = cause
+	return e
+}

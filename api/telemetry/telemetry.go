@@ -4,6 +4,7 @@
 package telemetry
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -51,6 +52,10 @@ type Telemetry struct {
 	inFlight     *lineCounter // read by a GaugeFunc at scrape time: one atomic add, not a CAS loop on a float
 	rateLimited  *prometheus.CounterVec
 	authFailures *prometheus.CounterVec
+	faults       *prometheus.CounterVec
+	// storageFull is set by a 507 and cleared by the next write that
+	// succeeds: the database accepts writes again.
+	storageFull atomic.Bool
 
 	appOnce sync.Once
 	routes  routeIndex
@@ -170,6 +175,10 @@ func New(o Options) *Telemetry {
 			Name: "ledgerbase_auth_failures_total",
 			Help: "Requests refused with 401, by reason (the error code).",
 		}, []string{"reason"}),
+		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ledgerbase_database_faults_total",
+			Help: "Requests refused because of a fault of the database, by kind: storage_full (507) or database_unavailable (503).",
+		}, []string{"kind"}),
 	}
 	if o.Logger != nil {
 		t.fastLog, _ = o.Logger.Handler().(*LogHandler)
@@ -181,6 +190,9 @@ func New(o Options) *Telemetry {
 	for _, r := range authFailureReasons {
 		t.authFailures.WithLabelValues(r)
 	}
+	for _, f := range []database.Fault{database.StorageFull, database.Unavailable} {
+		t.faults.WithLabelValues(f.String())
+	}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "ledgerbase_build_info",
 		Help:        "Always 1; the labels say which build is running.",
@@ -191,7 +203,16 @@ func New(o Options) *Telemetry {
 		Name: "ledgerbase_http_requests_in_flight",
 		Help: "HTTP requests being answered now.",
 	}, func() float64 { return float64(t.inFlight.Load()) })
-	reg.MustRegister(t.requests, t.duration, inFlight, t.rateLimited, t.authFailures, build,
+	storageFull := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ledgerbase_database_storage_full",
+		Help: "1 from a write refused because the database's storage is full (507) until a write succeeds again.",
+	}, func() float64 {
+		if t.storageFull.Load() {
+			return 1
+		}
+		return 0
+	})
+	reg.MustRegister(t.requests, t.duration, inFlight, t.rateLimited, t.authFailures, t.faults, storageFull, build,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(),
@@ -201,7 +222,23 @@ func New(o Options) *Telemetry {
 
 // WatchDB exports the connection pool statistics of db (go_sql_* with a
 // db_name label): "read" and "write" on SQLite, "main" when one pool does both.
+// It also exports ledgerbase_database_up, the database's answer to a ping
+// at each scrape, so an alert can fire while no request comes.
 func (t *Telemetry) WatchDB(db *database.DB) error {
+	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ledgerbase_database_up",
+		Help: "1 when the database answered a ping at this scrape, 0 when it did not.",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+		defer cancel()
+		if db.Ping(ctx) != nil {
+			return 0
+		}
+		return 1
+	})
+	if err := t.Registry.Register(up); err != nil {
+		return err
+	}
 	if db.Read == db.Write {
 		return t.Registry.Register(collectors.NewDBStatsCollector(db.Write, "main"))
 	}
@@ -210,6 +247,10 @@ func (t *Telemetry) WatchDB(db *database.DB) error {
 	}
 	return t.Registry.Register(collectors.NewDBStatsCollector(db.Write, "write"))
 }
+
+// pingTimeout bounds ledgerbase_database_up's ping, within a scrape's
+// usual 10 s timeout.
+const pingTimeout = 2 * time.Second
 
 // Handler serves the registry in the Prometheus exposition formats.
 func (t *Telemetry) Handler() http.Handler {
@@ -256,6 +297,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	if reason := api.AuthFailure(c); reason != "" {
 		t.authFailures.WithLabelValues(reason).Inc()
 	}
+	t.watchFaults(c, method, status)
 	if t.log != nil {
 		keyID := ""
 		if p != nil {
@@ -275,6 +317,23 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 		})
 	}
 	return nil
+}
+
+// watchFaults counts the requests a database fault refused and keeps
+// ledgerbase_database_storage_full.
+func (t *Telemetry) watchFaults(c *fiber.Ctx, method string, status int) {
+	if status >= 500 {
+		if f := api.DatabaseFault(c); f != "" {
+			t.faults.WithLabelValues(f).Inc()
+			if f == database.StorageFull.String() {
+				t.storageFull.Store(true)
+			}
+		}
+		return
+	}
+	if status < 400 && t.storageFull.Load() && method != fiber.MethodGet && method != fiber.MethodHead && method != fiber.MethodOptions {
+		t.storageFull.Store(false)
+	}
 }
 
 // methods are the label values of the methods fiber routes (it answers
