@@ -3,7 +3,6 @@ package writes
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -215,7 +214,7 @@ func (b *catalogBatch) generateVariants() error {
 	var todo []newVariant
 	for _, r := range rows {
 		combinations(r.axes, func(opts map[string]string, parts []string) {
-			key := optionsKey(opts)
+			key := shape.OptionsKey(opts)
 			if have[r.itemID+"\x00"+key] {
 				return
 			}
@@ -314,16 +313,6 @@ func combinations(axes []shape.VariantAxis, f func(opts map[string]string, parts
 			return
 		}
 	}
-}
-
-// optionsKey is the canonical form of a combination: axis=value pairs
-// sorted by axis and escaped, so one combination has one key.
-func optionsKey(opts map[string]string) string {
-	v := url.Values{}
-	for k, x := range opts {
-		v.Set(k, x)
-	}
-	return v.Encode()
 }
 
 // bulkProducts creates or upserts up to BulkMax products in one

@@ -4,8 +4,7 @@
 package shape
 
 import (
-	"sort"
-	"strings"
+	"net/url"
 )
 
 // DocLine is a line of an invoice, quote, credit note or bill.
@@ -98,17 +97,13 @@ type Listing struct {
 type Grants map[string]string
 
 // OptionsKey is the canonical form of a variant's options, unique per
-// product: axis=value pairs sorted by axis, lower-cased, joined by ";"
-// ("color=navy;size=m").
+// product: axis=value pairs sorted by axis, query-escaped, joined by "&"
+// ("color=Navy&size=M"). The API and the demo key variants with it alike,
+// so a product's axes sent again find its variants.
 func OptionsKey(opts map[string]string) string {
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
+	v := make(url.Values, len(opts))
+	for k, x := range opts {
+		v.Set(k, x)
 	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = strings.ToLower(k) + "=" + strings.ToLower(opts[k])
-	}
-	return strings.Join(parts, ";")
+	return v.Encode()
 }
