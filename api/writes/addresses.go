@@ -11,11 +11,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/predicate"
 )
 
-func init() {
-	register(resource.Addresses, resource.Create, createAddress)
-	register(resource.Addresses, resource.Update, updateAddress)
-}
-
 func addressEnum(column, value string) entgo.Value {
 	switch column {
 	case address.FieldKind:

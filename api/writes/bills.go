@@ -12,15 +12,13 @@ import (
 // Bills are documents with lines from a vendor: made and edited like
 // invoices (documents.go); open makes the total owed, so bill payments
 // (payments.go) apply; void follows the invoices' rule.
-func init() {
-	registerDocument(&docKind{
-		r: resource.Bills, party: "vendor", numbers: series{"bills", "BILL"}, balance: true,
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.BillMutation](tx.Bill.Create())
-		},
-		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.BillMutation](tx.Bill.UpdateOneID(id))
-		},
-	})
-	registerAction(resource.Bills, "void", voidUnpaid(resource.BillPayments, "", nil))
+// billKind is how bills are made and edited (documents.go).
+var billKind = &docKind{
+	r: resource.Bills, party: "vendor", numbers: series{"bills", "BILL"}, balance: true,
+	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.BillMutation](tx.Bill.Create())
+	},
+	update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.BillMutation](tx.Bill.UpdateOneID(id))
+	},
 }

@@ -17,11 +17,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
-func init() {
-	register(resource.Categories, resource.Create, saveCategory)
-	register(resource.Categories, resource.Update, saveCategory)
-}
-
 // maxDepth bounds the walk up the tree when checking for a cycle.
 const maxDepth = 1000
 

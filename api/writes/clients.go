@@ -11,11 +11,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/customer"
 )
 
-func init() {
-	register(resource.Clients, resource.Create, createClient)
-	register(resource.Clients, resource.Update, updateClient)
-}
-
 // extRef is a parsed external_ref; an empty connection is null.
 type extRef struct{ system, connection, id string }
 

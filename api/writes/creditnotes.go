@@ -12,19 +12,17 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
 )
 
-func init() {
-	registerDocument(&docKind{
-		r: resource.CreditNotes, party: "client", numbers: series{"credit_notes", "CRN"},
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.CreditNoteMutation](tx.CreditNote.Create())
-		},
-		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.CreditNoteMutation](tx.CreditNote.UpdateOneID(id))
-		},
-		fill:  fillFromInvoice,
-		check: checkCreditedInvoice,
-	})
-	registerAction(resource.CreditNotes, "apply", applyCreditNote)
+// creditNoteKind is how credit notes are made and edited (documents.go).
+var creditNoteKind = &docKind{
+	r: resource.CreditNotes, party: "client", numbers: series{"credit_notes", "CRN"},
+	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.CreditNoteMutation](tx.CreditNote.Create())
+	},
+	update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.CreditNoteMutation](tx.CreditNote.UpdateOneID(id))
+	},
+	fill:  fillFromInvoice,
+	check: checkCreditedInvoice,
 }
 
 // creditedInvoice reads the workspace's invoice id, which a body names in

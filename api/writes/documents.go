@@ -41,7 +41,12 @@ type docKind struct {
 	check func(q *Request, tx *ent.Tx, id string) error
 }
 
-var docKinds = map[*resource.Resource]*docKind{}
+var docKinds = map[*resource.Resource]*docKind{
+	resource.Bills:       billKind,
+	resource.CreditNotes: creditNoteKind,
+	resource.Invoices:    invoiceKind,
+	resource.Quotes:      quoteKind,
+}
 
 // builder is an ent create or update builder: the mutation to set fields
 // on, and the call that saves it.
@@ -53,13 +58,6 @@ type builder[M entgo.Mutation] interface {
 // build gives a docKind what it needs of a builder.
 func build[M entgo.Mutation](b builder[M]) (entgo.Mutation, func(context.Context) error) {
 	return b.Mutation(), b.Exec
-}
-
-// registerDocument binds a kind's create and edit.
-func registerDocument(k *docKind) {
-	docKinds[k.r] = k
-	register(k.r, resource.Create, createDocument)
-	register(k.r, resource.Update, updateDocument)
 }
 
 // docOwnFields are the body fields the operation sets itself; the others

@@ -21,12 +21,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
 
-func init() {
-	register(resource.GiftCards, resource.Create, issueGiftCard)
-	registerAction(resource.GiftCards, "adjust", adjustGiftCard)
-	registerRefresh(resource.GiftCards, refreshGiftCards)
-}
-
 // staleGiftCards are the workspace's active cards whose expiry has passed
 // (times compare as stored, as for promotions). A depleted card stays
 // depleted: nothing is left to expire.

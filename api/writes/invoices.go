@@ -12,18 +12,15 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/quote"
 )
 
-func init() {
-	registerDocument(&docKind{
-		r: resource.Invoices, party: "client", numbers: series{"invoices", "INV"}, balance: true,
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.InvoiceMutation](tx.Invoice.Create())
-		},
-		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.InvoiceMutation](tx.Invoice.UpdateOneID(id))
-		},
-	})
-	registerAction(resource.Invoices, "void", voidUnpaid(resource.InvoicePayments, "; credit it instead", uncredited))
-	register(resource.Invoices, resource.Delete, deleteInvoice)
+// invoiceKind is how invoices are made and edited (documents.go).
+var invoiceKind = &docKind{
+	r: resource.Invoices, party: "client", numbers: series{"invoices", "INV"}, balance: true,
+	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.InvoiceMutation](tx.Invoice.Create())
+	},
+	update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.InvoiceMutation](tx.Invoice.UpdateOneID(id))
+	},
 }
 
 // deleteInvoice deletes a draft and unlinks what pointed at it: the quote

@@ -14,12 +14,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
 
-func init() {
-	register(resource.Items, resource.Create, func(q *Request) (Result, error) { return saveOne(q, false, "") })
-	register(resource.Items, resource.Upsert, func(q *Request) (Result, error) { return saveOne(q, true, "") })
-	register(resource.Items, resource.Update, func(q *Request) (Result, error) { return saveOne(q, false, q.ID) })
-}
-
 // catalogRow is one item or product to write. Items and products share the
 // items table (a product is an item with commerce data and is_product
 // set), so one engine writes both, one row or a bulk batch of them, with a

@@ -15,11 +15,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/invoicepayment"
 )
 
-func init() {
-	register(resource.InvoicePayments, resource.Create, recordInvoicePayment)
-	register(resource.BillPayments, resource.Create, recordBillPayment)
-}
-
 // balance is what applying a payment needs of an invoice or a bill.
 type balance struct {
 	what string // "invoice" or "bill"

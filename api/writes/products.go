@@ -15,13 +15,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 )
 
-func init() {
-	register(resource.Products, resource.Create, func(q *Request) (Result, error) { return saveOne(q, false, "") })
-	register(resource.Products, resource.Upsert, func(q *Request) (Result, error) { return saveOne(q, true, "") })
-	register(resource.Products, resource.Update, func(q *Request) (Result, error) { return saveOne(q, false, q.ID) })
-	register(resource.Products, resource.Bulk, bulkProducts)
-}
-
 // maxVariants bounds the combinations one product's axes may generate.
 const maxVariants = 1000
 

@@ -16,10 +16,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 )
 
-func init() {
-	register(resource.PromotionCodes, resource.Create, addPromotionCode)
-}
-
 // addPromotionCode adds a code to a promotion of kind code. An archived
 // promotion is 404, as on reads (archived promotions are not listed); an
 // automatic one is 409 invalid_state_transition. Codes are unique in the
@@ -85,13 +81,6 @@ func addPromotionCode(q *Request) (Result, error) {
 // that moment; refreshPromotions moves the ones the clock has overtaken
 // before every read, so lists, the status filter, totals and cached
 // renderings never show a stale state (docs/decisions.md).
-
-func init() {
-	register(resource.Promotions, resource.Create, createPromotion)
-	register(resource.Promotions, resource.Update, updatePromotion)
-	registerAction(resource.Promotions, "archive", archivePromotion)
-	registerRefresh(resource.Promotions, refreshPromotions)
-}
 
 // promotionStatus is the status the dates give at now.
 func promotionStatus(starts, ends *time.Time, now time.Time) promotion.Status {

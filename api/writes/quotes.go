@@ -12,17 +12,15 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/quote"
 )
 
-func init() {
-	registerDocument(&docKind{
-		r: resource.Quotes, party: "client", numbers: series{"quotes", "QUO"},
-		create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.QuoteMutation](tx.Quote.Create())
-		},
-		update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
-			return build[*ent.QuoteMutation](tx.Quote.UpdateOneID(id))
-		},
-	})
-	registerAction(resource.Quotes, "invoice", invoiceQuote)
+// quoteKind is how quotes are made and edited (documents.go).
+var quoteKind = &docKind{
+	r: resource.Quotes, party: "client", numbers: series{"quotes", "QUO"},
+	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.QuoteMutation](tx.Quote.Create())
+	},
+	update: func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error) {
+		return build[*ent.QuoteMutation](tx.Quote.UpdateOneID(id))
+	},
 }
 
 // invoiceQuote makes a draft invoice of an accepted quote — its client,

@@ -13,10 +13,10 @@ import (
 // that the clock has changed since they were written.
 type refreshFunc func(ctx context.Context, db *database.DB, eng *records.Engine, workspaceID string, now time.Time) error
 
-var refreshers = map[*resource.Resource]refreshFunc{}
-
-// registerRefresh binds the refresh of a resource whose states follow the clock.
-func registerRefresh(r *resource.Resource, f refreshFunc) { refreshers[r] = f }
+var refreshers = map[*resource.Resource]refreshFunc{
+	resource.GiftCards:  refreshGiftCards,
+	resource.Promotions: refreshPromotions,
+}
 
 // Refresher is the records engine's Refresh: before a resource is read,
 // the states that follow the clock are brought up to date, with their

@@ -27,12 +27,6 @@ import (
 
 var returnNumbers = series{"returns", "RMA"}
 
-func init() {
-	register(resource.Returns, resource.Create, openReturn)
-	registerAction(resource.Returns, "refund", refundReturn)
-	registerAction(resource.Returns, "reject", rejectReturn)
-}
-
 // Returnable is one order line and how much of it may still come back.
 type Returnable struct {
 	Line     *ent.OrderLine

@@ -26,12 +26,6 @@ import (
 // payment transactions. The party, the number and the money are the
 // documents' (documents.go, money.go).
 
-func init() {
-	register(resource.SalesOrders, resource.Create, createSalesOrder)
-	register(resource.SalesOrders, resource.Update, updateSalesOrder)
-	registerAction(resource.SalesOrders, "cancel", cancelSalesOrder)
-}
-
 var (
 	orderNumbers = series{"sales_orders", "SO"}
 	// orderParty is what setParty needs of a sales order.

@@ -18,12 +18,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shipmentevent"
 )
 
-func init() {
-	register(resource.Shipments, resource.Create, createShipment)
-	register(resource.Shipments, resource.Update, updateShipment)
-	register(resource.ShipmentEvents, resource.Create, addTrackingEvents)
-}
-
 // shipmentSteps orders the statuses; a shipment only moves forward.
 var shipmentSteps = map[shipment.Status]int{shipment.StatusShipped: 0, shipment.StatusInTransit: 1, shipment.StatusDelivered: 2}
 

@@ -9,11 +9,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/store"
 )
 
-func init() {
-	register(resource.Stores, resource.Create, createStore)
-	register(resource.Stores, resource.Update, updateStore)
-}
-
 // storeOwnFields are set by the operation after normalizing them.
 var storeOwnFields = []string{"free_address", "custom_domain", "custom_domain_verified", "custom_domain_active"}
 

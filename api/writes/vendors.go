@@ -9,11 +9,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
 )
 
-func init() {
-	register(resource.Vendors, resource.Create, createVendor)
-	register(resource.Vendors, resource.Update, updateVendor)
-}
-
 func vendorEnum(column, value string) entgo.Value {
 	if column == vendor.FieldPreferredLanguage {
 		return vendor.PreferredLanguage(value)

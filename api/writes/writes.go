@@ -5,7 +5,6 @@ package writes
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/body"
@@ -65,23 +64,57 @@ type key struct {
 	name string // an Action's name
 }
 
-var registry = map[key]Func{}
-
-// register binds an operation; called from init functions.
-func register(r *resource.Resource, k resource.OpKind, f Func) {
-	if _, ok := r.Op(k); !ok {
-		panic(fmt.Sprintf("writes: %s has no %s operation declared", r.Name, k))
-	}
-	registry[key{r, k, ""}] = f
-}
-
-// registerAction binds an action whose rules go beyond its declared
-// states (a check, a side effect); plain state moves need none.
-func registerAction(r *resource.Resource, name string, f Func) {
-	if _, ok := r.Action(name); !ok {
-		panic(fmt.Sprintf("writes: %s has no %s action declared", r.Name, name))
-	}
-	registry[key{r, resource.Action, name}] = f
+// operations is every write with rules of its own, one line each: what
+// api/writes implements. An action or a delete not listed is the generic
+// move its declaration describes (Lookup).
+var operations = map[key]Func{
+	{resource.Addresses, resource.Create, ""}:         createAddress,
+	{resource.Addresses, resource.Update, ""}:         updateAddress,
+	{resource.Bills, resource.Create, ""}:             createDocument,
+	{resource.Bills, resource.Update, ""}:             updateDocument,
+	{resource.Bills, resource.Action, "void"}:         voidUnpaid(resource.BillPayments, "", nil),
+	{resource.Categories, resource.Create, ""}:        saveCategory,
+	{resource.Categories, resource.Update, ""}:        saveCategory,
+	{resource.Clients, resource.Create, ""}:           createClient,
+	{resource.Clients, resource.Update, ""}:           updateClient,
+	{resource.CreditNotes, resource.Create, ""}:       createDocument,
+	{resource.CreditNotes, resource.Update, ""}:       updateDocument,
+	{resource.CreditNotes, resource.Action, "apply"}:  applyCreditNote,
+	{resource.GiftCards, resource.Create, ""}:         issueGiftCard,
+	{resource.GiftCards, resource.Action, "adjust"}:   adjustGiftCard,
+	{resource.Invoices, resource.Create, ""}:          createDocument,
+	{resource.Invoices, resource.Update, ""}:          updateDocument,
+	{resource.Invoices, resource.Action, "void"}:      voidUnpaid(resource.InvoicePayments, "; credit it instead", uncredited),
+	{resource.Invoices, resource.Delete, ""}:          deleteInvoice,
+	{resource.Items, resource.Create, ""}:             func(q *Request) (Result, error) { return saveOne(q, false, "") },
+	{resource.Items, resource.Upsert, ""}:             func(q *Request) (Result, error) { return saveOne(q, true, "") },
+	{resource.Items, resource.Update, ""}:             func(q *Request) (Result, error) { return saveOne(q, false, q.ID) },
+	{resource.InvoicePayments, resource.Create, ""}:   recordInvoicePayment,
+	{resource.BillPayments, resource.Create, ""}:      recordBillPayment,
+	{resource.Products, resource.Create, ""}:          func(q *Request) (Result, error) { return saveOne(q, false, "") },
+	{resource.Products, resource.Upsert, ""}:          func(q *Request) (Result, error) { return saveOne(q, true, "") },
+	{resource.Products, resource.Update, ""}:          func(q *Request) (Result, error) { return saveOne(q, false, q.ID) },
+	{resource.Products, resource.Bulk, ""}:            bulkProducts,
+	{resource.PromotionCodes, resource.Create, ""}:    addPromotionCode,
+	{resource.Quotes, resource.Create, ""}:            createDocument,
+	{resource.Quotes, resource.Update, ""}:            updateDocument,
+	{resource.Quotes, resource.Action, "invoice"}:     invoiceQuote,
+	{resource.Returns, resource.Create, ""}:           openReturn,
+	{resource.Returns, resource.Action, "refund"}:     refundReturn,
+	{resource.Returns, resource.Action, "reject"}:     rejectReturn,
+	{resource.SalesOrders, resource.Create, ""}:       createSalesOrder,
+	{resource.SalesOrders, resource.Update, ""}:       updateSalesOrder,
+	{resource.SalesOrders, resource.Action, "cancel"}: cancelSalesOrder,
+	{resource.Shipments, resource.Create, ""}:         createShipment,
+	{resource.Shipments, resource.Update, ""}:         updateShipment,
+	{resource.ShipmentEvents, resource.Create, ""}:    addTrackingEvents,
+	{resource.Stores, resource.Create, ""}:            createStore,
+	{resource.Stores, resource.Update, ""}:            updateStore,
+	{resource.Vendors, resource.Create, ""}:           createVendor,
+	{resource.Vendors, resource.Update, ""}:           updateVendor,
+	{resource.Promotions, resource.Create, ""}:        createPromotion,
+	{resource.Promotions, resource.Update, ""}:        updatePromotion,
+	{resource.Promotions, resource.Action, "archive"}: archivePromotion,
 }
 
 // Lookup finds the implementation of an operation: a registered one, or
@@ -91,7 +124,7 @@ func Lookup(r *resource.Resource, op resource.Op) (Func, bool) {
 	if op.Kind == resource.Action {
 		name = op.Name
 	}
-	if f, ok := registry[key{r, op.Kind, name}]; ok {
+	if f, ok := operations[key{r, op.Kind, name}]; ok {
 		return f, true
 	}
 	switch {
