@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/maypok86/otter/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -37,7 +37,7 @@ type Authenticator struct {
 	// known holds keys found in the database (usable, revoked or expired);
 	// unknown the secrets that name no key, apart and smaller, so a flood
 	// of made-up secrets evicts only its own kind.
-	known, unknown *lru.Cache[[sha256.Size]byte, cached]
+	known, unknown *otter.Cache[[sha256.Size]byte, cached]
 	epoch          atomic.Int64 // bumped by Invalidate
 	loads          atomic.Int64 // database lookups, for tests and metrics
 	// lastUsed throttles last_used_at writes to one a minute per key.
@@ -61,32 +61,28 @@ const (
 
 // NewAuthenticator reads keys with reader and records last use with writer.
 func NewAuthenticator(reader, writer *ent.Client) *Authenticator {
-	known, err := lru.New[[sha256.Size]byte, cached](KnownKeys)
-	if err != nil {
-		panic(err) // only for a size below 1
-	}
-	unknown, err := lru.New[[sha256.Size]byte, cached](UnknownKeys)
-	if err != nil {
-		panic(err)
-	}
+	known := otter.Must(&otter.Options[[sha256.Size]byte, cached]{MaximumSize: KnownKeys})
+	unknown := otter.Must(&otter.Options[[sha256.Size]byte, cached]{MaximumSize: UnknownKeys})
 	return &Authenticator{db: reader, w: writer, TTL: 5 * time.Second, known: known, unknown: unknown}
 }
 
 // Invalidate forgets every cached key (after a revoke, a plan or role change).
 func (a *Authenticator) Invalidate() {
 	a.epoch.Add(1)
-	a.known.Purge()
-	a.unknown.Purge()
+	a.known.InvalidateAll()
+	a.unknown.InvalidateAll()
 }
 
 // Loads is how many times a key was looked up in the database.
 func (a *Authenticator) Loads() int64 { return a.loads.Load() }
 
 // Cached reports whether the cache holds a lookup of secret (current or
-// not), without touching its recency.
+// not), without counting as a use.
 func (a *Authenticator) Cached(secret string) bool {
 	h := sha256.Sum256([]byte(secret))
-	return a.known.Contains(h) || a.unknown.Contains(h)
+	_, known := a.known.GetEntryQuietly(h)
+	_, unknown := a.unknown.GetEntryQuietly(h)
+	return known || unknown
 }
 
 // AuthenticateAt checks an Authorization header value at time now (the
@@ -114,9 +110,9 @@ func (a *Authenticator) AuthenticateAt(ctx context.Context, header string, now t
 		gen, current = a.Changes()
 	}
 	epoch := a.epoch.Load()
-	c, hit := a.known.Get(h)
+	c, hit := a.known.GetIfPresent(h)
 	if !hit {
-		c, hit = a.unknown.Get(h)
+		c, hit = a.unknown.GetIfPresent(h)
 	}
 	if !hit || !current || c.gen != gen || c.epoch != epoch || now.Sub(c.at) > a.TTL {
 		a.loads.Add(1)
@@ -128,10 +124,10 @@ func (a *Authenticator) AuthenticateAt(ctx context.Context, header string, now t
 		// meanwhile makes this entry stale at once rather than hide it.
 		c = cached{p: p, err: err, at: now, gen: gen, epoch: epoch}
 		if err != nil {
-			a.unknown.Add(h, c)
+			a.unknown.Set(h, c)
 		} else {
-			a.unknown.Remove(h)
-			a.known.Add(h, c)
+			a.unknown.Invalidate(h)
+			a.known.Set(h, c)
 		}
 	}
 	if c.err != nil {
