@@ -98,8 +98,8 @@ func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQu
 // subqueryOffset is where skipping index entries in a subquery starts to
 // beat skipping rows (the subquery's page is sorted once more);
 // keysSubqueryOffset is the same for pages that select keys only, whose
-// skipped rows cost an index entry each either way (measured with the
-// sqlite3 shell at a million rows: equal at 475, subquery ahead at 4,000).
+// skipped rows cost an index entry each either way, so the subquery pays
+// only further in (the thresholds' measurement: docs/performance.md).
 const (
 	subqueryOffset     = 100
 	keysSubqueryOffset = 500

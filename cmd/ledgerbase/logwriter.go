@@ -10,9 +10,9 @@ import (
 
 // logWriter batches log output and keeps its system calls off the request
 // path: the access log writes a line per request, and one write call per
-// line cost a measurable share of a cheap request (perf measured the 429
-// path at 0.58x of baseline with it). Lines collect in one buffer while a
-// goroutine of its own writes the other to the output; a writer waits only
+// line cost a measurable share of a cheap request (a 429, say). Lines
+// collect in one buffer while a goroutine of its own writes the other to
+// the output; a writer waits only
 // when both buffers are full (the output is slower than the lines). Lines
 // wait at most `every` before they reach the output; Close writes what is
 // left, so a clean shutdown loses nothing.

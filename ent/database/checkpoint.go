@@ -38,8 +38,8 @@ const (
 	// restartGap is the least time between two such borrowings. Each holds
 	// every writer up for the checkpoint's two fsyncs (milliseconds to tens
 	// of them), and writes that touch a dozen pages fill 16 MiB of WAL many
-	// times a second: when the WAL restarted at 16 MiB, one write in a
-	// hundred waited behind such a stall (payments' p99 60 ms against 33 ms).
+	// times a second: restarting the WAL at every 16 MiB put such a stall
+	// in the tail latency of every write.
 	restartGap = time.Second
 	// restartLeft is how many frames may be left for the writer to copy.
 	restartLeft = 256

@@ -114,10 +114,10 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		name = s.Table + "_q_" + hex.EncodeToString(sum[:4])
 		// fastupdate off: with it on, GIN queues new entries in a pending
 		// list that every search reads in full until a vacuum or a 4 MB
-		// limit merges it. The bench's payments (updates of indexed rows)
-		// left 63,000 entries there, and a lookup of a word nothing holds
-		// took 10.6 ms instead of 0.09 ms. Indexes made before this are
-		// switched, and what they queued is merged, on every start.
+		// limit merges it, and updates of indexed rows (payments) fill it
+		// until a lookup of a word nothing holds reads the whole list.
+		// Indexes made before this are switched, and what they queued is
+		// merged, on every start.
 		if err := execAll(ctx, d.Write,
 			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
 			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),

@@ -117,8 +117,8 @@ type values struct {
 	vals []string
 	at   map[string]int // index of each value in vals
 	// byWord is every word of every value, sorted: the values a token
-	// starts a word of are one binary search away, where testing every
-	// word of every value took ~7% of a search's CPU at 600 names.
+	// starts a word of are one binary search away, not a test of every
+	// word of every value per search.
 	byWord []wordOf
 }
 
@@ -164,8 +164,8 @@ var valuesCache genCache[*values]
 // fewValues is a workspace's distinct values of a table's Few column. The
 // first call reads them all; after that, a gen that moved on means new
 // values, and only those are read, from the log of new values, and folded.
-// Reading all 50,000 names of a large workspace again took ~100 ms, paid by
-// the first search after each new name.
+// Reading all the names of a large workspace again would be paid by the
+// first search after each new name.
 // g is the values' generation, which Find reads with the table's; not valid
 // when the workspace has no values yet.
 func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64) (*values, error) {
@@ -347,10 +347,11 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 		return Found{}, err
 	}
 	f.Counted = true
-	// Fetching every match by key and sorting them (about 5 µs a row:
-	// scattered table pages) beats walking the newest-first index until the
-	// page is found (about 0.2 µs an entry, rows/matches entries per match)
-	// while matches² · 25 ≤ (offset+limit) · rows.
+	// Fetching every match by key and sorting them (a row costs scattered
+	// table pages) beats walking the newest-first index until the page is
+	// found (an entry is cheap, but rows/matches of them per match) while
+	// matches² · 25 ≤ (offset+limit) · rows; the 25 is the ratio of the
+	// two costs (docs/performance.md).
 	if rows, ok := d.Count(ctx, x.wsID, x.s.Table, ""); ok && f.Total*f.Total*25 > int64(x.offset+x.limit)*rows {
 		f.Cond = d.sql.manyAmong(f.Cond)
 	}
@@ -484,7 +485,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	var q string
 	if len(x.full) == 1 && len(extra) == 0 {
 		// One value's rows alone: the page is a stretch of its index,
-		// without the merge's subquery and sort (~30 µs of a ~100 µs search).
+		// without the merge's subquery and sort.
 		q = "SELECT " + d.sql.rowKey() + " AS k, t.id AS i" + counted + " FROM " + t + " t WHERE t.workspace_id = ? AND t." + few + " = ?" +
 			" ORDER BY t.created_at DESC, t.id DESC" + LimitOffset(limit)
 		args = append(args, x.wsID, x.vals.vals[x.full[0]], offset)
@@ -539,10 +540,9 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 // LimitOffset ends a page query: the limit written out, the offset bound.
 // SQLite 3.53 plans with a bound LIMIT's value, and so marks the statement
 // to be prepared again whenever that parameter is bound: with "LIMIT ?"
-// every run of a cached statement parsed and planned it anew (~2 µs of a
-// 15 µs page of ids, more for a search's). Limits are a few small numbers,
-// so each text stays in the statement cache; an OFFSET binding does not
-// expire the statement.
+// every run of a cached statement parsed and planned it anew. Limits are a
+// few small numbers, so each text stays in the statement cache; an OFFSET
+// binding does not expire the statement.
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
 
 type match struct {

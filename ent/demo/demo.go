@@ -43,7 +43,7 @@ type Options struct {
 	RowTriggers bool
 	// Alone promises that nothing else uses the database while the run
 	// loads (database.BulkOptions.Alone): on SQLite the load may then skip
-	// the WAL, about a fifth faster at a million invoices.
+	// the WAL.
 	Alone bool
 	// Progress, when set, hears the name of each step as it starts
 	// ("catalog", "clients", "invoices", ..., "indexes" for a Bulk load's
@@ -118,8 +118,8 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	if !g.sqlite {
 		// PostgreSQL plans from statistics that autovacuum refreshes only
 		// later: right after a large load it would take a workspace that
-		// holds every row for a rare one (a q search went from 6 ms to
-		// 2-4 s under load at a million invoices). ANALYZE samples a bounded
+		// holds every row for a rare one, and a q search would scan it.
+		// ANALYZE samples a bounded
 		// number of rows per table, so small loads pay little.
 		g.progress("statistics")
 		for _, t := range g.t.all {
