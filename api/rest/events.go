@@ -11,11 +11,7 @@ import (
 // the core (api.Core.Events).
 
 func (s *Server) getEvent(c *fiber.Ctx) error {
-	b, err := s.Event(c.UserContext(), principal(c), c.Params("id"))
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return sendBytes(c)(s.Event(c.UserContext(), principal(c), c.Params("id")))
 }
 
 func (s *Server) listEvents(c *fiber.Ctx) error {
@@ -23,9 +19,5 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.Events(c.UserContext(), principal(c), l)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return sendBytes(c)(s.Events(c.UserContext(), principal(c), l))
 }
