@@ -2,14 +2,10 @@ package api
 
 import (
 	"errors"
-	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgconn"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -18,9 +14,11 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// toAPIError maps any error to what the client sees. This is the one place
-// errors become HTTP.
-func (s *Server) toAPIError(err error) *apierr.Error {
+// Error maps an error of the core to what a client is answered: a refusal
+// as it is, a fault of the database as 507 storage_full or 503
+// database_unavailable, a refusal of the data model as 400 or 409, and
+// anything else as 500. /v1 and the admin UI map errors through it alike.
+func (c *Core) Error(err error) *apierr.Error {
 	if e, ok := apierr.As(err); ok {
 		if e.Status >= 500 {
 			if f := faultError(err); f != nil {
@@ -35,80 +33,45 @@ func (s *Server) toAPIError(err error) *apierr.Error {
 	if e := databaseRefusal(err); e != nil {
 		// Validation should have refused this first: the declarations in
 		// api/resource miss a constraint of the data model. Say so loudly.
-		s.log.Warn("the database refused a value that request validation let through", "code", e.Code, "param", e.Param, "err", err)
+		c.Log.Warn("the database refused a value that request validation let through", "code", e.Code, "param", e.Param, "err", err)
 		return e
-	}
-	var fe *fiber.Error
-	if errors.As(err, &fe) {
-		switch fe.Code {
-		case http.StatusRequestEntityTooLarge:
-			return apierr.New(fe.Code, "payload_too_large", "the request body is larger than %s", byteSize(s.cfg.BodyLimit))
-		case http.StatusNotFound:
-			return apierr.New(fe.Code, "route_not_found", "no such route; see /v1/openapi.json")
-		case http.StatusMethodNotAllowed:
-			return apierr.New(fe.Code, "method_not_allowed", "method not allowed")
-		case http.StatusUnsupportedMediaType:
-			return apierr.New(fe.Code, "unsupported_media_type", "send JSON with 'Content-Type: application/json'")
-		case http.StatusRequestTimeout:
-			return apierr.New(fe.Code, "request_timeout", "the request took too long to arrive")
-		case http.StatusServiceUnavailable:
-			return apierr.Unavailable(err)
-		}
-		if fe.Code >= 400 && fe.Code < 500 {
-			return apierr.New(fe.Code, "invalid_request", "the request could not be read")
-		}
 	}
 	return apierr.Internal(err)
 }
 
-// errorHandler writes every error response of the app.
-func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
-	e := s.toAPIError(err)
-	rid := requestID(c)
-	if f := faultOf(e); f != database.NoFault {
-		s.noteFault(c, f, e)
-	} else if e.Status >= 500 {
-		s.log.Error("request failed", "request_id", rid, "method", c.Method(), "path", c.Path(), "status", e.Status, "err", err)
-	} else if e.Cause != nil {
-		s.log.Debug("request refused", "request_id", rid, "code", e.Code, "err", e.Cause)
-	}
-	if e.Allow != "" {
-		c.Set(fiber.HeaderAllow, e.Allow)
-	}
-	if e.RetryAfter > 0 {
-		var buf [20]byte
-		c.Response().Header.SetCanonical(hdrRetryAfter, strconv.AppendInt(buf[:0], int64(e.RetryAfter), 10))
-	}
-	var buf [256]byte
-	c.Response().SetBody(e.AppendBody(buf[:0], rid)) // copied into fasthttp's pooled buffer
-	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
-	c.Status(e.Status)
-	return nil
-}
+// FaultMark is where a transport notes the database fault a request was
+// answered with ("storage_full", "database_unavailable"), for its metrics.
+const FaultMark = "ledgerbase.fault"
 
-// FaultOf is the error the API answers when err is a fault of the database
-// (507 storage_full, 503 database_unavailable), noted for c's metrics and
-// logged once per episode as the API's own are; nil for any other error.
-// The admin UI shows these faults as the API names them.
-func (s *Server) FaultOf(c *fiber.Ctx, err error) *apierr.Error {
+// Fault is the error answered when err is a fault of the database (507
+// storage_full, 503 database_unavailable), nil for any other error. The
+// first of an episode is logged at ERROR with attrs (the request's id,
+// method and path), the rest at DEBUG.
+func (c *Core) Fault(err error, attrs ...any) *apierr.Error {
 	e, ok := apierr.As(err)
-	if !ok || faultOf(e) == database.NoFault {
+	if !ok || FaultOf(e) == database.NoFault {
 		if e = faultError(err); e == nil {
 			return nil
 		}
 	}
-	s.noteFault(c, faultOf(e), e)
+	c.NoteFault(e, attrs...)
 	return e
 }
 
-// DatabaseFault is the code of the database fault c was answered with
-// ("storage_full", "database_unavailable"), or "".
-func DatabaseFault(c *fiber.Ctx) string {
-	f, _ := c.Locals(faultKey).(string)
-	return f
+// NoteFault logs e, an answer to a fault of the database, at ERROR at the
+// start of its episode (at DEBUG after that).
+func (c *Core) NoteFault(e *apierr.Error, attrs ...any) {
+	f := FaultOf(e)
+	if !c.faults.seen(f, time.Now()) {
+		c.Log.Debug("request refused by a database fault", append(attrs, "code", e.Code, "err", e.Cause)...)
+		return
+	}
+	msg := "the database is unavailable: requests that need it are answered 503 database_unavailable until it is back"
+	if f == database.StorageFull {
+		msg = "the database's storage is full: writes are answered 507 storage_full until space is freed; reads keep working"
+	}
+	c.Log.Error(msg, append(attrs, "err", e.Cause)...)
 }
-
-const faultKey = "ledgerbase.fault"
 
 // faultError is the answer to a fault of the database, nil for any other
 // error: the request was fine, and the same request succeeds once the
@@ -123,8 +86,8 @@ func faultError(err error) *apierr.Error {
 	return nil
 }
 
-// faultOf is the fault an answer reports.
-func faultOf(e *apierr.Error) database.Fault {
+// FaultOf is the fault an answer reports.
+func FaultOf(e *apierr.Error) database.Fault {
 	switch e.Code {
 	case database.StorageFull.String():
 		return database.StorageFull
@@ -152,34 +115,6 @@ func (l *faultLog) seen(f database.Fault, now time.Time) bool {
 	first := now.Sub(l.last[f]) >= faultQuiet
 	l.last[f] = now
 	return first
-}
-
-// noteFault logs a fault at ERROR at the start of its episode (at DEBUG
-// after that) and marks c with it for the metrics.
-func (s *Server) noteFault(c *fiber.Ctx, f database.Fault, e *apierr.Error) {
-	c.Locals(faultKey, f.String())
-	if !s.faults.seen(f, time.Now()) {
-		s.log.Debug("request refused by a database fault", "request_id", requestID(c), "code", e.Code, "err", e.Cause)
-		return
-	}
-	msg := "the database is unavailable: requests that need it are answered 503 database_unavailable until it is back"
-	if f == database.StorageFull {
-		msg = "the database's storage is full: writes are answered 507 storage_full until space is freed; reads keep working"
-	}
-	s.log.Error(msg, "request_id", requestID(c), "method", c.Method(), "path", c.Path(), "err", e.Cause)
-}
-
-var hdrRetryAfter = []byte(fiber.HeaderRetryAfter)
-
-// byteSize says a limit the way a person reads it: 1 MiB, 512 KiB, 100 bytes.
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // databaseRefusal maps a refusal of the data model (ent's validators, the

@@ -7,33 +7,23 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/gofiber/fiber/v2"
-
+	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
-// GET /v1/events and /v1/events/{id}: the workspace's change log, newest
+// The workspace's change log (GET /v1/events and /v1/events/{id}), newest
 // first, on every plan. A key sees the events of the resources its role
 // may read. Pages follow the list convention (limit, offset, meta.total),
 // plus Stripe's cursors: starting_after (older than an event) and
 // ending_before (newer than one), by the events' commit order, so a
 // consumer catching up neither misses nor repeats one while more arrive.
 
-// eventJSON is an event as the API shows it; a webhook sends the same.
-type eventJSON = webhooks.Event
-
-const eventColumns = webhooks.EventColumns
-
-var scanEvent = webhooks.ScanEvent
-
 // readable is the SQL condition on object_type the caller's key may see.
-func readable(c *fiber.Ctx) (string, []any) {
-	p := principal(c)
+func readable(p *access.Principal) (string, []any) {
 	var names []any
 	for _, r := range resource.All {
 		if r != resource.Me && p.Gate(r, resource.Read) == nil {
@@ -46,97 +36,60 @@ func readable(c *fiber.Ctx) (string, []any) {
 	return "object_type IN (" + strings.TrimSuffix(strings.Repeat("?,", len(names)), ",") + ")", names
 }
 
-func (s *Server) getEvent(c *fiber.Ctx) error {
-	cond, args := readable(c)
-	args = append([]any{principal(c).Workspace.ID, c.Params("id")}, args...)
-	row := s.DB.Read.QueryRowContext(c.UserContext(), s.DB.Rebind("SELECT "+eventColumns+" FROM events WHERE workspace_id = ? AND id = ? AND "+cond), args...)
-	e, _, err := scanEvent(row)
+// Event is the workspace's event id as JSON, if p's key may read it.
+func (c *Core) Event(ctx context.Context, p *access.Principal, id string) ([]byte, error) {
+	cond, args := readable(p)
+	args = append([]any{p.Workspace.ID, id}, args...)
+	row := c.DB.Read.QueryRowContext(ctx, c.DB.Rebind("SELECT "+webhooks.EventColumns+" FROM events WHERE workspace_id = ? AND id = ? AND "+cond), args...)
+	e, _, err := webhooks.ScanEvent(row)
 	if err == sql.ErrNoRows {
-		return apierr.NotFound("event")
+		return nil, apierr.NotFound("event")
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return json.Marshal(e)
 }
 
-func (s *Server) listEvents(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	ws := principal(c).Workspace.ID
-	cond, rargs := readable(c)
+// Events is a page of the workspace's events p's key may read, as JSON.
+func (c *Core) Events(ctx context.Context, p *access.Principal, l List) ([]byte, error) {
+	ws := p.Workspace.ID
+	cond, rargs := readable(p)
 	where := []string{"workspace_id = ?", cond}
 	args := append([]any{ws}, rargs...)
-	limit, offset := DefaultLimit, 0
-	var after, before string
-	var err error
-	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
-		if err != nil {
-			return
-		}
-		key, val := string(k), string(v)
-		if ok, e := pageParam(key, val, &limit, &offset); ok {
-			err = e
-			return
-		}
-		switch key {
-		case "type":
-			cond, targs, e := typeCondition(val)
-			if e != nil {
-				err = e
-				return
-			}
-			where = append(where, cond)
-			args = append(args, targs...)
-		case "created[gte]", "created[lt]":
-			t, e := time.Parse(time.RFC3339Nano, val)
-			if e != nil {
-				err = apierr.Invalid(key, "%s must be an RFC 3339 time, e.g. 2026-11-25T10:00:00Z", key)
-				return
-			}
-			op := ">="
-			if key == "created[lt]" {
-				op = "<"
-			}
-			where = append(where, "created_at "+op+" ?")
-			args = append(args, t.UTC())
-			if op == ">=" {
-				// The same bound on the id, which the primary key serves:
-				// an event's id is made no earlier than its created_at.
-				where = append(where, "id >= ?")
-				args = append(args, ids.Floor("evt", t))
-			}
-		case "starting_after":
-			after = val
-		case "ending_before":
-			before = val
-		default:
-			err = apierr.Invalid(key, "unknown query parameter %q", key)
-		}
-	})
-	if err != nil {
-		return err
+	limit, offset, q := l.Limit, l.Offset, l.Events
+	for _, types := range q.Types {
+		cond, targs := typeCondition(types)
+		where = append(where, cond)
+		args = append(args, targs...)
 	}
-	if after != "" && before != "" {
-		return apierr.Invalid("ending_before", "send starting_after or ending_before, not both")
+	for _, b := range q.Created {
+		where = append(where, "created_at "+b.Op+" ?")
+		args = append(args, b.At)
+		if b.Op == ">=" {
+			// The same bound on the id, which the primary key serves:
+			// an event's id is made no earlier than its created_at.
+			where = append(where, "id >= ?")
+			args = append(args, ids.Floor("evt", b.At))
+		}
 	}
-	if (after != "" || before != "") && offset > 0 {
-		return apierr.Invalid("offset", "offset does not combine with starting_after or ending_before")
+	if q.After != "" && q.Before != "" {
+		return nil, apierr.Invalid("ending_before", "send starting_after or ending_before, not both")
+	}
+	if (q.After != "" || q.Before != "") && offset > 0 {
+		return nil, apierr.Invalid("offset", "offset does not combine with starting_after or ending_before")
 	}
 	order := "DESC"
-	for _, cur := range []struct{ param, id, op string }{{"starting_after", after, "<"}, {"ending_before", before, ">"}} {
+	for _, cur := range []struct{ param, id, op string }{{"starting_after", q.After, "<"}, {"ending_before", q.Before, ">"}} {
 		if cur.id == "" {
 			continue
 		}
-		seq, err := s.eventSeq(ctx, ws, cur.id)
+		seq, err := c.eventSeq(ctx, ws, cur.id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if seq < 0 {
-			return apierr.Invalid(cur.param, "no such event: %s", cur.id)
+			return nil, apierr.Invalid(cur.param, "no such event: %s", cur.id)
 		}
 		where = append(where, "seq "+cur.op+" ?")
 		args = append(args, seq)
@@ -146,26 +99,26 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 	}
 	w := strings.Join(where, " AND ")
 	var total int64
-	if err := s.DB.Read.QueryRowContext(ctx, s.DB.Rebind("SELECT COUNT(*) FROM events WHERE "+w), args...).Scan(&total); err != nil {
-		return err
+	if err := c.DB.Read.QueryRowContext(ctx, c.DB.Rebind("SELECT COUNT(*) FROM events WHERE "+w), args...).Scan(&total); err != nil {
+		return nil, err
 	}
-	q := "SELECT " + eventColumns + " FROM events WHERE " + w + " ORDER BY seq " + order +
+	sq := "SELECT " + webhooks.EventColumns + " FROM events WHERE " + w + " ORDER BY seq " + order +
 		" LIMIT " + strconv.Itoa(limit+1) + " OFFSET " + strconv.Itoa(offset)
-	rs, err := s.DB.Read.QueryContext(ctx, s.DB.Rebind(q), args...)
+	rs, err := c.DB.Read.QueryContext(ctx, c.DB.Rebind(sq), args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rs.Close()
-	page := []eventJSON{}
+	page := []webhooks.Event{}
 	for rs.Next() {
-		e, _, err := scanEvent(rs)
+		e, _, err := webhooks.ScanEvent(rs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		page = append(page, e)
 	}
 	if err := rs.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	more := len(page) > limit
 	if more {
@@ -177,7 +130,7 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 		}
 	}
 	var out struct {
-		Data []eventJSON `json:"data"`
+		Data []webhooks.Event `json:"data"`
 		Meta struct {
 			Limit   int   `json:"limit"`
 			Offset  int   `json:"offset"`
@@ -187,11 +140,7 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 	}
 	out.Data = page
 	out.Meta.Limit, out.Meta.Offset, out.Meta.Total, out.Meta.HasMore = limit, offset, total, more
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	return sendJSON(c, fiber.StatusOK, b)
+	return json.Marshal(out)
 }
 
 // typePattern is one element of ?type=: an exact event type, or the start
@@ -199,19 +148,14 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 // escape of the database's, so every database answers alike.
 var typePattern = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(\.\*)?$`)
 
-// typeCondition is the SQL condition of ?type=, a comma list of patterns.
-// A prefix is compared by substr, not LIKE: LIKE ignores case on SQLite
-// and has its own wildcards and escapes; the comparison here is exact and
-// case-sensitive on both databases.
-func typeCondition(val string) (string, []any, error) {
+// typeCondition is the SQL condition of one ?type=, a list of patterns
+// checked by ParseList. A prefix is compared by substr, not LIKE: LIKE
+// ignores case on SQLite and has its own wildcards and escapes; the
+// comparison here is exact and case-sensitive on both databases.
+func typeCondition(types []string) (string, []any) {
 	var or []string
 	var args []any
-	for _, t := range strings.Split(val, ",") {
-		t = strings.TrimSpace(t)
-		if len(t) > 100 || !typePattern.MatchString(t) {
-			return "", nil, apierr.Invalid("type", "type is one event type or a comma list of them; a type may end in .* "+
-				"to match every type that starts so (invoice.paid,quote.*); no other wildcard or escape")
-		}
+	for _, t := range types {
 		if prefix, ok := strings.CutSuffix(t, "*"); ok {
 			or = append(or, "substr(type, 1, "+strconv.Itoa(len(prefix))+") = ?")
 			args = append(args, prefix)
@@ -220,13 +164,13 @@ func typeCondition(val string) (string, []any, error) {
 		or = append(or, "type = ?")
 		args = append(args, t)
 	}
-	return "(" + strings.Join(or, " OR ") + ")", args, nil
+	return "(" + strings.Join(or, " OR ") + ")", args
 }
 
 // eventSeq is the number of the workspace's event id, or -1.
-func (s *Server) eventSeq(ctx context.Context, ws, id string) (int64, error) {
+func (c *Core) eventSeq(ctx context.Context, ws, id string) (int64, error) {
 	var seq int64
-	err := s.DB.Read.QueryRowContext(ctx, s.DB.Rebind("SELECT seq FROM events WHERE workspace_id = ? AND id = ?"), ws, id).Scan(&seq)
+	err := c.DB.Read.QueryRowContext(ctx, c.DB.Rebind("SELECT seq FROM events WHERE workspace_id = ? AND id = ?"), ws, id).Scan(&seq)
 	if err == sql.ErrNoRows {
 		return -1, nil
 	}

@@ -76,7 +76,7 @@ func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, erro
 			cards = append(cards, card)
 			continue
 		}
-		b, err := u.srv.Records.List(ctx, r, recordsWorkspace(ws), records.Page{Limit: 1})
+		b, err := u.core.Records.List(ctx, r, recordsWorkspace(ws), records.Page{Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +114,7 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 		return u.internal(c, err)
 	}
 	// This process's latest counts go to the table first, so the page is current.
-	if err := u.srv.Usage.Flush(ctx); err != nil {
+	if err := u.core.Usage.Flush(ctx); err != nil {
 		u.log.Warn("usage flush", "err", err)
 	}
 	now := time.Now()

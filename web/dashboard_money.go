@@ -209,7 +209,7 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 
 	// Orders waiting to ship: the per-status counts GET /v1/sales-orders?status=… answers its total from.
 	v.ToShip = figure{Label: "Orders to ship", Href: listURL(ws, orders, "status", strings.Join(toShipStates, ","))}
-	b, err := u.srv.Records.List(ctx, orders, recordsWorkspace(ws), records.Page{Limit: 1,
+	b, err := u.core.Records.List(ctx, orders, recordsWorkspace(ws), records.Page{Limit: 1,
 		Filters: []records.FilterValue{{Column: "status", Value: toShipStates}}})
 	if err != nil {
 		return v, err

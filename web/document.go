@@ -169,7 +169,7 @@ func (u *UI) documentOf(ctx context.Context, ws *ent.Workspace, r *resource.Reso
 			return nil, err
 		}
 		for _, n := range notes {
-			b, err := u.srv.Records.Get(ctx, resource.CreditNotes, recordsWorkspace(ws), n.ID, "")
+			b, err := u.core.Records.Get(ctx, resource.CreditNotes, recordsWorkspace(ws), n.ID, "")
 			if err != nil {
 				return nil, err
 			}
@@ -181,7 +181,7 @@ func (u *UI) documentOf(ctx context.Context, ws *ent.Workspace, r *resource.Reso
 		}
 	}
 	if k.Order && access.GatePlan(access.WorkspaceOf(ws), resource.Shipments) == nil {
-		b, err := u.srv.Records.List(ctx, resource.Shipments, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit,
+		b, err := u.core.Records.List(ctx, resource.Shipments, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit,
 			Filters: []records.FilterValue{{Column: "sales_order_id", Value: id}}})
 		if err != nil {
 			return nil, err

@@ -23,7 +23,7 @@ import (
 
 // The New and Edit forms are made from the write operations' declared
 // bodies (api/resource), and submitted to the same operations /v1 runs
-// (api.Server.RunWrite): the UI turns form values into the JSON body a
+// (api.Core.Write, see write.go): the UI turns form values into the JSON body a
 // client would send, and shows the API's refusal next to the field its
 // param names. No rule of the business is checked here.
 
@@ -623,7 +623,7 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
 		// repeat finds nothing more to change.
 		key = c.FormValue(idemName)
 	}
-	res, e := u.srv.RunWriteOnce(c.UserContext(), u.principal(c), s.RT, s.ID, s.ChildID, body, key)
+	res, e := u.write(c, s.RT, s.ID, s.ChildID, body, key)
 	if e != nil {
 		return u.writeRefused(c, e, func() error { return u.showForm(c, s, v, 0, e, paths) })
 	}
@@ -665,7 +665,7 @@ func (u *UI) writeRefused(c *fiber.Ctx, e *apierr.Error, again func() error) err
 // current reads a record of the workspace as the API answers it; nil when
 // the workspace has none with this id.
 func (u *UI) current(c *fiber.Ctx, r *resource.Resource, id string) (record, error) {
-	b, err := u.srv.Records.Get(c.UserContext(), r, recordsWorkspace(workspaceOf(c)), id, "")
+	b, err := u.core.Records.Get(c.UserContext(), r, recordsWorkspace(workspaceOf(c)), id, "")
 	if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
 		return nil, nil
 	}
@@ -679,7 +679,7 @@ func (u *UI) current(c *fiber.Ctx, r *resource.Resource, id string) (record, err
 // parent's list, as GET /v1/{parent}/{id}/{segment} answers it; nil when
 // the parent has none with this id.
 func (u *UI) currentChild(c *fiber.Ctx, sub *resource.Resource, parentID, id string) (record, error) {
-	b, err := u.srv.Records.List(c.UserContext(), sub, recordsWorkspace(workspaceOf(c)), records.Page{Limit: api.MaxLimit, ParentID: parentID})
+	b, err := u.core.Records.List(c.UserContext(), sub, recordsWorkspace(workspaceOf(c)), records.Page{Limit: api.MaxLimit, ParentID: parentID})
 	if err != nil {
 		return nil, err
 	}
@@ -942,7 +942,7 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 		}
 		body, key = stepBody(rt.Op, rec, strings.TrimPrefix(name, stepPrefix)), ""
 	}
-	_, e := u.srv.RunWriteOnce(c.UserContext(), u.principal(c), rt, id, "", body, key)
+	_, e := u.write(c, rt, id, "", body, key)
 	if e == nil {
 		if name == "delete" {
 			return redirect(c, wsURL(ws, "records", r.Name)+"?done=deleted")

@@ -218,7 +218,7 @@ func (u *UI) picks(c *fiber.Ctx, f resource.Field, row int, q string) []pick {
 	if len([]rune(q)) < 2 {
 		return nil
 	}
-	b, err := u.srv.Records.List(c.UserContext(), resource.Items, recordsWorkspace(workspaceOf(c)), records.Page{Limit: 8, Q: q})
+	b, err := u.core.Records.List(c.UserContext(), resource.Items, recordsWorkspace(workspaceOf(c)), records.Page{Limit: 8, Q: q})
 	if err != nil {
 		u.log.Warn("item search", "err", err)
 		return nil

@@ -270,13 +270,14 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	for _, f := range r.Filters {
 		d.Filters = append(d.Filters, filterInput{Filter: f, Value: c.Query(f.Param)})
 	}
-	pg, err := api.ParsePage(c, r)
+	l, err := api.ParseList(c.Context().QueryArgs().VisitAll, r)
+	pg := l.Page
 	if err != nil {
 		d.Problem = gateMessage(err)
 		return render(c, http.StatusBadRequest, recordListView(d))
 	}
 	d.Limit = pg.Limit
-	b, err := u.srv.Records.List(c.UserContext(), r, recordsWorkspace(ws), pg)
+	b, err := u.core.Records.List(c.UserContext(), r, recordsWorkspace(ws), pg)
 	if err != nil {
 		return u.internal(c, err)
 	}
@@ -365,7 +366,7 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		return render(c, http.StatusForbidden, recordDetailView(d))
 	}
 	ctx := c.UserContext()
-	b, err := u.srv.Records.Get(ctx, r, recordsWorkspace(ws), id, "")
+	b, err := u.core.Records.Get(ctx, r, recordsWorkspace(ws), id, "")
 	if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
 		return u.fail(c, http.StatusNotFound, "Not found", "This workspace has no "+r.Singular+" with the id "+id+".")
 	}
@@ -396,7 +397,7 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		if access.GatePlan(access.WorkspaceOf(ws), sub) != nil {
 			continue
 		}
-		b, err := u.srv.Records.List(ctx, sub, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit, ParentID: id})
+		b, err := u.core.Records.List(ctx, sub, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit, ParentID: id})
 		if err != nil {
 			return u.internal(c, err)
 		}

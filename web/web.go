@@ -34,9 +34,9 @@ const PickPath = Base + "/w/:ws/records/:res/pick"
 
 // UI serves the admin pages.
 type UI struct {
-	srv *api.Server
-	db  *database.DB
-	log *slog.Logger
+	core *api.Core
+	db   *database.DB
+	log  *slog.Logger
 	// logins throttles sign-in attempts per address and per email.
 	loginsMu sync.Mutex
 	logins   *ratelimit.Limiter
@@ -55,11 +55,12 @@ type UI struct {
 	idem *idempotency.Store
 }
 
-// New prepares the UI of a server; mount it with srv.Mount(ui.Mount).
-func New(srv *api.Server) *UI {
-	return &UI{srv: srv, db: srv.DB, log: srv.Logger(), logins: ratelimit.New(), LoginsPerMinute: 10,
-		accounts: session.NewAccountLimit(srv.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute,
-		idem: idempotency.New(srv.DB.Ent)}
+// New prepares the UI of the core; mount it with the REST server's
+// Mount(ui.Mount), or on any fiber app.
+func New(core *api.Core) *UI {
+	return &UI{core: core, db: core.DB, log: core.Log, logins: ratelimit.New(), LoginsPerMinute: 10,
+		accounts: session.NewAccountLimit(core.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute,
+		idem: idempotency.New(core.DB.Ent)}
 }
 
 // Mount installs every /admin route on app.
@@ -194,12 +195,25 @@ func (u *UI) internal(c *fiber.Ctx, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	if e := u.srv.FaultOf(c, err); e != nil {
+	if e := u.faultOf(c, err); e != nil {
 		return u.fault(c, e)
 	}
 	u.log.Error("admin page failed", "method", c.Method(), "path", c.Path(), "err", err)
 	return u.fail(c, http.StatusInternalServerError, "Something went wrong",
 		"The page could not be shown. The details are in the server log; try again in a moment.")
+}
+
+// faultOf is the error the API answers when err is a fault of the
+// database (507 storage_full, 503 database_unavailable), noted for c's
+// metrics and logged once per episode as the API's own are; nil for any
+// other error. The admin UI shows these faults as the API names them.
+func (u *UI) faultOf(c *fiber.Ctx, err error) *apierr.Error {
+	rid := string(c.Response().Header.Peek(fiber.HeaderXRequestID)) // the server's, set on every request
+	e := u.core.Fault(err, "request_id", rid, "method", c.Method(), "path", c.Path())
+	if e != nil {
+		c.Locals(api.FaultMark, e.Code)
+	}
+	return e
 }
 
 // fault shows a fault of the database as the API answers it (507
@@ -234,7 +248,7 @@ func retryURL(c *fiber.Ctx) string {
 
 // afterAccessChange makes the API see a workspace, key or role change on
 // its next request.
-func (u *UI) afterAccessChange() { u.srv.Auth.Invalidate() }
+func (u *UI) afterAccessChange() { u.core.Auth.Invalidate() }
 
 // page is what the layout needs to know.
 type page struct {

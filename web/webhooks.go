@@ -126,7 +126,7 @@ func (f *endpointForm) refused(err error) bool {
 func (u *UI) createEndpoint(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	f, ch := formChange(c)
-	err := u.srv.WebhookSettings().CheckEndpoint(ctx, &ch, true)
+	err := u.core.Webhooks.CheckEndpoint(ctx, &ch, true)
 	if f.refused(err) {
 		d, err := u.webhooksData(c, f)
 		if err != nil {
@@ -241,7 +241,7 @@ func (u *UI) updateEndpoint(c *fiber.Ctx) error {
 		return u.missing(c, err)
 	}
 	f, ch := formChange(c)
-	err = u.srv.WebhookSettings().CheckEndpoint(c.UserContext(), &ch, false)
+	err = u.core.Webhooks.CheckEndpoint(c.UserContext(), &ch, false)
 	if f.refused(err) {
 		return u.showEndpoint(c, http.StatusUnprocessableEntity, e, "", &f)
 	}

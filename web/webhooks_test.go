@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/web/webtest"
 )
@@ -310,7 +310,7 @@ func startLoopbackWorker(t *testing.T, env *apitest.Env, s webhooks.Settings) {
 // serves the package's whole database.
 func TestWebhookDeliveriesPageAndSendAgain(t *testing.T) {
 	open := webhooks.Settings{AllowHTTP: true, AllowPrivateNetworks: true}
-	env := webtest.StartWith(t, func(c *api.Config) { c.Webhooks = open })
+	env := webtest.StartWith(t, func(c *rest.Config) { c.Webhooks = open })
 	ws := env.Workspace(t, "growth", false, false)
 	worker := open
 	worker.Schedule, worker.Poll = []time.Duration{time.Hour}, 50*time.Millisecond // no retry but the one asked for
@@ -368,7 +368,7 @@ func TestWebhookDeliveriesPageAndSendAgain(t *testing.T) {
 // the database rather than waited for. Not parallel, as above.
 func TestAnEndpointFailingForThreeDaysIsDisabled(t *testing.T) {
 	open := webhooks.Settings{AllowHTTP: true, AllowPrivateNetworks: true}
-	env := webtest.StartWith(t, func(c *api.Config) { c.Webhooks = open })
+	env := webtest.StartWith(t, func(c *rest.Config) { c.Webhooks = open })
 	ws := env.Workspace(t, "growth", false, false)
 	worker := open
 	worker.Schedule, worker.Poll = []time.Duration{time.Hour}, 50*time.Millisecond // no retries in this test

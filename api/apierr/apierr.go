@@ -1,6 +1,7 @@
 // Package apierr holds the errors /v1 answers with: values carrying a code,
-// a message and optionally the offending parameter. The api package maps
-// them to HTTP in one place; anything else becomes a 500 with no detail.
+// a message and optionally the offending parameter. The core maps every
+// error to one (api.Core.Error), /v1 and the admin UI alike; anything else
+// becomes a 500 with no detail.
 package apierr
 
 import (

@@ -29,6 +29,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -132,26 +133,26 @@ func open() (*database.DB, string, error) {
 type Env struct {
 	URL    string
 	DB     *database.DB
-	Server *api.Server
+	Server *rest.Server
 	Client *http.Client
 }
 
 // Option adjusts the server's configuration before it starts.
-type Option func(*api.Config)
+type Option func(*rest.Config)
 
 // WithRateLimits sets per-plan limits.
 func WithRateLimits(m map[resource.Plan]int) Option {
-	return func(c *api.Config) { c.RateLimits = m }
+	return func(c *rest.Config) { c.RateLimits = m }
 }
 
 // WithSharedRateLimits keeps rate-limit buckets in the database.
 func WithSharedRateLimits() Option {
-	return func(c *api.Config) { c.SharedRateLimits = true }
+	return func(c *rest.Config) { c.SharedRateLimits = true }
 }
 
 // WithRecordCache sizes the render cache of records (negative: off).
 func WithRecordCache(bytes int) Option {
-	return func(c *api.Config) { c.RecordCacheBytes = bytes }
+	return func(c *rest.Config) { c.RecordCacheBytes = bytes }
 }
 
 // Start runs a server on a loopback port until the test ends. mount, when
@@ -164,11 +165,11 @@ func Start(t testing.TB, opts ...Option) *Env {
 
 func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
 	t.Helper()
-	cfg := api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}
+	cfg := rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv, err := api.New(db, cfg)
+	srv, err := rest.New(db, cfg)
 	if err != nil {
 		t.Fatalf("apitest: server: %v", err)
 	}
@@ -179,7 +180,7 @@ func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
 }
 
 // Serve finishes and runs a prepared server.
-func Serve(t testing.TB, srv *api.Server) *Env {
+func Serve(t testing.TB, srv *rest.Server) *Env {
 	t.Helper()
 	app := srv.Finish()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/body"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 )
 
 // Path is where the document is served, without a key.
@@ -53,7 +54,7 @@ func Document() (*openapi3.T, []byte, error) {
 }
 
 // Register serves the document at GET /v1/openapi.json with no key.
-func Register(s *api.Server) error {
+func Register(s *rest.Server) error {
 	_, b, err := Document()
 	if err != nil {
 		return err

@@ -181,7 +181,7 @@ func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 
 // pageParameterDecls declares limit and offset once, under
 // components/parameters: every list refers to them (pageParameters), as
-// every list parses them alike (api's pageParam).
+// every list parses them alike (api.ParseList).
 func pageParameterDecls() openapi3.ParametersMap {
 	def := func(s *openapi3.Schema, v any) *openapi3.Schema { s.Default = v; return s }
 	return openapi3.ParametersMap{

@@ -128,7 +128,7 @@ func EventTypes() []string {
 }
 
 // Events is the workspace's change log, GET /v1/events and
-// /v1/events/{id}. It is served by hand (api/events.go), not by the
+// /v1/events/{id}. It is served by hand (api.Core.Events), not by the
 // records engine, so it is not among All; the OpenAPI document and the MCP
 // tools (list_events, get_event) derive from it and from EventParams.
 var Events = &Resource{Name: "events", Singular: "event", Prefix: "evt", Plan: Starter, Toolset: "events",

@@ -62,8 +62,8 @@ func ParseAccess(s string) (Access, bool) {
 	return None, false
 }
 
-// OpKind names what an operation does; the api package binds each kind to
-// its implementation.
+// OpKind names what an operation does; api/writes binds each kind to its
+// implementation.
 type OpKind string
 
 const (

@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -258,10 +258,10 @@ func (t *Telemetry) Handler() http.Handler {
 }
 
 // Middleware measures and logs every request. Install it first (it is
-// api.Config.Observe): it renders the errors of the handlers after it so it
+// rest.Config.Observe): it renders the errors of the handlers after it so it
 // sees the status the client gets, panics included.
 func (t *Telemetry) Middleware(c *fiber.Ctx) error {
-	start := api.Arrival(c)
+	start := rest.Arrival(c)
 	t.appOnce.Do(func() {
 		t.routes = newRouteIndex(c.App())
 		cfg := c.App().Config() // a copy of the whole Config: once, not per request
@@ -285,8 +285,8 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	ser.requests.Inc()
 	ser.duration.Observe(elapsed.Seconds())
 
-	p := api.Principal(c)
-	if api.RateLimited(c) && p != nil {
+	p := rest.Principal(c)
+	if rest.RateLimited(c) && p != nil {
 		plan := p.Workspace.Plan.String()
 		if ctr, ok := t.limitedBy[plan]; ok {
 			ctr.Inc()
@@ -294,7 +294,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 			t.rateLimited.WithLabelValues(plan).Inc()
 		}
 	}
-	if reason := api.AuthFailure(c); reason != "" {
+	if reason := rest.AuthFailure(c); reason != "" {
 		t.authFailures.WithLabelValues(reason).Inc()
 	}
 	t.watchFaults(c, method, status)
@@ -306,7 +306,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 		// fasthttp's RequestCtx is the request's context: fiber's
 		// UserContext would look it up among the request's values.
 		logAccess(c.Context(), t.log, t.fastLog, end, &accessLine{
-			requestID:  api.RequestID(c),
+			requestID:  rest.RequestID(c),
 			method:     c.Method(),
 			route:      route,
 			path:       c.Path(),
@@ -323,7 +323,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 // ledgerbase_database_storage_full.
 func (t *Telemetry) watchFaults(c *fiber.Ctx, method string, status int) {
 	if status >= 500 {
-		if f := api.DatabaseFault(c); f != "" {
+		if f := rest.DatabaseFault(c); f != "" {
 			t.faults.WithLabelValues(f).Inc()
 			if f == database.StorageFull.String() {
 				t.storageFull.Store(true)

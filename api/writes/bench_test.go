@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest/benchdata"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 )
 
 // benchApp seeds a demo workspace into a SQLite file and builds the real
@@ -33,7 +34,7 @@ func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string, [][2]str
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := api.New(db, api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := rest.New(db, rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // adminWrite runs an operation as the admin UI does (AdminOnly ones are
-// not routed under /v1): through api.Server.RunWrite as an admin user.
+// not routed under /v1): through the core's Write as an admin user.
 func adminWrite(t *testing.T, env *apitest.Env, wsID string, r *resource.Resource, k resource.OpKind, name, id string, body any) (writes.Result, *apierr.Error) {
 	t.Helper()
 	w, err := env.DB.Ent.Workspace.Get(t.Context(), wsID)
@@ -32,13 +32,17 @@ func adminWrite(t *testing.T, env *apitest.Env, wsID string, r *resource.Resourc
 	if !ok {
 		t.Fatalf("no %s %s %s operation", r.Name, k, name)
 	}
-	var raw []byte
+	raw := []byte("{}")
 	if body != nil {
 		if raw, err = json.Marshal(body); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return env.Server.RunWrite(t.Context(), access.AdminPrincipal(access.WorkspaceOf(w), "adm_test", "admin@example.com"), rt, id, "", raw)
+	res, e := env.Server.Write(t.Context(), api.WriteRequest{
+		Principal: access.AdminPrincipal(access.WorkspaceOf(w), "adm_test", "admin@example.com"),
+		Route:     rt, ID: id, Body: raw, ContentType: api.JSON,
+	})
+	return res.Result, e
 }
 
 func wantOK(t *testing.T, res writes.Result, e *apierr.Error, status int) obj {

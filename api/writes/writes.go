@@ -1,6 +1,7 @@
-// Package writes implements the business rules of every /v1 write. Each
-// file registers its operations in init; the api package finds them by
-// resource and operation kind, after gating, permission and body validation.
+// Package writes implements the business rules of every write. Each file
+// registers its operations in init; the core's one way in (api.Core.Write)
+// finds them by resource and operation kind, after gating, permission and
+// body validation.
 package writes
 
 import (

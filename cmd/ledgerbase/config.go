@@ -18,8 +18,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/spf13/pflag"
 
-	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -89,7 +89,7 @@ func defaultConfig() Config {
 	c.KeyCacheTTL = 5 * time.Second
 	c.Events.Retention = 30 * 24 * time.Hour
 	c.RecordCacheMB = records.DefaultCacheBytes >> 20
-	d := api.DefaultRateLimits()
+	d := rest.DefaultRateLimits()
 	c.RateLimit.Starter, c.RateLimit.Growth, c.RateLimit.Business = d[resource.Starter], d[resource.Growth], d[resource.Business]
 	c.Log.Format, c.Log.Level, c.Log.Access = "text", "info", true
 	c.Metrics.Enabled = true

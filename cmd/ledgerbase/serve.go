@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/health"
 	"github.com/ledgerbase/ledgerbase/api/openapi"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
@@ -120,7 +121,7 @@ type appliance struct {
 	cfg       Config
 	log       *slog.Logger
 	db        *database.DB
-	api       *api.Server
+	api       *rest.Server
 	app       *fiber.App
 	probe     *health.Probe
 	telemetry *telemetry.Telemetry
@@ -155,14 +156,16 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	if err := a.telemetry.Registry.Register(hookMetrics); err != nil {
 		return nil, err
 	}
-	srv, err := api.New(db, api.Config{
-		Webhooks:         hooks,
-		Logger:           log,
+	srv, err := rest.New(db, rest.Config{
+		Config: api.Config{
+			Webhooks:         hooks,
+			Logger:           log,
+			KeyCacheTTL:      cfg.KeyCacheTTL,
+			RecordCacheBytes: cfg.recordCacheBytes(),
+		},
 		RateLimits:       cfg.rateLimits(),
 		SharedRateLimits: cfg.RateLimit.Shared,
 		BodyLimit:        cfg.BodyLimit,
-		KeyCacheTTL:      cfg.KeyCacheTTL,
-		RecordCacheBytes: cfg.recordCacheBytes(),
 		ReadTimeout:      cfg.ReadTimeout,
 		WriteTimeout:     cfg.WriteTimeout,
 		IdleTimeout:      cfg.IdleTimeout,
@@ -176,7 +179,7 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		return nil, err
 	}
 	srv.Mount(a.probe.Mount)
-	srv.Mount(web.New(srv).Mount)
+	srv.Mount(web.New(srv.Core).Mount)
 	if cfg.Metrics.Enabled {
 		if cfg.Metrics.Addr == "" {
 			h := adaptor.HTTPHandler(a.telemetry.Handler())

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/openapi"
+	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
@@ -44,26 +45,26 @@ func StartOn(t testing.TB, db *database.DB, adjust ...func(*web.UI)) *apitest.En
 
 // StartWith is Start with the API's configuration adjusted (its webhook
 // settings, say).
-func StartWith(t testing.TB, config func(*api.Config), adjust ...func(*web.UI)) *apitest.Env {
+func StartWith(t testing.TB, config func(*rest.Config), adjust ...func(*web.UI)) *apitest.Env {
 	t.Helper()
 	db, _ := apitest.DB(t)
 	return start(t, db, config, adjust...)
 }
 
-func start(t testing.TB, db *database.DB, config func(*api.Config), adjust ...func(*web.UI)) *apitest.Env {
+func start(t testing.TB, db *database.DB, config func(*rest.Config), adjust ...func(*web.UI)) *apitest.Env {
 	t.Helper()
-	cfg := api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}
+	cfg := rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}}
 	if config != nil {
 		config(&cfg)
 	}
-	srv, err := api.New(db, cfg)
+	srv, err := rest.New(db, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := openapi.Register(srv); err != nil { // as serve does: /docs renders it
 		t.Fatal(err)
 	}
-	ui := web.New(srv)
+	ui := web.New(srv.Core)
 	for _, f := range adjust {
 		f(ui)
 	}

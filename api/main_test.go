@@ -1,9 +1,0 @@
-package api_test
-
-import (
-	"testing"
-
-	"github.com/ledgerbase/ledgerbase/api/apitest"
-)
-
-func TestMain(m *testing.M) { apitest.Main(m) }
