@@ -67,12 +67,12 @@ func New(db *database.DB, cfg Config) (*Core, error) {
 	eng.Refresh = writes.Refresher(db, eng)
 	c := &Core{
 		DB:       db,
-		Auth:     access.NewAuthenticator(db.Reader, db.Ent),
+		Auth:     access.NewAuthenticator(db.Reader, db.Writer),
 		Records:  eng,
-		Usage:    usage.New(db.Ent),
+		Usage:    usage.New(db.Writer),
 		Webhooks: cfg.Webhooks,
 		Log:      cfg.Logger,
-		idem:     idempotency.New(db.Ent),
+		idem:     idempotency.New(db.Writer),
 	}
 	// Every process's key, role and workspace changes reach the key cache
 	// within a second (database triggers, watched by the DB).

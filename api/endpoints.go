@@ -151,11 +151,11 @@ type listMeta struct {
 
 // UpdateEndpoint changes p's workspace's endpoint id by in.
 func (c *Core) UpdateEndpoint(ctx context.Context, p *access.Principal, id string, in webhooks.EndpointChange) ([]byte, error) {
-	e, err := webhooks.FindEndpoint(ctx, c.DB.Ent, p.Workspace.ID, id)
+	e, err := webhooks.FindEndpoint(ctx, c.DB.Writer, p.Workspace.ID, id)
 	if err != nil {
 		return nil, err
 	}
-	if e, err = webhooks.UpdateEndpoint(ctx, e, c.DB.Ent, in); err != nil {
+	if e, err = webhooks.UpdateEndpoint(ctx, e, c.DB.Writer, in); err != nil {
 		return nil, err
 	}
 	return json.Marshal(showEndpoint(e, false))
@@ -164,11 +164,11 @@ func (c *Core) UpdateEndpoint(ctx context.Context, p *access.Principal, id strin
 // DeleteEndpoint deletes p's workspace's endpoint id; its deliveries and
 // their log go with it.
 func (c *Core) DeleteEndpoint(ctx context.Context, p *access.Principal, id string) ([]byte, error) {
-	e, err := webhooks.FindEndpoint(ctx, c.DB.Ent, p.Workspace.ID, id)
+	e, err := webhooks.FindEndpoint(ctx, c.DB.Writer, p.Workspace.ID, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := webhooks.DeleteEndpoint(ctx, c.DB.Ent, e.ID); err != nil {
+	if err := webhooks.DeleteEndpoint(ctx, c.DB.Writer, e.ID); err != nil {
 		return nil, err
 	}
 	return json.Marshal(map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
@@ -266,11 +266,11 @@ func (c *Core) Deliveries(ctx context.Context, p *access.Principal, id string, l
 // RetryDelivery ("send again") makes a delivery of p's workspace's
 // endpoint id due now, whatever its state.
 func (c *Core) RetryDelivery(ctx context.Context, p *access.Principal, id, deliveryID string) ([]byte, error) {
-	e, err := webhooks.FindEndpoint(ctx, c.DB.Ent, p.Workspace.ID, id)
+	e, err := webhooks.FindEndpoint(ctx, c.DB.Writer, p.Workspace.ID, id)
 	if err != nil {
 		return nil, err
 	}
-	d, err := webhooks.Retry(ctx, c.DB.Ent, e.ID, deliveryID)
+	d, err := webhooks.Retry(ctx, c.DB.Writer, e.ID, deliveryID)
 	if err != nil {
 		return nil, err
 	}

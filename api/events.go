@@ -40,7 +40,7 @@ func readable(p *access.Principal) (string, []any) {
 func (c *Core) Event(ctx context.Context, p *access.Principal, id string) ([]byte, error) {
 	cond, args := readable(p)
 	args = append([]any{p.Workspace.ID, id}, args...)
-	row := c.DB.Read.QueryRowContext(ctx, c.DB.Rebind("SELECT "+webhooks.EventColumns+" FROM events WHERE workspace_id = ? AND id = ? AND "+cond), args...)
+	row := c.DB.ReadPool.QueryRowContext(ctx, c.DB.Rebind("SELECT "+webhooks.EventColumns+" FROM events WHERE workspace_id = ? AND id = ? AND "+cond), args...)
 	e, _, err := webhooks.ScanEvent(row)
 	if err == sql.ErrNoRows {
 		return nil, apierr.NotFound("event")
@@ -99,12 +99,12 @@ func (c *Core) Events(ctx context.Context, p *access.Principal, l List) ([]byte,
 	}
 	w := strings.Join(where, " AND ")
 	var total int64
-	if err := c.DB.Read.QueryRowContext(ctx, c.DB.Rebind("SELECT COUNT(*) FROM events WHERE "+w), args...).Scan(&total); err != nil {
+	if err := c.DB.ReadPool.QueryRowContext(ctx, c.DB.Rebind("SELECT COUNT(*) FROM events WHERE "+w), args...).Scan(&total); err != nil {
 		return nil, err
 	}
 	sq := "SELECT " + webhooks.EventColumns + " FROM events WHERE " + w + " ORDER BY seq " + order +
 		" LIMIT " + strconv.Itoa(limit+1) + " OFFSET " + strconv.Itoa(offset)
-	rs, err := c.DB.Read.QueryContext(ctx, c.DB.Rebind(sq), args...)
+	rs, err := c.DB.ReadPool.QueryContext(ctx, c.DB.Rebind(sq), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func typeCondition(types []string) (string, []any) {
 // eventSeq is the number of the workspace's event id, or -1.
 func (c *Core) eventSeq(ctx context.Context, ws, id string) (int64, error) {
 	var seq int64
-	err := c.DB.Read.QueryRowContext(ctx, c.DB.Rebind("SELECT seq FROM events WHERE workspace_id = ? AND id = ?"), ws, id).Scan(&seq)
+	err := c.DB.ReadPool.QueryRowContext(ctx, c.DB.Rebind("SELECT seq FROM events WHERE workspace_id = ? AND id = ?"), ws, id).Scan(&seq)
 	if err == sql.ErrNoRows {
 		return -1, nil
 	}

@@ -325,7 +325,7 @@ func (f *fixture) orders(t *testing.T, wsID string, os ...order) map[string]stri
 	ctx := context.Background()
 	ids := map[string]string{}
 	for _, o := range os {
-		c := f.env.DB.Ent.SalesOrder.Create().SetWorkspaceID(wsID).SetNumber(o.number).SetDate("2026-11-20").
+		c := f.env.DB.Writer.SalesOrder.Create().SetWorkspaceID(wsID).SetNumber(o.number).SetDate("2026-11-20").
 			SetStatus(salesorder.StatusConfirmed).SetOnline(o.online).SetClientName("Ada Shop").
 			SetAmountExclVatCents(2000).SetVatAmountCents(400).SetAmountInclVatCents(2400)
 		if o.online {
@@ -335,7 +335,7 @@ func (f *fixture) orders(t *testing.T, wsID string, os ...order) map[string]stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.env.DB.Ent.OrderLine.Create().SetWorkspaceID(wsID).SetSalesOrderID(so.ID).SetSku("MUG-1").
+		if _, err := f.env.DB.Writer.OrderLine.Create().SetWorkspaceID(wsID).SetSalesOrderID(so.ID).SetSku("MUG-1").
 			SetDescription("Mug").SetQtyMilli(2000).SetUnitPriceCents(1000).SetAmountExclVatCents(2000).
 			SetVatAmountCents(400).SetAmountInclVatCents(2400).Save(ctx); err != nil {
 			t.Fatal(err)

@@ -135,7 +135,7 @@ func (u *UI) setup(c *fiber.Ctx) error {
 		f.Error = "The two passwords differ."
 		return render(c, http.StatusUnprocessableEntity, setupView(f))
 	}
-	a, err := session.CreateFirstAdmin(c.UserContext(), u.db.Ent, f.Email, pw)
+	a, err := session.CreateFirstAdmin(c.UserContext(), u.db.Writer, f.Email, pw)
 	if err != nil {
 		f.Error = capitalize(err.Error()) + "."
 		return render(c, http.StatusUnprocessableEntity, setupView(f))
@@ -205,7 +205,7 @@ func waitText(s int) string {
 }
 
 func (u *UI) signIn(c *fiber.Ctx, a *ent.AdminUser) error {
-	tok, s, err := session.Start(c.UserContext(), u.db.Ent, a.ID)
+	tok, s, err := session.Start(c.UserContext(), u.db.Writer, a.ID)
 	if err != nil {
 		return u.internal(c, err)
 	}
@@ -214,7 +214,7 @@ func (u *UI) signIn(c *fiber.Ctx, a *ent.AdminUser) error {
 }
 
 func (u *UI) logout(c *fiber.Ctx) error {
-	if err := session.End(c.UserContext(), u.db.Ent, c.Cookies(sessionCookie)); err != nil {
+	if err := session.End(c.UserContext(), u.db.Writer, c.Cookies(sessionCookie)); err != nil {
 		return u.internal(c, err)
 	}
 	clearCookie(c, sessionCookie)

@@ -26,7 +26,7 @@ func TestDashboardQueriesUseIndexes(t *testing.T) {
 	}
 	// Both databases plan with statistics, as they run.
 	for _, tbl := range []string{"invoices", "bills", "credit_notes", "list_sums"} {
-		if _, err := db.Write.ExecContext(t.Context(), "ANALYZE "+tbl); err != nil {
+		if _, err := db.WritePool.ExecContext(t.Context(), "ANALYZE "+tbl); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,7 +49,7 @@ func TestDashboardQueriesUseIndexes(t *testing.T) {
 		{"SELECT id FROM credit_notes WHERE workspace_id = ? AND invoice_id = ?",
 			"creditnote_workspace_id_invoice_id", []any{ws.ID, "inv_x"}},
 	}
-	conn, err := db.Read.Conn(t.Context())
+	conn, err := db.ReadPool.Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestDashboardMoneyFigures(t *testing.T) {
 	}
 	for _, w := range []*apitest.Workspace{ws, other} {
 		for _, s := range invoices {
-			if err := env.DB.Ent.Invoice.Create().SetWorkspaceID(w.ID).SetNumber(s.number).SetDate(s.date).SetDueDate(day(s.due)).
+			if err := env.DB.Writer.Invoice.Create().SetWorkspaceID(w.ID).SetNumber(s.number).SetDate(s.date).SetDueDate(day(s.due)).
 				SetCurrencyCode(s.currency).SetStatus(invoice.Status(s.status)).SetClientName("Dash Client").
 				SetAmountExclVatCents(s.excl).SetAmountInclVatCents(s.excl + s.excl/5).SetRemainingCents(s.remaining).Exec(ctx); err != nil {
 				t.Fatal(err)
@@ -115,13 +115,13 @@ func TestDashboardMoneyFigures(t *testing.T) {
 		due       int
 		remaining int64
 	}{{"open", -3, 4000}, {"partially_paid", 5, 1500}, {"paid", -10, 0}, {"draft", 1, 900}} {
-		if err := env.DB.Ent.Bill.Create().SetWorkspaceID(ws.ID).SetNumber(fmt.Sprintf("BILL-T%d", i)).SetDate(day(-30)).
+		if err := env.DB.Writer.Bill.Create().SetWorkspaceID(ws.ID).SetNumber(fmt.Sprintf("BILL-T%d", i)).SetDate(day(-30)).
 			SetDueDate(day(b.due)).SetStatus(bill.Status(b.status)).SetVendorName("Dash Vendor").SetRemainingCents(b.remaining).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i, st := range []string{"confirmed", "partially_shipped", "confirmed", "draft", "shipped", "cancelled"} {
-		if err := env.DB.Ent.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber(fmt.Sprintf("SO-T%d", i)).SetDate(day(-2)).
+		if err := env.DB.Writer.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber(fmt.Sprintf("SO-T%d", i)).SetDate(day(-2)).
 			SetStatus(salesorder.Status(st)).SetClientName("Dash Client").Exec(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func TestEveryWritingFormCarriesItsToken(t *testing.T) {
 	// send-again forms.
 	for _, disabled := range []bool{false, true} {
 		u := "https://hooks.example.com/in"
-		if _, err := webhooks.CreateEndpoint(ctx, f.env.DB.Ent, f.ws.ID, webhooks.EndpointChange{URL: &u, Events: []string{"client.*"}, Disabled: &disabled}); err != nil {
+		if _, err := webhooks.CreateEndpoint(ctx, f.env.DB.Writer, f.ws.ID, webhooks.EndpointChange{URL: &u, Events: []string{"client.*"}, Disabled: &disabled}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,7 +149,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	db := f.env.DB.Ent
+	db := f.env.DB.Writer
 	c := webtest.SignedIn(t, f.env)
 	w := "/admin/w/" + f.ws.ID
 	u := "https://9.9.9.20/in"
@@ -237,7 +237,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 func TestAFormSentAtOnceWritesOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	db := f.env.DB.Ent
+	db := f.env.DB.Writer
 	c := webtest.SignedIn(t, f.env)
 	keys := "/admin/w/" + f.ws.ID + "/keys"
 	page := c.Get(keys)

@@ -22,7 +22,7 @@ func fieldError(name, message string) *regexp.Regexp {
 
 func cardCount(t *testing.T, env *apitest.Env, wsID string) int {
 	t.Helper()
-	n, err := env.DB.Ent.GiftCard.Query().Where(giftcard.WorkspaceID(wsID)).Count(t.Context())
+	n, err := env.DB.Writer.GiftCard.Query().Where(giftcard.WorkspaceID(wsID)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestGiftCardForms(t *testing.T) {
 // and delivered, made through /v1.
 func deliveredOrder(t *testing.T, env *apitest.Env, ws *apitest.Workspace, deliver bool) (orderID, lineID string) {
 	t.Helper()
-	st, err := env.DB.Ent.Store.Create().SetWorkspaceID(ws.ID).SetName("Shop").SetFreeAddress("shop.example").Save(t.Context())
+	st, err := env.DB.Writer.Store.Create().SetWorkspaceID(ws.ID).SetName("Shop").SetFreeAddress("shop.example").Save(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestReturnForms(t *testing.T) {
 		}
 	}
 	count := func() int {
-		n, err := env.DB.Ent.ReturnRequest.Query().Where(returnrequest.WorkspaceID(ws.ID)).Count(t.Context())
+		n, err := env.DB.Writer.ReturnRequest.Query().Where(returnrequest.WorkspaceID(ws.ID)).Count(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func (u *UI) namesOf(ctx context.Context, ws *ent.Workspace, ids []string) (map[
 		ids := byRes[r]
 		q := "SELECT id, " + labelColumn(r) + " FROM " + r.Table + " WHERE workspace_id = ? AND id IN (" +
 			strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")"
-		rows, err := u.db.Read.QueryContext(ctx, u.db.Rebind(q), append([]any{ws.ID}, ids...)...)
+		rows, err := u.db.ReadPool.QueryContext(ctx, u.db.Rebind(q), append([]any{ws.ID}, ids...)...)
 		if err != nil {
 			return nil, err
 		}

@@ -60,7 +60,7 @@ type UI struct {
 func New(core *api.Core) *UI {
 	return &UI{core: core, db: core.DB, log: core.Log, logins: ratelimit.New(), LoginsPerMinute: 10,
 		accounts: session.NewAccountLimit(core.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute,
-		idem: idempotency.New(core.DB.Ent)}
+		idem: idempotency.New(core.DB.Writer)}
 }
 
 // Mount installs every /admin route on app.

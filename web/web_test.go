@@ -41,11 +41,11 @@ func newFixture(t *testing.T) *fixture {
 	}
 	webtest.Records(t, env, ws.ID)
 	ws.Role(t, "bookkeeper", "invoices:write,clients:read")
-	k, err := env.DB.Ent.APIKey.Query().Where(apikey.WorkspaceID(ws.ID)).First(t.Context())
+	k, err := env.DB.Writer.APIKey.Query().Where(apikey.WorkspaceID(ws.ID)).First(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := env.DB.Ent.Role.Query().Where(role.WorkspaceID(ws.ID)).Only(t.Context())
+	r, err := env.DB.Writer.Role.Query().Where(role.WorkspaceID(ws.ID)).Only(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestFormsNeedTheirCSRFToken(t *testing.T) {
 	if r := c.Post("/admin/workspaces", form); r.Status != 403 {
 		t.Errorf("another session's token: %d", r.Status)
 	}
-	if n, _ := f.env.DB.Ent.Workspace.Query().Count(t.Context()); n == 0 {
+	if n, _ := f.env.DB.Writer.Workspace.Query().Count(t.Context()); n == 0 {
 		t.Fatal("no workspaces at all")
 	}
 	r := c.PostWithToken("/admin/", "/admin/workspaces", url.Values{"name": {"Real"}, "plan": {"starter"}})
@@ -363,7 +363,7 @@ func TestSetupOnlyWhileNoAdminExists(t *testing.T) {
 	if r.Status != 422 {
 		t.Errorf("setup with an admin: %d", r.Status)
 	}
-	for _, a := range env.DB.Ent.AdminUser.Query().AllX(t.Context()) {
+	for _, a := range env.DB.Writer.AdminUser.Query().AllX(t.Context()) {
 		if a.Email == "intruder@example.com" {
 			t.Fatal("setup created a second admin")
 		}
@@ -415,7 +415,7 @@ func TestRevokeAsksFirst(t *testing.T) {
 	f := newFixture(t)
 	c := webtest.SignedIn(t, f.env)
 	secret := f.ws.NewKey(t, access.KeySpec{Name: "doomed"})
-	k, err := f.env.DB.Ent.APIKey.Query().Where(apikey.WorkspaceID(f.ws.ID), apikey.Name("doomed")).Only(t.Context())
+	k, err := f.env.DB.Writer.APIKey.Query().Where(apikey.WorkspaceID(f.ws.ID), apikey.Name("doomed")).Only(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestDashboardCountsRecordsAndTraffic(t *testing.T) {
 	if r := row("(no name)"); r == nil || r[1] != "2" || r[2] != "1" {
 		t.Errorf("traffic of the admin key: %v", r)
 	}
-	got, err := usage.Since(context.Background(), f.env.DB.Ent, f.ws.ID, f.env.DB.Ent.APIKey.Query().FirstX(t.Context()).CreatedAt)
+	got, err := usage.Since(context.Background(), f.env.DB.Writer, f.ws.ID, f.env.DB.Writer.APIKey.Query().FirstX(t.Context()).CreatedAt)
 	if err != nil || len(got) < 2 {
 		t.Errorf("stored usage: %v %v", got, err)
 	}

@@ -282,11 +282,11 @@ func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 }
 
 func (u *UI) deleteEndpoint(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Ent)
+	e, err := u.endpointOf(c, u.db.Writer)
 	if err != nil {
 		return u.missing(c, err)
 	}
-	if err := webhooks.DeleteEndpoint(c.UserContext(), u.db.Ent, e.ID); err != nil {
+	if err := webhooks.DeleteEndpoint(c.UserContext(), u.db.Writer, e.ID); err != nil {
 		return u.internal(c, err)
 	}
 	return redirect(c, wsURL(workspaceOf(c), "webhooks")+"?deleted="+url.QueryEscape(e.ID))

@@ -103,7 +103,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		t.Fatalf("the API reads %v", eps)
 	}
 	id := eps[0]["id"].(string)
-	e, err := f.env.DB.Ent.WebhookEndpoint.Get(t.Context(), id)
+	e, err := f.env.DB.Writer.WebhookEndpoint.Get(t.Context(), id)
 	if err != nil || e.Secret != secret {
 		t.Fatalf("the secret shown is not the one stored (%v)", err)
 	}
@@ -143,7 +143,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 		t.Fatalf("enable: %d", r.Status)
 	}
 	// An endpoint the worker disabled says why, on the list and its page.
-	if err := f.env.DB.Ent.WebhookEndpoint.UpdateOneID(id).SetDisabled(true).
+	if err := f.env.DB.Writer.WebhookEndpoint.UpdateOneID(id).SetDisabled(true).
 		SetDisabledReason("every delivery failed for 72h since 2026-11-20T10:00:00Z").Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 	if again := c.Get(rotated.Header.Get("Location")); again.Status != 200 || whsec.MatchString(again.Body) {
 		t.Fatal("reloading the page after a rotation shows the secret again")
 	}
-	if e, err = f.env.DB.Ent.WebhookEndpoint.Get(t.Context(), id); err != nil || e.Secret != newSecret || e.PreviousSecret != secret ||
+	if e, err = f.env.DB.Writer.WebhookEndpoint.Get(t.Context(), id); err != nil || e.Secret != newSecret || e.PreviousSecret != secret ||
 		e.PreviousSecretExpiresAt == nil || e.PreviousSecretExpiresAt.Before(time.Now().Add(23*time.Hour)) {
 		t.Fatalf("after rotation: %v", err)
 	}
@@ -211,7 +211,7 @@ func TestWebhookEndpointPages(t *testing.T) {
 	if eps := endpointsOf(t, f.env, f.ws.Key); len(eps) != 1 || eps[0]["url"] != "https://9.9.9.11/in" || eps[0]["disabled"] != false {
 		t.Fatalf("refused posts changed the endpoints: %v", eps)
 	}
-	if e, _ := f.env.DB.Ent.WebhookEndpoint.Get(t.Context(), id); e.Secret != newSecret {
+	if e, _ := f.env.DB.Writer.WebhookEndpoint.Get(t.Context(), id); e.Secret != newSecret {
 		t.Fatal("a refused rotation rotated")
 	}
 
@@ -297,7 +297,7 @@ func startLoopbackWorker(t *testing.T, env *apitest.Env, s webhooks.Settings) {
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
+		if _, err := env.DB.WritePool.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
 			t.Error(err)
 		}
 	})
@@ -379,7 +379,7 @@ func TestAnEndpointFailingForThreeDaysIsDisabled(t *testing.T) {
 	id := ep["id"].(string)
 	failingSince := func() (since *time.Time) {
 		t.Helper()
-		if err := env.DB.Read.QueryRow(env.DB.Rebind("SELECT failing_since FROM webhook_endpoints WHERE id = ?"), id).Scan(&since); err != nil {
+		if err := env.DB.ReadPool.QueryRow(env.DB.Rebind("SELECT failing_since FROM webhook_endpoints WHERE id = ?"), id).Scan(&since); err != nil {
 			t.Fatal(err)
 		}
 		return since
@@ -396,7 +396,7 @@ func TestAnEndpointFailingForThreeDaysIsDisabled(t *testing.T) {
 	}
 
 	longAgo := time.Now().UTC().Add(-73 * time.Hour)
-	if _, err := env.DB.Write.Exec(env.DB.Rebind("UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?"), longAgo, id); err != nil {
+	if _, err := env.DB.WritePool.Exec(env.DB.Rebind("UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?"), longAgo, id); err != nil {
 		t.Fatal(err)
 	}
 	env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "second"}).WantStatus(t, 201)

@@ -208,7 +208,7 @@ type Workspace struct {
 // Workspace creates a workspace on plan with the given commerce settings.
 func (e *Env) Workspace(t testing.TB, plan string, commerceMode, commerceModule bool) *Workspace {
 	t.Helper()
-	ws, err := access.NewWorkspace(context.Background(), e.DB.Ent, "Test "+randomName(), plan, commerceMode, commerceModule)
+	ws, err := access.NewWorkspace(context.Background(), e.DB.Writer, "Test "+randomName(), plan, commerceMode, commerceModule)
 	if err != nil {
 		t.Fatalf("apitest: workspace: %v", err)
 	}
@@ -223,7 +223,7 @@ func intp(n int) *int { return &n }
 func (w *Workspace) NewKey(t testing.TB, s access.KeySpec) string {
 	t.Helper()
 	s.WorkspaceID = w.ID
-	secret, _, err := access.NewKey(context.Background(), w.env.DB.Ent, s)
+	secret, _, err := access.NewKey(context.Background(), w.env.DB.Writer, s)
 	if err != nil {
 		t.Fatalf("apitest: key: %v", err)
 	}
@@ -237,7 +237,7 @@ func (w *Workspace) Role(t testing.TB, name, grants string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := access.NewRole(context.Background(), w.env.DB.Ent, w.ID, name, g); err != nil {
+	if _, err := access.NewRole(context.Background(), w.env.DB.Writer, w.ID, name, g); err != nil {
 		t.Fatal(err)
 	}
 }

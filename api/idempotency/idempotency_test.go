@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { apitest.Main(m) }
 func workspace(t *testing.T) string {
 	t.Helper()
 	db, _ := apitest.DB(t)
-	ws, err := access.NewWorkspace(context.Background(), db.Ent, "Idem "+t.Name(), "starter", false, false)
+	ws, err := access.NewWorkspace(context.Background(), db.Writer, "Idem "+t.Name(), "starter", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func wantCode(t *testing.T, err error, code string) {
 func keep(t *testing.T, db *database.DB, p *idempotency.Pending, status int, body string) error {
 	t.Helper()
 	ctx := context.Background()
-	tx, err := db.Ent.Tx(ctx)
+	tx, err := db.Writer.Tx(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func keep(t *testing.T, db *database.DB, p *idempotency.Pending, status int, bod
 func TestAKeyKeptWithItsWriteReplays(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
-	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
+	s, ws, ctx := idempotency.New(db.Writer), workspace(t), context.Background()
 	h := idempotency.Hash("POST", "/v1/clients", []byte(`{"name":"A"}`))
 	if prev, err := s.Lookup(ctx, ws, "k", h); prev != nil || err != nil {
 		t.Fatalf("first Lookup: %v %v", prev, err)
@@ -82,9 +82,9 @@ func TestAKeyKeptWithItsWriteReplays(t *testing.T) {
 func TestARolledBackWriteKeepsNoKey(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
-	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
+	s, ws, ctx := idempotency.New(db.Writer), workspace(t), context.Background()
 	h := idempotency.Hash("POST", "/v1/vendors", nil)
-	tx, err := db.Ent.Tx(ctx)
+	tx, err := db.Writer.Tx(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestARolledBackWriteKeepsNoKey(t *testing.T) {
 func TestARefusalIsKeptAndReplayed(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
-	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
+	s, ws, ctx := idempotency.New(db.Writer), workspace(t), context.Background()
 	h := idempotency.Hash("POST", "/v1/invoices/inv_x/payments", nil)
 	e := apierr.Conflict("amount_exceeds_balance", "too much")
 	if err := s.Pending(ws, "k", h).KeepOutcome(ctx, e.Status, idempotency.EncodeError(e)); err != nil {
@@ -124,12 +124,12 @@ func TestARefusalIsKeptAndReplayed(t *testing.T) {
 func TestExpiredKeysAreSweptAndRunAgain(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
-	s, ws, ctx := idempotency.New(db.Ent), workspace(t), context.Background()
+	s, ws, ctx := idempotency.New(db.Writer), workspace(t), context.Background()
 	s.SweepEvery = time.Hour
 	if err := keep(t, db, s.Pending(ws, "old", "h"), 201, `{}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Write.ExecContext(ctx, db.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
+	if _, err := db.WritePool.ExecContext(ctx, db.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
 		time.Now().UTC().Add(-25*time.Hour), ws, "old"); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestExpiredKeysAreSweptAndRunAgain(t *testing.T) {
 	if err := keep(t, db, s.Pending(ws, "older", "h"), 201, `{}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Write.ExecContext(ctx, db.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
+	if _, err := db.WritePool.ExecContext(ctx, db.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
 		time.Now().UTC().Add(-25*time.Hour), ws, "older"); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestExpiredKeysAreSweptAndRunAgain(t *testing.T) {
 	if _, err := s.Lookup(ctx, ws, "new", "h"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := db.Ent.IdempotencyKey.Query().Where(idempotencykey.WorkspaceID(ws)).Count(ctx)
+	n, err := db.Writer.IdempotencyKey.Query().Where(idempotencykey.WorkspaceID(ws)).Count(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("%d keys left, want only the one run again (%v)", n, err)
 	}

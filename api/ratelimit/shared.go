@@ -42,7 +42,7 @@ func NewShared(db *database.DB, log *slog.Logger) *Shared {
 		"tokens = CASE WHEN " + refill + " >= 1 THEN " + refill + " - 1 ELSE " + refill + " END, " +
 		"allowed = (" + refill + " >= 1), at = excluded.at, cap = excluded.cap, rate = excluded.rate " +
 		"RETURNING tokens, allowed"
-	return &Shared{db: db.Write, q: db.Rebind(q), log: log}
+	return &Shared{db: db.WritePool, q: db.Rebind(q), log: log}
 }
 
 // Take spends a token of key's bucket of size perMin (0 = unlimited). When

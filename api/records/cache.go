@@ -96,7 +96,7 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
 func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
-	rs, err := e.db.Read.QueryContext(ctx, e.db.Rebind(q), args...)
+	rs, err := e.db.ReadPool.QueryContext(ctx, e.db.Rebind(q), args...)
 	if err != nil {
 		return nil, apierr.Internal(err)
 	}
@@ -122,7 +122,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		return nil, apierr.Internal(err)
 	}
 	if len(missing) > 0 {
-		s, err := e.byID(ctx, e.db.Read, p, ws, parentID, missing)
+		s, err := e.byID(ctx, e.db.ReadPool, p, ws, parentID, missing)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
 	if ids == nil {
 		var err error
-		if ids, err = database.QueryStrings(ctx, e.db.Read, e.db.Rebind(idsSQL), args...); err != nil {
+		if ids, err = database.QueryStrings(ctx, e.db.ReadPool, e.db.Rebind(idsSQL), args...); err != nil {
 			return nil, false, apierr.Internal(err)
 		}
 	}

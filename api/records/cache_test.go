@@ -26,7 +26,7 @@ func TestCacheKeysDoNotAliasTheRequest(t *testing.T) {
 	if err := db.Migrate(ctx, Searches(resource.All)); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := access.NewWorkspace(ctx, db.Ent, "T", "business", false, false)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "T", "business", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestCacheKeysDoNotAliasTheRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var id string
-	if err := db.Read.QueryRow("SELECT id FROM invoices LIMIT 1").Scan(&id); err != nil {
+	if err := db.ReadPool.QueryRow("SELECT id FROM invoices LIMIT 1").Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	buf := []byte(id)

@@ -21,7 +21,7 @@ func benchEngine(b *testing.B) (*records.Engine, records.Workspace, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rows, err := db.Read.QueryContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? LIMIT 1000", ws.ID)
+	rows, err := db.ReadPool.QueryContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? LIMIT 1000", ws.ID)
 	if err != nil {
 		b.Fatal(err)
 	}

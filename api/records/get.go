@@ -16,7 +16,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	p := e.plans[r]
 	args := p.args(ws, parentID, id)
 	if !p.cacheable || e.cache == nil {
-		_, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
+		_, b, err := e.readOne(ctx, e.db.ReadPool, p, ws, p.getSQL, args)
 		return b, err
 	}
 	// Read before the row: a commit in between makes the next reading
@@ -34,7 +34,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		}
 	}
 	var got, ver string
-	err = e.db.Read.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
+	err = e.db.ReadPool.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
 	if err == sql.ErrNoRows {
 		return nil, apierr.NotFound(r.Singular)
 	}
@@ -49,7 +49,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		}
 		return b, nil
 	}
-	s, b, err := e.readOne(ctx, e.db.Read, p, ws, p.getSQL, args)
+	s, b, err := e.readOne(ctx, e.db.ReadPool, p, ws, p.getSQL, args)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (e *Engine) byID(ctx context.Context, qr Querier, p *plan, ws Workspace, pa
 func (e *Engine) Exists(ctx context.Context, r *resource.Resource, ws Workspace, id string) (bool, error) {
 	q := e.db.Rebind("SELECT 1 FROM " + r.Table + " t WHERE " + e.plans[r].where + " AND t.id = ?")
 	var one int
-	err := e.db.Read.QueryRowContext(ctx, q, ws.ID, id).Scan(&one)
+	err := e.db.ReadPool.QueryRowContext(ctx, q, ws.ID, id).Scan(&one)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}

@@ -156,7 +156,7 @@ func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (
 	}
 	if !lq.counted {
 		q := "SELECT COUNT(*) FROM " + p.r.Table + " t WHERE " + lq.where
-		if err := e.db.Read.QueryRowContext(ctx, e.db.Rebind(q), lq.args...).Scan(&lq.total); err != nil {
+		if err := e.db.ReadPool.QueryRowContext(ctx, e.db.Rebind(q), lq.args...).Scan(&lq.total); err != nil {
 			return nil, apierr.Internal(err)
 		}
 	}
@@ -177,7 +177,7 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 		}
 		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, lq.where, pg.Limit, lq.offset), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.Read, p, ws, e.pageSQL(p, p.selects, lq.where, pg.Limit, lq.offset), args)
+	s, err := e.query(ctx, e.db.ReadPool, p, ws, e.pageSQL(p, p.selects, lq.where, pg.Limit, lq.offset), args)
 	if err != nil {
 		return nil, err
 	}

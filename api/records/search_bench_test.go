@@ -29,7 +29,7 @@ func searchBench(b *testing.B) (*records.Engine, records.Workspace, [][2]string)
 	if err != nil {
 		b.Fatal(err)
 	}
-	rows, err := db.Read.QueryContext(ctx, "SELECT number, client_name FROM invoices WHERE workspace_id = ? ORDER BY random() LIMIT 500", wsID)
+	rows, err := db.ReadPool.QueryContext(ctx, "SELECT number, client_name FROM invoices WHERE workspace_id = ? ORDER BY random() LIMIT 500", wsID)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,7 @@ type listCase struct {
 func TestStrategiesAnswerAsThePlainPath(t *testing.T) {
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Strategies", "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Strategies", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func engine(t *testing.T, db *database.DB) *records.Engine {
 // taken from the workspace's own records.
 func strategyCases(t *testing.T, db *database.DB, wsID string) []listCase {
 	var number, client string
-	err := db.Read.QueryRowContext(context.Background(), db.Rebind(
+	err := db.ReadPool.QueryRowContext(context.Background(), db.Rebind(
 		"SELECT number, client_name FROM invoices WHERE workspace_id = ? AND client_name <> '' ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET 40"),
 		wsID).Scan(&number, &client)
 	if err != nil {

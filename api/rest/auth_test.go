@@ -15,13 +15,13 @@ func TestKeysThatDoNotAuthenticateGet401(t *testing.T) {
 	ws := env.Workspace(t, "starter", false, false)
 	expired := ws.NewKey(t, access.KeySpec{ExpiresIn: time.Millisecond})
 	revoked := ws.NewKey(t, access.KeySpec{Name: "to revoke"})
-	k, err := env.DB.Ent.APIKey.Query().All(t.Context())
+	k, err := env.DB.Writer.APIKey.Query().All(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range k {
 		if key.Name == "to revoke" && key.WorkspaceID == ws.ID {
-			if err := access.RevokeKey(t.Context(), env.DB.Ent, key.ID); err != nil {
+			if err := access.RevokeKey(t.Context(), env.DB.Writer, key.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -45,7 +45,7 @@ func fingerprint(t testing.TB, env *apitest.Env, ws string) string {
 		parts = append(parts, fmt.Sprintf("SELECT '%s', count(*), max(updated_at) FROM %s WHERE workspace_id = $1", tb.Name, tb.Name))
 	}
 	q := strings.Join(parts, " UNION ALL ")
-	rows, err := env.DB.Write.QueryContext(context.Background(), q, ws)
+	rows, err := env.DB.WritePool.QueryContext(context.Background(), q, ws)
 	if err != nil {
 		t.Fatalf("fingerprint: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func countBills(t *testing.T, env *apitest.Env, ws string) int {
 	t.Helper()
-	n, err := env.DB.Ent.Bill.Query().Where(bill.WorkspaceID(ws)).Count(t.Context())
+	n, err := env.DB.Writer.Bill.Query().Where(bill.WorkspaceID(ws)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestBillWritesRefuse(t *testing.T) {
 		}
 		env.Do(t, p.method, p.path, ws.Key, body).WantError(t, 404, "not_found")
 	}
-	if b, _ := env.DB.Ent.Bill.Get(t.Context(), foreignBill); b.Status != bill.StatusDraft || b.Notes != "" {
+	if b, _ := env.DB.Writer.Bill.Get(t.Context(), foreignBill); b.Status != bill.StatusDraft || b.Notes != "" {
 		t.Fatalf("another workspace's bill changed: %v", b)
 	}
 
@@ -276,11 +276,11 @@ func TestBillCreateIsIdempotentAndConcurrentMovesWinOnce(t *testing.T) {
 			t.Fatalf("%s: %d winners: %v", action, won, codes)
 		}
 	}
-	b, err := env.DB.Ent.Bill.Get(t.Context(), id)
+	b, err := env.DB.Writer.Bill.Get(t.Context(), id)
 	if err != nil || b.Status != bill.StatusVoid || b.RemainingCents != 0 {
 		t.Fatalf("final bill: %v %v", b, err)
 	}
-	if n, _ := env.DB.Ent.BillPayment.Query().Where(billpayment.BillID(id)).Count(t.Context()); n != 0 {
+	if n, _ := env.DB.Writer.BillPayment.Query().Where(billpayment.BillID(id)).Count(t.Context()); n != 0 {
 		t.Fatalf("%d payments", n)
 	}
 }

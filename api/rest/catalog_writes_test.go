@@ -20,7 +20,7 @@ type obj = map[string]any
 
 func countItems(t *testing.T, env *apitest.Env, ws string) int {
 	t.Helper()
-	n, err := env.DB.Ent.Item.Query().Where(item.WorkspaceID(ws)).Count(t.Context())
+	n, err := env.DB.Writer.Item.Query().Where(item.WorkspaceID(ws)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func countItems(t *testing.T, env *apitest.Env, ws string) int {
 
 func countVariants(t *testing.T, env *apitest.Env, itemID string) int {
 	t.Helper()
-	n, err := env.DB.Ent.Variant.Query().Where(variant.ItemID(itemID)).Count(t.Context())
+	n, err := env.DB.Writer.Variant.Query().Where(variant.ItemID(itemID)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestCategoryTree(t *testing.T) {
 	e = env.Do(t, "PATCH", "/v1/categories/"+childID, ws.Key, obj{"name": "x", "slug": "cafe-creme"}).WantError(t, 409, "duplicate")
 	wantParam(t, e, "slug")
 	env.Do(t, "PATCH", "/v1/categories/"+foreign["id"].(string), ws.Key, obj{"name": "x"}).WantError(t, 404, "not_found")
-	n, err := env.DB.Ent.Category.Query().Where(category.WorkspaceID(ws.ID)).Count(t.Context())
+	n, err := env.DB.Writer.Category.Query().Where(category.WorkspaceID(ws.ID)).Count(t.Context())
 	if err != nil || n != 5 {
 		t.Fatalf("%d categories, want 5 (%v)", n, err)
 	}
@@ -550,7 +550,7 @@ func TestBulkUpsertOfHundredProductsWithVariants(t *testing.T) {
 		}
 		// More events than one statement of them holds: each product has
 		// its own, numbered without repeats.
-		evs, err := env.DB.Ent.Event.Query().Where(event.WorkspaceID(ws.ID), event.Type("product."+want)).All(t.Context())
+		evs, err := env.DB.Writer.Event.Query().Where(event.WorkspaceID(ws.ID), event.Type("product."+want)).All(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,7 +565,7 @@ func TestBulkUpsertOfHundredProductsWithVariants(t *testing.T) {
 	if n := countItems(t, env, ws.ID); n != 100 {
 		t.Fatalf("%d items", n)
 	}
-	if n, _ := env.DB.Ent.Variant.Query().Where(variant.WorkspaceID(ws.ID)).Count(t.Context()); n != 600 {
+	if n, _ := env.DB.Writer.Variant.Query().Where(variant.WorkspaceID(ws.ID)).Count(t.Context()); n != 600 {
 		t.Fatalf("%d variants, want 600", n)
 	}
 	if r := env.Get(t, "/v1/products?limit=1", ws.Key).WantStatus(t, 200).JSON(t); r["meta"].(obj)["total"] != 100.0 {
@@ -596,7 +596,7 @@ func TestConcurrentMovesNeverMakeACategoryCycle(t *testing.T) {
 		refused := tally(t, statuses, 409, 200)
 		parent := map[string]string{}
 		for _, id := range cats {
-			c, err := env.DB.Ent.Category.Get(t.Context(), id)
+			c, err := env.DB.Writer.Category.Get(t.Context(), id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,7 +41,7 @@ func invoiceMoney(t *testing.T, env *apitest.Env, key, id string) (status string
 
 func countCreditNotes(t *testing.T, env *apitest.Env, ws string) int {
 	t.Helper()
-	return env.DB.Ent.CreditNote.Query().Where(creditnote.WorkspaceID(ws)).CountX(t.Context())
+	return env.DB.Writer.CreditNote.Query().Where(creditnote.WorkspaceID(ws)).CountX(t.Context())
 }
 
 func TestCreditNoteFromDraftToApplied(t *testing.T) {
@@ -286,7 +286,7 @@ func TestConcurrentCreditNotesNeverOverCreditAnInvoice(t *testing.T) {
 	if s, _, credited, rem := invoiceMoney(t, env, ws.Key, inv); s != "partially_paid" || credited != 9000 || rem != 1000 {
 		t.Fatalf("after concurrent applies: %s credited %d remaining %d", s, credited, rem)
 	}
-	applied := env.DB.Ent.CreditNote.Query().Where(creditnote.WorkspaceID(ws.ID), creditnote.StatusEQ(creditnote.StatusApplied)).CountX(t.Context())
+	applied := env.DB.Writer.CreditNote.Query().Where(creditnote.WorkspaceID(ws.ID), creditnote.StatusEQ(creditnote.StatusApplied)).CountX(t.Context())
 	if applied != 3 {
 		t.Fatalf("%d notes applied", applied)
 	}

@@ -52,7 +52,7 @@ func TestDatabaseRefusalsAre4xx(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "business", true, true)
 	ctx := context.Background()
-	db := env.DB.Ent
+	db := env.DB.Writer
 	ven, err := db.Vendor.Create().SetWorkspaceID(ws.ID).SetName("V").Save(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -79,10 +79,10 @@ func TestDatabaseRefusalsAre4xx(t *testing.T) {
 	add("ent MaxLen", 400, "invalid_request", err)
 	_, err = db.Category.Create().SetID(ids.New("cat")).SetWorkspaceID(ws.ID).SetName("C2").SetSlug("c").Save(ctx)
 	add("unique index", 409, "duplicate", err)
-	_, err = env.DB.Write.ExecContext(ctx, "UPDATE vendors SET name = NULL WHERE id = $1", ven.ID)
+	_, err = env.DB.WritePool.ExecContext(ctx, "UPDATE vendors SET name = NULL WHERE id = $1", ven.ID)
 	add("NOT NULL", 400, "invalid_request", err)
 	if apitest.Backend() == "postgres" {
-		_, err = env.DB.Write.ExecContext(ctx, "UPDATE vendors SET notes = $1 WHERE id = $2", "a\x00b", ven.ID)
+		_, err = env.DB.WritePool.ExecContext(ctx, "UPDATE vendors SET notes = $1 WHERE id = $2", "a\x00b", ven.ID)
 		add("NUL in text (22021)", 400, "invalid_request", err)
 	}
 	cli, err := db.Customer.Create().SetWorkspaceID(ws.ID).SetName("C").Save(ctx)
@@ -93,7 +93,7 @@ func TestDatabaseRefusalsAre4xx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = env.DB.Write.ExecContext(ctx, "UPDATE addresses SET client_id = 'cli_nope' WHERE id = $1", adr.ID)
+	_, err = env.DB.WritePool.ExecContext(ctx, "UPDATE addresses SET client_id = 'cli_nope' WHERE id = $1", adr.ID)
 	add("foreign key", 400, "invalid_request", err)
 	for _, c := range cases {
 		status, e := answerTo(t, env, c.err)

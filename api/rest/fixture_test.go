@@ -42,7 +42,7 @@ func seededWorkspaces(t *testing.T) demoSet {
 			if demoErr != nil {
 				return demoWS{}
 			}
-			ws, err := access.NewWorkspace(ctx, db.Ent, name, "business", commerce, commerce)
+			ws, err := access.NewWorkspace(ctx, db.Writer, name, "business", commerce, commerce)
 			if err != nil {
 				demoErr = err
 				return demoWS{}
@@ -52,7 +52,7 @@ func seededWorkspaces(t *testing.T) demoSet {
 				return demoWS{}
 			}
 			unlimited := 0
-			key, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
+			key, _, err := access.NewKey(ctx, db.Writer, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
 			if err != nil {
 				demoErr = err
 			}

@@ -137,13 +137,13 @@ func TestEveryGetEndpointRefusesBadKeys(t *testing.T) {
 	ws := env.Workspace(t, "business", true, true)
 	expired := ws.NewKey(t, access.KeySpec{ExpiresIn: 1})
 	revoked := ws.NewKey(t, access.KeySpec{Name: "revoke me"})
-	k, err := env.DB.Ent.APIKey.Query().All(t.Context())
+	k, err := env.DB.Writer.APIKey.Query().All(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, key := range k {
 		if key.WorkspaceID == ws.ID && key.Name == "revoke me" {
-			if err := access.RevokeKey(t.Context(), env.DB.Ent, key.ID); err != nil {
+			if err := access.RevokeKey(t.Context(), env.DB.Writer, key.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -23,16 +23,16 @@ func TestActiveKeysAreCappedByPlan(t *testing.T) {
 		t.Fatalf("business cap %d is not above starter's %d", business, starter)
 	}
 	// An expired key does not count.
-	if _, _, err := access.NewKey(ctx, env.DB.Ent, access.KeySpec{WorkspaceID: ws.ID, ExpiresIn: time.Millisecond}); err != nil {
+	if _, _, err := access.NewKey(ctx, env.DB.Writer, access.KeySpec{WorkspaceID: ws.ID, ExpiresIn: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(5 * time.Millisecond)
 	for i := 1; i < starter; i++ {
-		if _, _, err := access.NewKey(ctx, env.DB.Ent, access.KeySpec{WorkspaceID: ws.ID}); err != nil {
+		if _, _, err := access.NewKey(ctx, env.DB.Writer, access.KeySpec{WorkspaceID: ws.ID}); err != nil {
 			t.Fatalf("key %d of %d: %v", i+1, starter, err)
 		}
 	}
-	_, _, err := access.NewKey(ctx, env.DB.Ent, access.KeySpec{WorkspaceID: ws.ID})
+	_, _, err := access.NewKey(ctx, env.DB.Writer, access.KeySpec{WorkspaceID: ws.ID})
 	var capped *access.KeyCapError
 	if !errors.As(err, &capped) || capped.Cap != starter {
 		t.Fatalf("key beyond the starter cap: %v", err)
@@ -40,21 +40,21 @@ func TestActiveKeysAreCappedByPlan(t *testing.T) {
 	// Revoking one frees its place. (One that counts: the expired key is
 	// unrevoked too, and First has no order, so PostgreSQL sometimes
 	// picked it, and revoking it frees nothing.)
-	k, err := env.DB.Ent.APIKey.Query().Where(apikey.WorkspaceID(ws.ID), apikey.RevokedAtIsNil(), apikey.ExpiresAtIsNil()).First(ctx)
+	k, err := env.DB.Writer.APIKey.Query().Where(apikey.WorkspaceID(ws.ID), apikey.RevokedAtIsNil(), apikey.ExpiresAtIsNil()).First(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := access.RevokeKey(ctx, env.DB.Ent, k.ID); err != nil {
+	if err := access.RevokeKey(ctx, env.DB.Writer, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := access.NewKey(ctx, env.DB.Ent, access.KeySpec{WorkspaceID: ws.ID}); err != nil {
+	if _, _, err := access.NewKey(ctx, env.DB.Writer, access.KeySpec{WorkspaceID: ws.ID}); err != nil {
 		t.Fatalf("after a revoke: %v", err)
 	}
 	// The business plan allows more.
-	if err := env.DB.Ent.Workspace.UpdateOneID(ws.ID).SetPlan(workspace.PlanBusiness).Exec(ctx); err != nil {
+	if err := env.DB.Writer.Workspace.UpdateOneID(ws.ID).SetPlan(workspace.PlanBusiness).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := access.NewKey(ctx, env.DB.Ent, access.KeySpec{WorkspaceID: ws.ID}); err != nil {
+	if _, _, err := access.NewKey(ctx, env.DB.Writer, access.KeySpec{WorkspaceID: ws.ID}); err != nil {
 		t.Fatalf("on business: %v", err)
 	}
 }

@@ -56,8 +56,8 @@ func TestListTotalsStayExactThroughInsertsAndDeletes(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "starter", false, false)
 	other := env.Workspace(t, "starter", false, false)
-	seedInvoices(t, env.DB.Ent, other.ID, 4, func(i int) string { return fmt.Sprintf("O-%d", i) })
-	made := seedInvoices(t, env.DB.Ent, ws.ID, 7, func(i int) string { return fmt.Sprintf("T-%d", i) })
+	seedInvoices(t, env.DB.Writer, other.ID, 4, func(i int) string { return fmt.Sprintf("O-%d", i) })
+	made := seedInvoices(t, env.DB.Writer, ws.ID, 7, func(i int) string { return fmt.Sprintf("T-%d", i) })
 	total := func() int {
 		var p page
 		env.Get(t, "/v1/invoices", ws.Key).WantStatus(t, 200).Decode(t, &p)
@@ -66,7 +66,7 @@ func TestListTotalsStayExactThroughInsertsAndDeletes(t *testing.T) {
 	if got := total(); got != 7 {
 		t.Fatalf("total %d, want 7 (another workspace's invoices must not count)", got)
 	}
-	if _, err := env.DB.Ent.Invoice.Delete().Where(invoice.IDIn(made[0], made[1])).Exec(t.Context()); err != nil {
+	if _, err := env.DB.Writer.Invoice.Delete().Where(invoice.IDIn(made[0], made[1])).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := total(); got != 5 {
@@ -78,7 +78,7 @@ func TestListTotalsStayExactThroughInsertsAndDeletes(t *testing.T) {
 		t.Fatalf("filtered total %d, want 2", drafts.Meta.Total)
 	}
 	// A status change moves the row between the per-status totals.
-	if err := env.DB.Ent.Invoice.UpdateOneID(made[4]).SetStatus(invoice.StatusVoid).Exec(t.Context()); err != nil {
+	if err := env.DB.Writer.Invoice.UpdateOneID(made[4]).SetStatus(invoice.StatusVoid).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for q, want := range map[string]int{"status=draft": 2, "status=sent": 2, "status=void": 1, "status=paid": 0} {
@@ -101,7 +101,7 @@ func TestDeepPagesAreTheSameRowsAsTheWholeList(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "starter", false, false)
 	// Past offset 100 pages are found through the index in a subquery.
-	made := seedInvoices(t, env.DB.Ent, ws.ID, 123, func(i int) string { return fmt.Sprintf("P-%03d", i) })
+	made := seedInvoices(t, env.DB.Writer, ws.ID, 123, func(i int) string { return fmt.Sprintf("P-%03d", i) })
 	want := slices.Clone(made)
 	slices.Reverse(want) // newest first
 	var got []string
@@ -135,8 +135,8 @@ func TestSearchCountsAndPagesOnlyTheWorkspacesMatches(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "starter", false, false)
 	other := env.Workspace(t, "starter", false, false)
-	seedInvoices(t, env.DB.Ent, other.ID, 12, func(i int) string { return fmt.Sprintf("S-%03d", i) })
-	made := seedInvoices(t, env.DB.Ent, ws.ID, 40, func(i int) string { return fmt.Sprintf("S-%03d", i) })
+	seedInvoices(t, env.DB.Writer, other.ID, 12, func(i int) string { return fmt.Sprintf("S-%03d", i) })
+	made := seedInvoices(t, env.DB.Writer, ws.ID, 40, func(i int) string { return fmt.Sprintf("S-%03d", i) })
 	// "Client 1" matches every 4th invoice: many matches, found by walking
 	// the newest-first index; a number matches one, fetched by key.
 	var want []string

@@ -90,7 +90,7 @@ func TestPagesAreStableAndTotalIsExact(t *testing.T) {
 			}
 		}
 		var n int
-		if err := env.DB.Read.QueryRow(env.DB.Rebind("SELECT COUNT(*) FROM "+r.Table+" t WHERE workspace_id = ?"+scope(r)), d.A.ID).Scan(&n); err != nil {
+		if err := env.DB.ReadPool.QueryRow(env.DB.Rebind("SELECT COUNT(*) FROM "+r.Table+" t WHERE workspace_id = ?"+scope(r)), d.A.ID).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if all.Meta.Total != n {
@@ -163,7 +163,7 @@ func TestEveryNamedFilter(t *testing.T) {
 				}
 				var n int
 				q := "SELECT COUNT(*) FROM " + r.Table + " t WHERE workspace_id = ? AND " + f.Column + " " + op + " ?" + scope(r)
-				if err := env.DB.Read.QueryRow(env.DB.Rebind(q), d.A.ID, arg).Scan(&n); err != nil {
+				if err := env.DB.ReadPool.QueryRow(env.DB.Rebind(q), d.A.ID, arg).Scan(&n); err != nil {
 					t.Fatal(err)
 				}
 				if l.Meta.Total != n || len(l.Data) != min(n, 100) {

@@ -109,7 +109,7 @@ func TestPromotionStatusFollowsTheClock(t *testing.T) {
 	}
 	shift := func(id string, starts, ends time.Time) {
 		t.Helper()
-		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE promotions SET starts_at = ?, ends_at = ? WHERE id = ?"),
+		if _, err := env.DB.WritePool.ExecContext(t.Context(), env.DB.Rebind("UPDATE promotions SET starts_at = ?, ends_at = ? WHERE id = ?"),
 			starts.UTC(), ends.UTC(), id); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestPromotionStatusFollowsTheClock(t *testing.T) {
 	env.Do(t, "POST", "/v1/promotions/"+soon+"/archive", ws.Key, nil).WantStatus(t, 200)
 	shift(soon, now.Add(-2*time.Hour), now.Add(-time.Hour))
 	env.Get(t, "/v1/promotions", ws.Key).WantStatus(t, 200)
-	p, err := env.DB.Ent.Promotion.Get(t.Context(), soon)
+	p, err := env.DB.Writer.Promotion.Get(t.Context(), soon)
 	if err != nil || p.Status != promotion.StatusArchived {
 		t.Fatalf("archived promotion moved: %v %v", p, err)
 	}
@@ -176,7 +176,7 @@ func TestPromotionArchive(t *testing.T) {
 	// Archived is final: no second archive, no edit.
 	env.Do(t, "POST", "/v1/promotions/"+id+"/archive", ws.Key, nil).WantError(t, 409, "invalid_state_transition")
 	env.Do(t, "PATCH", "/v1/promotions/"+id, ws.Key, obj{"name": "Back"}).WantError(t, 409, "invalid_state_transition")
-	p, err := env.DB.Ent.Promotion.Get(t.Context(), id)
+	p, err := env.DB.Writer.Promotion.Get(t.Context(), id)
 	if err != nil || p.Status != promotion.StatusArchived || p.Name != "Old" {
 		t.Fatalf("archived promotion: %v %v", p, err)
 	}

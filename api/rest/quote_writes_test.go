@@ -42,12 +42,12 @@ func listIDs(t *testing.T, env *apitest.Env, path, key string) ([]string, int) {
 
 func countQuotes(t *testing.T, env *apitest.Env, ws string) int {
 	t.Helper()
-	return env.DB.Ent.Quote.Query().Where(quote.WorkspaceID(ws)).CountX(t.Context())
+	return env.DB.Writer.Quote.Query().Where(quote.WorkspaceID(ws)).CountX(t.Context())
 }
 
 func countInvoices(t *testing.T, env *apitest.Env, ws string) int {
 	t.Helper()
-	return env.DB.Ent.Invoice.Query().Where(invoice.WorkspaceID(ws)).CountX(t.Context())
+	return env.DB.Writer.Invoice.Query().Where(invoice.WorkspaceID(ws)).CountX(t.Context())
 }
 
 func TestQuoteFromDraftToInvoice(t *testing.T) {
@@ -277,7 +277,7 @@ func TestConcurrentInvoiceOfOneQuoteMakesOneInvoice(t *testing.T) {
 	if won := tally(t, statuses, http.StatusOK, http.StatusConflict); won != 1 {
 		t.Fatalf("%d calls invoiced the quote: %v", won, statuses)
 	}
-	invs := env.DB.Ent.Invoice.Query().Where(invoice.WorkspaceID(ws.ID)).AllX(t.Context())
+	invs := env.DB.Writer.Invoice.Query().Where(invoice.WorkspaceID(ws.ID)).AllX(t.Context())
 	got := env.Get(t, path, ws.Key).JSON(t)
 	if len(invs) != 1 || invs[0].QuoteID == nil || *invs[0].QuoteID != q["id"] || got["invoice_id"] != invs[0].ID {
 		t.Fatalf("%d invoices; quote %v", len(invs), got)

@@ -215,7 +215,7 @@ func TestGiftCardsShowOnlyTheLastFourCharacters(t *testing.T) {
 		}
 		one := env.Get(t, "/v1/gift-cards/"+g["id"].(string), d.A.Key).WantStatus(t, 200)
 		var hashed string
-		if err := env.DB.Read.QueryRow(env.DB.Rebind("SELECT code_hash FROM gift_cards WHERE id = ?"), g["id"]).Scan(&hashed); err != nil {
+		if err := env.DB.ReadPool.QueryRow(env.DB.Rebind("SELECT code_hash FROM gift_cards WHERE id = ?"), g["id"]).Scan(&hashed); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(string(one.Body), "code_hash") || strings.Contains(string(one.Body), hashed) {
@@ -230,7 +230,7 @@ func TestArchivedPromotionsAreNotListed(t *testing.T) {
 	d := seededWorkspaces(t)
 	env := apitest.Start(t)
 	var all, archived int
-	rows, err := env.DB.Read.Query(env.DB.Rebind("SELECT id, status FROM promotions WHERE workspace_id = ?"), d.A.ID)
+	rows, err := env.DB.ReadPool.Query(env.DB.Rebind("SELECT id, status FROM promotions WHERE workspace_id = ?"), d.A.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestItemReadsCarryCommerceFieldsOnlyForProductsWithCommerceOn(t *testing.T)
 	commerce := append(append([]string{}, resource.Items.CommerceColumns...), "variants", "categories")
 	check := func(ws demoWS, wantOnProducts bool) {
 		t.Helper()
-		rows, err := env.DB.Read.Query(env.DB.Rebind("SELECT id, is_product FROM items WHERE workspace_id = ?"), ws.ID)
+		rows, err := env.DB.ReadPool.Query(env.DB.Rebind("SELECT id, is_product FROM items WHERE workspace_id = ?"), ws.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

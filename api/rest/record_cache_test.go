@@ -92,14 +92,14 @@ func TestRecordCacheSeesOtherServersWrites(t *testing.T) {
 		t.Fatalf("after another server's PATCH: %q, %q", one, inList)
 	}
 	// A writer outside the API (the CLI, another version of the appliance).
-	if err := a.DB.Ent.Customer.UpdateOneID(id).SetName("Acme One Direct").Exec(t.Context()); err != nil {
+	if err := a.DB.Writer.Customer.UpdateOneID(id).SetName("Acme One Direct").Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if one, inList := name(a); one != "Acme One Direct" || inList != "Acme One Direct" {
 		t.Fatalf("after a direct write: %q, %q", one, inList)
 	}
 	// Deleted rows are gone, not served from the cache.
-	if err := a.DB.Ent.Customer.DeleteOneID(id).Exec(t.Context()); err != nil {
+	if err := a.DB.Writer.Customer.DeleteOneID(id).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	a.Get(t, "/v1/clients/"+id, ws.Key).WantError(t, 404, "not_found")

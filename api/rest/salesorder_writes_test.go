@@ -40,7 +40,7 @@ func newShop(t *testing.T, env *apitest.Env) *shop {
 			s.teeM = v["id"].(string)
 		}
 	}
-	st, err := env.DB.Ent.Store.Create().SetWorkspaceID(ws.ID).SetName("Shop").SetFreeAddress("shop.example").SetCurrencyCode("GBP").Save(t.Context())
+	st, err := env.DB.Writer.Store.Create().SetWorkspaceID(ws.ID).SetName("Shop").SetFreeAddress("shop.example").SetCurrencyCode("GBP").Save(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,13 +52,13 @@ func newShop(t *testing.T, env *apitest.Env) *shop {
 		return n
 	}
 	s.orders = func() int {
-		return count(env.DB.Ent.SalesOrder.Query().Where(salesorder.WorkspaceID(ws.ID)).Count(t.Context()))
+		return count(env.DB.Writer.SalesOrder.Query().Where(salesorder.WorkspaceID(ws.ID)).Count(t.Context()))
 	}
 	s.lines = func() int {
-		return count(env.DB.Ent.OrderLine.Query().Where(orderline.WorkspaceID(ws.ID)).Count(t.Context()))
+		return count(env.DB.Writer.OrderLine.Query().Where(orderline.WorkspaceID(ws.ID)).Count(t.Context()))
 	}
 	s.paymentRows = func() int {
-		return count(env.DB.Ent.Payment.Query().Where(payment.WorkspaceID(ws.ID)).Count(t.Context()))
+		return count(env.DB.Writer.Payment.Query().Where(payment.WorkspaceID(ws.ID)).Count(t.Context()))
 	}
 	return s
 }
@@ -175,11 +175,11 @@ func TestSalesOrderLifecycleThroughShipping(t *testing.T) {
 	if c["status"] != "confirmed" || c["number"] != "SO-000002" {
 		t.Fatalf("created confirmed: %v", c)
 	}
-	env.DB.Ent.OrderLine.UpdateOneID(lineIDs(t, c)[0]).SetShippedQtyMilli(1).ExecX(t.Context())
+	env.DB.Writer.OrderLine.UpdateOneID(lineIDs(t, c)[0]).SetShippedQtyMilli(1).ExecX(t.Context())
 	if e := s.act(t, c["id"].(string), "cancel").WantError(t, 409, "invalid_state_transition"); e["message"] != "a sales order with shipped goods cannot be cancelled" {
 		t.Fatalf("refusal: %v", e)
 	}
-	env.DB.Ent.OrderLine.UpdateOneID(lineIDs(t, c)[0]).SetShippedQtyMilli(0).ExecX(t.Context())
+	env.DB.Writer.OrderLine.UpdateOneID(lineIDs(t, c)[0]).SetShippedQtyMilli(0).ExecX(t.Context())
 	if x := s.act(t, c["id"].(string), "cancel").WantStatus(t, 200).JSON(t); x["status"] != "cancelled" {
 		t.Fatalf("cancelled: %v", x)
 	}
@@ -378,7 +378,7 @@ func TestSalesOrderWritesRefuse(t *testing.T) {
 	env.Do(t, "PATCH", "/v1/sales-orders/"+theirs, key, obj{"notes": "mine"}).WantError(t, 404, "not_found")
 	s.act(t, theirs, "confirm").WantError(t, 404, "not_found")
 	s.act(t, theirs, "cancel").WantError(t, 404, "not_found")
-	if o, _ := env.DB.Ent.SalesOrder.Get(t.Context(), theirs); o.Status != salesorder.StatusDraft || o.Notes != "" {
+	if o, _ := env.DB.Writer.SalesOrder.Get(t.Context(), theirs); o.Status != salesorder.StatusDraft || o.Notes != "" {
 		t.Fatalf("another workspace's order changed: %v", o)
 	}
 
@@ -400,7 +400,7 @@ func TestSalesOrderWritesRefuse(t *testing.T) {
 		env.Do(t, "POST", "/v1/sales-orders/"+mine+"/confirm", k, nil).WantError(t, 403, "permission_denied")
 		env.Get(t, "/v1/sales-orders/"+mine, k).WantStatus(t, 200)
 	}
-	if o, _ := env.DB.Ent.SalesOrder.Get(t.Context(), mine); o.Status != salesorder.StatusDraft || s.orders() != 1 {
+	if o, _ := env.DB.Writer.SalesOrder.Get(t.Context(), mine); o.Status != salesorder.StatusDraft || s.orders() != 1 {
 		t.Fatalf("a reader wrote: %v", o)
 	}
 }
@@ -443,7 +443,7 @@ func TestSalesOrderIdempotencyAndConcurrentMoves(t *testing.T) {
 		codes := race(append(confirms, cancels...)...)
 		confirmed := tally(t, codes[:8], http.StatusOK, http.StatusConflict)
 		cancelled := tally(t, codes[8:], http.StatusOK, http.StatusConflict)
-		o, _ := env.DB.Ent.SalesOrder.Get(t.Context(), id)
+		o, _ := env.DB.Writer.SalesOrder.Get(t.Context(), id)
 		if confirmed > 1 || cancelled != 1 || o.Status != salesorder.StatusCancelled {
 			t.Fatalf("round %d: %d confirms and %d cancels won, order %s: %v", round, confirmed, cancelled, o.Status, codes)
 		}

@@ -70,13 +70,13 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			if r.sent {
 				st = invoice.StatusSent
 			}
-			bulk[i] = env.DB.Ent.Invoice.Create().SetID(r.id).SetWorkspaceID(wsID).SetNumber(r.number).SetDate("2026-01-01").
+			bulk[i] = env.DB.Writer.Invoice.Create().SetID(r.id).SetWorkspaceID(wsID).SetNumber(r.number).SetDate("2026-01-01").
 				SetStatus(st).SetClientName(r.client).SetCreatedAt(at).SetUpdatedAt(at)
 			if keep {
 				rows = append(rows, r)
 			}
 		}
-		if err := env.DB.Ent.Invoice.CreateBulk(bulk...).Exec(ctx); err != nil {
+		if err := env.DB.Writer.Invoice.CreateBulk(bulk...).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,22 +138,22 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 		switch i % 7 {
 		case 1:
 			r.client = "Initech Holdings"
-			if err := env.DB.Ent.Invoice.UpdateOneID(r.id).SetClientName(r.client).Exec(ctx); err != nil {
+			if err := env.DB.Writer.Invoice.UpdateOneID(r.id).SetClientName(r.client).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 		case 2:
 			r.number = "INV-" + strings.Repeat("9", i%5+1)
-			if err := env.DB.Ent.Invoice.UpdateOneID(r.id).SetNumber(r.number).Exec(ctx); err != nil {
+			if err := env.DB.Writer.Invoice.UpdateOneID(r.id).SetNumber(r.number).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 		case 4:
 			// A new name the word index's tokenizer must fold (not ASCII).
 			r.client = "Société Générale"
-			if err := env.DB.Ent.Invoice.UpdateOneID(r.id).SetClientName(r.client).Exec(ctx); err != nil {
+			if err := env.DB.Writer.Invoice.UpdateOneID(r.id).SetClientName(r.client).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 		case 3:
-			if err := env.DB.Ent.Invoice.DeleteOneID(r.id).Exec(ctx); err != nil {
+			if err := env.DB.Writer.Invoice.DeleteOneID(r.id).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 			r.id = ""
@@ -176,7 +176,7 @@ func TestSearchIndexesQueueNothingOnPostgres(t *testing.T) {
 	if env.DB.Dialect != "postgres" {
 		t.Skip("a PostgreSQL GIN setting; the same suite runs on PostgreSQL with " + apitest.PostgresEnv)
 	}
-	rows, err := env.DB.Read.QueryContext(t.Context(), `SELECT c.relname, coalesce(array_to_string(c.reloptions, ','), '')
+	rows, err := env.DB.ReadPool.QueryContext(t.Context(), `SELECT c.relname, coalesce(array_to_string(c.reloptions, ','), '')
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam
 		WHERE c.relkind = 'i' AND a.amname = 'gin' AND n.nspname = current_schema()`)
 	if err != nil {

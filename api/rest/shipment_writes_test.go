@@ -21,7 +21,7 @@ import (
 // endpoint, so the fixture goes through ent.
 func order(t *testing.T, env *apitest.Env, ws string, online bool, qty ...int64) (*ent.SalesOrder, []*ent.OrderLine) {
 	t.Helper()
-	c := env.DB.Ent.SalesOrder.Create().SetWorkspaceID(ws).SetNumber("SO-1").SetDate("2026-01-31").
+	c := env.DB.Writer.SalesOrder.Create().SetWorkspaceID(ws).SetNumber("SO-1").SetDate("2026-01-31").
 		SetStatus(salesorder.StatusConfirmed).SetOnline(online)
 	if online {
 		c.SetShippingStatus(salesorder.ShippingStatusNotShipped).SetPaymentStatus(salesorder.PaymentStatusPaid)
@@ -32,7 +32,7 @@ func order(t *testing.T, env *apitest.Env, ws string, online bool, qty ...int64)
 	}
 	lines := make([]*ent.OrderLine, len(qty))
 	for i, q := range qty {
-		if lines[i], err = env.DB.Ent.OrderLine.Create().SetWorkspaceID(ws).SetSalesOrderID(o.ID).SetPosition(i).
+		if lines[i], err = env.DB.Writer.OrderLine.Create().SetWorkspaceID(ws).SetSalesOrderID(o.ID).SetPosition(i).
 			SetSku(fmt.Sprintf("SKU-%d", i)).SetQtyMilli(q).Save(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -42,11 +42,11 @@ func order(t *testing.T, env *apitest.Env, ws string, online bool, qty ...int64)
 
 func reloadOrder(t *testing.T, env *apitest.Env, id string) (*ent.SalesOrder, map[string]int64) {
 	t.Helper()
-	o, err := env.DB.Ent.SalesOrder.Get(t.Context(), id)
+	o, err := env.DB.Writer.SalesOrder.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := env.DB.Ent.OrderLine.Query().Where(orderline.SalesOrderID(id)).All(t.Context())
+	ls, err := env.DB.Writer.OrderLine.Query().Where(orderline.SalesOrderID(id)).All(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func reloadOrder(t *testing.T, env *apitest.Env, id string) (*ent.SalesOrder, ma
 
 func countShipments(t *testing.T, env *apitest.Env, orderID string) int {
 	t.Helper()
-	n, err := env.DB.Ent.Shipment.Query().Where(shipment.SalesOrderID(orderID)).Count(t.Context())
+	n, err := env.DB.Writer.Shipment.Query().Where(shipment.SalesOrderID(orderID)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestShipmentCreateRules(t *testing.T) {
 	o, ls := order(t, env, ws.ID, false, 2000)
 	other, otherLines := order(t, env, ws.ID, false, 1000)
 	cancelled, _ := order(t, env, ws.ID, false, 1000)
-	env.DB.Ent.SalesOrder.UpdateOneID(cancelled.ID).SetStatus(salesorder.StatusCancelled).ExecX(t.Context())
+	env.DB.Writer.SalesOrder.UpdateOneID(cancelled.ID).SetStatus(salesorder.StatusCancelled).ExecX(t.Context())
 	foreignWS := env.Workspace(t, "business", true, false)
 	foreign, _ := order(t, env, foreignWS.ID, false, 1000)
 
@@ -267,7 +267,7 @@ func TestTrackingEventsAreStoredOnceInTimelineOrder(t *testing.T) {
 	}
 
 	count := func() int {
-		n, err := env.DB.Ent.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
+		n, err := env.DB.Writer.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +331,7 @@ func TestConcurrentShipmentsNeverShipMoreThanOrdered(t *testing.T) {
 	if shipped[ls[0].ID] != 5000 || shipped[ls[1].ID] != 3000 || got.Status != salesorder.StatusShipped {
 		t.Fatalf("shipped %v, order %s (statuses %v)", shipped, got.Status, statuses)
 	}
-	ships, err := env.DB.Ent.Shipment.Query().Where(shipment.SalesOrderID(o.ID)).All(t.Context())
+	ships, err := env.DB.Writer.Shipment.Query().Where(shipment.SalesOrderID(o.ID)).All(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestConcurrentEventPostsStoreOneCarrierEventOnce(t *testing.T) {
 	}
 	wg.Wait()
 	created := tally(t, statuses, 201, 200)
-	stored, err := env.DB.Ent.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
+	stored, err := env.DB.Writer.ShipmentEvent.Query().Where(shipmentevent.ShipmentID(s["id"].(string))).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestPromotionCodes(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "business", false, false)
 	mk := func(ws string, kind promotion.Kind, status promotion.Status) string {
-		return env.DB.Ent.Promotion.Create().SetWorkspaceID(ws).SetName("Promo").SetKind(kind).SetStatus(status).SaveX(t.Context()).ID
+		return env.DB.Writer.Promotion.Create().SetWorkspaceID(ws).SetName("Promo").SetKind(kind).SetStatus(status).SaveX(t.Context()).ID
 	}
 	codePromo := mk(ws.ID, promotion.KindCode, promotion.StatusActive)
 	auto := mk(ws.ID, promotion.KindAutomatic, promotion.StatusActive)
@@ -401,7 +401,7 @@ func TestPromotionCodes(t *testing.T) {
 		t.Fatalf("codes list: %v", list)
 	}
 	count := func() int {
-		n, err := env.DB.Ent.PromotionCode.Query().Where(promotioncode.WorkspaceID(ws.ID)).Count(t.Context())
+		n, err := env.DB.Writer.PromotionCode.Query().Where(promotioncode.WorkspaceID(ws.ID)).Count(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

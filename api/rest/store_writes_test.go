@@ -10,7 +10,7 @@ import (
 
 func countStores(t *testing.T, env *apitest.Env, ws string) int {
 	t.Helper()
-	n, err := env.DB.Ent.Store.Query().Where(store.WorkspaceID(ws)).Count(t.Context())
+	n, err := env.DB.Writer.Store.Query().Where(store.WorkspaceID(ws)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

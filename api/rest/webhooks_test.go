@@ -127,7 +127,7 @@ func startWorker(t *testing.T, env *apitest.Env, s webhooks.Settings) {
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		if _, err := env.DB.Write.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
+		if _, err := env.DB.WritePool.Exec("UPDATE webhook_deliveries SET status = 'failed' WHERE status = 'pending'"); err != nil {
 			t.Error(err)
 		}
 	})
@@ -372,7 +372,7 @@ func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
 	longAgo := time.Now().UTC().Add(-31 * 24 * time.Hour)
 	agedEvent := ids.At("evt", longAgo)
 	for _, q := range []string{"UPDATE events SET created_at = ?, id = ? WHERE id = ?", "UPDATE webhook_deliveries SET created_at = ?, event_id = ? WHERE event_id = ?"} {
-		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind(q), longAgo, agedEvent, oldEvent); err != nil {
+		if _, err := env.DB.WritePool.ExecContext(t.Context(), env.DB.Rebind(q), longAgo, agedEvent, oldEvent); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -388,7 +388,7 @@ func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
 	}
 	for id, want := range map[string]int{oldDelivery: 0, log.Data[0].ID: 1} {
 		var n int
-		if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind("SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?"), id).Scan(&n); err != nil {
+		if err := env.DB.ReadPool.QueryRowContext(t.Context(), env.DB.Rebind("SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?"), id).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != want {
@@ -433,7 +433,7 @@ func TestWebhookEndpointWritesHonourIdempotencyKeys(t *testing.T) {
 		t.Fatalf("rotations %s and %s: want one new secret, replayed", rot.Body, rot2.Body)
 	}
 	var prev string
-	if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind("SELECT previous_secret FROM webhook_endpoints WHERE id = ?"), ep["id"]).Scan(&prev); err != nil {
+	if err := env.DB.ReadPool.QueryRowContext(t.Context(), env.DB.Rebind("SELECT previous_secret FROM webhook_endpoints WHERE id = ?"), ep["id"]).Scan(&prev); err != nil {
 		t.Fatal(err)
 	}
 	if prev != ep["secret"] {
@@ -510,14 +510,14 @@ func TestWebhookActionsReadTheirBodyLikeEveryAction(t *testing.T) {
 		t.Fatalf("deliveries %+v, want the client's one", log)
 	}
 	delivery := log.Data[0].ID
-	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE webhook_deliveries SET status = 'failed' WHERE id = ?"), delivery); err != nil {
+	if _, err := env.DB.WritePool.ExecContext(t.Context(), env.DB.Rebind("UPDATE webhook_deliveries SET status = 'failed' WHERE id = ?"), delivery); err != nil {
 		t.Fatal(err)
 	}
 	draft := env.Do(t, "POST", "/v1/invoices", w.Key, obj{"client_id": cli, "currency_code": "USD", "lines": []obj{line("Work", 1000, 500, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
 	state := func() (secret, status string) {
 		t.Helper()
 		q := "SELECT e.secret, d.status FROM webhook_endpoints e, webhook_deliveries d WHERE e.id = ? AND d.id = ?"
-		if err := env.DB.Read.QueryRowContext(t.Context(), env.DB.Rebind(q), epID, delivery).Scan(&secret, &status); err != nil {
+		if err := env.DB.ReadPool.QueryRowContext(t.Context(), env.DB.Rebind(q), epID, delivery).Scan(&secret, &status); err != nil {
 			t.Fatal(err)
 		}
 		return secret, status
@@ -676,7 +676,7 @@ func TestWebhookGuardRefusesEverySpellingAtSendTime(t *testing.T) {
 	deadline := time.Now().Add(15 * time.Second)
 	for len(attempts) < len(why) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		rs, err := env.DB.Read.QueryContext(t.Context(), env.DB.Rebind("SELECT e.url, a.error FROM webhook_attempts a "+
+		rs, err := env.DB.ReadPool.QueryContext(t.Context(), env.DB.Rebind("SELECT e.url, a.error FROM webhook_attempts a "+
 			"JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.workspace_id = ?"), w.ID)
 		if err != nil {
 			t.Fatal(err)

@@ -239,13 +239,13 @@ func (t *Telemetry) WatchDB(db *database.DB) error {
 	if err := t.Registry.Register(up); err != nil {
 		return err
 	}
-	if db.Read == db.Write {
-		return t.Registry.Register(collectors.NewDBStatsCollector(db.Write, "main"))
+	if db.ReadPool == db.WritePool {
+		return t.Registry.Register(collectors.NewDBStatsCollector(db.WritePool, "main"))
 	}
-	if err := t.Registry.Register(collectors.NewDBStatsCollector(db.Read, "read")); err != nil {
+	if err := t.Registry.Register(collectors.NewDBStatsCollector(db.ReadPool, "read")); err != nil {
 		return err
 	}
-	return t.Registry.Register(collectors.NewDBStatsCollector(db.Write, "write"))
+	return t.Registry.Register(collectors.NewDBStatsCollector(db.WritePool, "write"))
 }
 
 // pingTimeout bounds ledgerbase_database_up's ping, within a scrape's

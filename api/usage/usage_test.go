@@ -16,12 +16,12 @@ func TestFlushesAddUp(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Usage", "starter", false, false)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Usage", "starter", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	rec := usage.New(db.Ent)
+	rec := usage.New(db.Writer)
 	rec.Record(ws.ID, "key_a", 200, now)
 	rec.Record(ws.ID, "key_a", 404, now)
 	rec.Record(ws.ID, "key_b", 429, now)
@@ -30,7 +30,7 @@ func TestFlushesAddUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second process (another recorder) adds to the same hour.
-	other := usage.New(db.Ent)
+	other := usage.New(db.Writer)
 	other.Record(ws.ID, "key_a", 500, now)
 	if err := other.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestFlushesAddUp(t *testing.T) {
 	if err := rec.Flush(ctx); err != nil { // nothing pending: adds nothing
 		t.Fatal(err)
 	}
-	got, err := usage.Since(ctx, db.Ent, ws.ID, now.Add(-24*time.Hour))
+	got, err := usage.Since(ctx, db.Writer, ws.ID, now.Add(-24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,18 +54,18 @@ func TestFlushesAddUp(t *testing.T) {
 func TestRunFlushesWhenStopped(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
-	ws, err := access.NewWorkspace(context.Background(), db.Ent, "Usage run", "starter", false, false)
+	ws, err := access.NewWorkspace(context.Background(), db.Writer, "Usage run", "starter", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := usage.New(db.Ent)
+	rec := usage.New(db.Writer)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { rec.Run(ctx, time.Hour); close(done) }()
 	rec.Record(ws.ID, "key_c", 200, time.Now())
 	stop()
 	<-done
-	got, err := usage.Since(context.Background(), db.Ent, ws.ID, time.Now().Add(-time.Hour))
+	got, err := usage.Since(context.Background(), db.Writer, ws.ID, time.Now().Add(-time.Hour))
 	if err != nil || got["key_c"].Requests != 1 {
 		t.Fatalf("after shutdown: %+v %v", got, err)
 	}

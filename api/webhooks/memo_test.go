@@ -21,7 +21,7 @@ func TestAnEndpointSavedInASharedTransactionGetsTheEventsAfterIt(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Memo", "business", false, false)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Memo", "business", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,12 +87,12 @@ func (m *Metrics) queue() (int64, time.Time, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var n int64
-	if err := m.db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending'").Scan(&n); err != nil || n == 0 {
+	if err := m.db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending'").Scan(&n); err != nil || n == 0 {
 		return n, time.Time{}, err
 	}
 	// MIN over a time column comes back as text on SQLite: order and take one.
 	var oldest time.Time
-	err := m.db.Read.QueryRowContext(ctx,
+	err := m.db.ReadPool.QueryRowContext(ctx,
 		"SELECT created_at FROM webhook_deliveries WHERE status = 'pending' ORDER BY created_at LIMIT 1").Scan(&oldest)
 	return n, oldest, err
 }

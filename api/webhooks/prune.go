@@ -16,7 +16,7 @@ import (
 func Prune(ctx context.Context, db *database.DB, cutoff time.Time) (int64, error) {
 	var total int64
 	for {
-		tx, err := db.Ent.Tx(ctx)
+		tx, err := db.Writer.Tx(ctx)
 		if err != nil {
 			return total, err
 		}

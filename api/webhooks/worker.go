@@ -142,7 +142,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 // claim takes the due deliveries for one lease.
 func (w *Worker) claim(ctx context.Context, now time.Time) ([]*ent.WebhookDelivery, error) {
-	tx, err := w.db.Ent.Tx(ctx)
+	tx, err := w.db.Writer.Tx(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (w *Worker) release(ctx context.Context, js []*job) error {
 	for i, j := range js {
 		ids[i] = j.d.ID
 	}
-	return w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
+	return w.db.Writer.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPending)).
 		SetNextAttemptAt(time.Now().UTC()).Exec(ctx)
 }
 
@@ -207,7 +207,7 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 	for i, id := range ids {
 		args[i] = id
 	}
-	rs, err := w.db.Read.QueryContext(ctx, w.db.Rebind("SELECT "+EventColumns+" FROM events WHERE id IN ("+
+	rs, err := w.db.ReadPool.QueryContext(ctx, w.db.Rebind("SELECT "+EventColumns+" FROM events WHERE id IN ("+
 		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")"), args...)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 		out = append(out, &job{d: d, ep: ep, body: body})
 	}
 	if len(dropped) > 0 {
-		err = w.db.Ent.WebhookDelivery.Update().Where(webhookdelivery.IDIn(dropped...)).
+		err = w.db.Writer.WebhookDelivery.Update().Where(webhookdelivery.IDIn(dropped...)).
 			SetStatus(webhookdelivery.StatusFailed).Exec(ctx)
 		if err == nil {
 			w.Metrics.dropped(len(dropped))
@@ -319,7 +319,7 @@ func secrets(ep *ent.WebhookEndpoint, t time.Time) []string {
 // the schedule's next delay with jitter, or failed after the last one; an
 // endpoint failing for DisableAfter is disabled, and says why.
 func (w *Worker) record(ctx context.Context, j *job, r result) error {
-	tx, err := w.db.Ent.Tx(ctx)
+	tx, err := w.db.Writer.Tx(ctx)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string, [][2]str
 	db, wsID := benchdata.Seeded(b, "LEDGERBASE_BENCH_DB", "Bench", 5000)
 	ws := struct{ ID string }{wsID}
 	unlimited := 0
-	key, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
+	key, _, err := access.NewKey(ctx, db.Writer, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string, [][2]str
 	}
 	app := srv.Finish()
 	b.Cleanup(func() { _ = app.Shutdown() })
-	rows, err := db.Read.QueryContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? AND status IN ('sent', 'partially_paid', 'overdue') AND remaining_cents > 1000 LIMIT 1000", ws.ID)
+	rows, err := db.ReadPool.QueryContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? AND status IN ('sent', 'partially_paid', 'overdue') AND remaining_cents > 1000 LIMIT 1000", ws.ID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func benchApp(b *testing.B) (fasthttp.RequestHandler, string, []string, [][2]str
 	}
 	// Order lines with room to ship a thousandth of a unit many times, as
 	// ledgerbase-bench's "create shipment" ships them.
-	rows, err = db.Read.QueryContext(ctx, `SELECT l.sales_order_id, l.id FROM order_lines l JOIN sales_orders o ON o.id = l.sales_order_id
+	rows, err = db.ReadPool.QueryContext(ctx, `SELECT l.sales_order_id, l.id FROM order_lines l JOIN sales_orders o ON o.id = l.sales_order_id
 		WHERE o.workspace_id = ? AND o.status IN ('confirmed', 'partially_shipped') AND l.qty_milli - l.shipped_qty_milli >= 500 LIMIT 1000`, ws.ID)
 	if err != nil {
 		b.Fatal(err)

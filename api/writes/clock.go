@@ -41,7 +41,7 @@ const clockBatch = 500
 // and says how many moved.
 func (m clockMove) run(ctx context.Context, db *database.DB, eng *records.Engine, ws string) (int64, error) {
 	var w access.Workspace
-	if err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT id, commerce_mode, commerce_module FROM workspaces WHERE id = ?"), ws).
+	if err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT id, commerce_mode, commerce_module FROM workspaces WHERE id = ?"), ws).
 		Scan(&w.ID, &w.CommerceMode, &w.CommerceModule); err != nil {
 		return 0, err
 	}

@@ -218,7 +218,7 @@ func TestOldEventsArePruned(t *testing.T) {
 	// time (ids.At), which retention reads.
 	longAgo := time.Now().UTC().Add(-31 * 24 * time.Hour)
 	oldID := ids.At("evt", longAgo)
-	if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE events SET created_at = ?, id = ? WHERE id = ?"),
+	if _, err := env.DB.WritePool.ExecContext(t.Context(), env.DB.Rebind("UPDATE events SET created_at = ?, id = ? WHERE id = ?"),
 		longAgo, oldID, p.Data[1].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestPromotionClockMovesAppendEvents(t *testing.T) {
 		"ends_at": rfc(now.Add(time.Hour))}).WantStatus(t, 201).JSON(t)["id"].(string)
 	// The clock overtakes both: their dates move, their rows' versions do not.
 	for id, d := range map[string][2]time.Time{soon: {now.Add(-time.Minute), now.Add(time.Hour)}, ending: {now.Add(-time.Hour), now.Add(-time.Second)}} {
-		if _, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE promotions SET starts_at = ?, ends_at = ? WHERE id = ?"),
+		if _, err := env.DB.WritePool.ExecContext(t.Context(), env.DB.Rebind("UPDATE promotions SET starts_at = ?, ends_at = ? WHERE id = ?"),
 			d[0].UTC(), d[1].UTC(), id); err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ const staleGiftCards = "status = 'active' AND expires_at <= ?"
 // indexed read, and a write only when a card is due.
 func refreshGiftCards(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
 	var one int
-	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE workspace_id = ? AND "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)
+	err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE workspace_id = ? AND "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)
 	if err == sql.ErrNoRows {
 		return nil
 	}

@@ -24,7 +24,7 @@ import (
 // not routed under /v1): through the core's Write as an admin user.
 func adminWrite(t *testing.T, env *apitest.Env, wsID string, r *resource.Resource, k resource.OpKind, name, id string, body any) (writes.Result, *apierr.Error) {
 	t.Helper()
-	w, err := env.DB.Ent.Workspace.Get(t.Context(), wsID)
+	w, err := env.DB.Writer.Workspace.Get(t.Context(), wsID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestGiftCardIssueShowsTheCodeOnce(t *testing.T) {
 		t.Fatalf("GET differs from the answer:\n%s\n%s", got.Body, res.Body)
 	}
 	sum := sha256.Sum256([]byte(plain))
-	stored, err := env.DB.Ent.GiftCard.Get(t.Context(), id)
+	stored, err := env.DB.Writer.GiftCard.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestGiftCardIssueRefusalsWriteNothing(t *testing.T) {
 		_, e := adminWrite(t, env, ws.ID, resource.GiftCards, resource.Create, "", "", c.body)
 		wantRefused(t, e, 400, "invalid_request", c.param)
 	}
-	if n, err := env.DB.Ent.GiftCard.Query().Where(giftcard.WorkspaceID(ws.ID)).Count(t.Context()); err != nil || n != 0 {
+	if n, err := env.DB.Writer.GiftCard.Query().Where(giftcard.WorkspaceID(ws.ID)).Count(t.Context()); err != nil || n != 0 {
 		t.Fatalf("refused issues wrote %d cards (%v)", n, err)
 	}
 	if got := eventTypes(t, env, ws.Key); len(got) != 0 {
@@ -186,7 +186,7 @@ func TestGiftCardAdjustAndDisable(t *testing.T) {
 		return adminWrite(t, env, ws.ID, resource.GiftCards, resource.Action, "adjust", id, obj{"amount_cents": amount, "reason": reason})
 	}
 	balance := func() (int64, string) {
-		g, err := env.DB.Ent.GiftCard.Get(t.Context(), id)
+		g, err := env.DB.Writer.GiftCard.Get(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,14 +250,14 @@ func TestGiftCardAdjustAndDisable(t *testing.T) {
 	wantRefused(t, e, 404, "not_found", "")
 	res, e = adminWrite(t, env, ws.ID, resource.GiftCards, resource.Create, "", "", obj{"initial_balance_cents": 100})
 	old := wantOK(t, res, e, 201)["id"].(string)
-	if err := env.DB.Ent.GiftCard.UpdateOneID(old).SetExpiresAt(time.Now().Add(-time.Hour)).Exec(t.Context()); err != nil {
+	if err := env.DB.Writer.GiftCard.UpdateOneID(old).SetExpiresAt(time.Now().Add(-time.Hour)).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	_, e = adminWrite(t, env, ws.ID, resource.GiftCards, resource.Action, "adjust", old, obj{"amount_cents": -1, "reason": "late"})
 	wantRefused(t, e, 409, "invalid_state_transition", "")
 	// Reads show it expired (the clock moves active cards only); a
 	// disabled card past its expiry stays disabled.
-	if err := env.DB.Ent.GiftCard.UpdateOneID(id).SetExpiresAt(time.Now().Add(-time.Hour)).Exec(t.Context()); err != nil {
+	if err := env.DB.Writer.GiftCard.UpdateOneID(id).SetExpiresAt(time.Now().Add(-time.Hour)).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := env.Get(t, "/v1/gift-cards/"+old, ws.Key).WantStatus(t, 200).JSON(t); got["status"] != "expired" {
@@ -289,7 +289,7 @@ func TestConcurrentGiftCardAdjustmentsNeverGoBelowZero(t *testing.T) {
 		_, e := adminWrite(t, env, ws.ID, resource.GiftCards, resource.Action, "adjust", id, obj{"amount_cents": -100, "reason": "spent"})
 		return e
 	})
-	g, err := env.DB.Ent.GiftCard.Get(t.Context(), id)
+	g, err := env.DB.Writer.GiftCard.Get(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func TestExpiredIdempotencyKeysAreForgotten(t *testing.T) {
 	ws := env.Workspace(t, "growth", false, false)
 	env.Do(t, "POST", "/v1/clients", ws.Key, `{"name": "A"}`, "Idempotency-Key", "old").WantStatus(t, http.StatusCreated)
 	// Age the key past 24 hours.
-	res, err := env.DB.Write.ExecContext(t.Context(), env.DB.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
+	res, err := env.DB.WritePool.ExecContext(t.Context(), env.DB.Rebind("UPDATE idempotency_keys SET created_at = ? WHERE workspace_id = ? AND key = ?"),
 		time.Now().UTC().Add(-25*time.Hour), ws.ID, "old")
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ const overdue = "status IN ('sent', 'partially_paid') AND due_date < ? AND remai
 // overdue, with their events, and says how many moved.
 func MarkOverdue(ctx context.Context, db *database.DB, eng *records.Engine, now time.Time) (int64, error) {
 	today := now.UTC().Format("2006-01-02")
-	rows, err := db.Read.QueryContext(ctx, db.Rebind("SELECT DISTINCT workspace_id FROM invoices WHERE "+overdue), today)
+	rows, err := db.ReadPool.QueryContext(ctx, db.Rebind("SELECT DISTINCT workspace_id FROM invoices WHERE "+overdue), today)
 	if err != nil {
 		return 0, err
 	}
@@ -65,7 +65,7 @@ func PruneEvents(ctx context.Context, db *database.DB, cutoff time.Time) (int64,
 	}
 	var total int64
 	for {
-		res, err := db.Write.ExecContext(ctx, db.Rebind(
+		res, err := db.WritePool.ExecContext(ctx, db.Rebind(
 			"DELETE FROM events WHERE id IN (SELECT id FROM events WHERE id < ? LIMIT 1000)"), ids.Floor("evt", cutoff))
 		if err != nil {
 			return total, err

@@ -72,7 +72,7 @@ func TestAnUpdateRacingAnotherChangeShowsOnlyItsOwnPreviousAttributes(t *testing
 // waits for the row. It answers write's status.
 func whileHeld(t *testing.T, env *apitest.Env, table, id string, write func() int) int {
 	t.Helper()
-	tx, err := env.DB.Write.BeginTx(t.Context(), nil)
+	tx, err := env.DB.WritePool.BeginTx(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // newInvoice stores an invoice of amount cents (no endpoint creates one).
 func newInvoice(t *testing.T, env *apitest.Env, ws *apitest.Workspace, status invoice.Status, amount int64) string {
 	t.Helper()
-	inv, err := env.DB.Ent.Invoice.Create().SetWorkspaceID(ws.ID).SetNumber("INV-1").SetDate("2026-01-05").
+	inv, err := env.DB.Writer.Invoice.Create().SetWorkspaceID(ws.ID).SetNumber("INV-1").SetDate("2026-01-05").
 		SetStatus(status).SetCurrencyCode("EUR").SetClientName("Acme").
 		SetAmountInclVatCents(amount).SetRemainingCents(amount).Save(t.Context())
 	if err != nil {
@@ -25,7 +25,7 @@ func newInvoice(t *testing.T, env *apitest.Env, ws *apitest.Workspace, status in
 
 func newBill(t *testing.T, env *apitest.Env, ws *apitest.Workspace, status bill.Status, amount int64) string {
 	t.Helper()
-	b, err := env.DB.Ent.Bill.Create().SetWorkspaceID(ws.ID).SetNumber("B-1").SetDate("2026-01-05").
+	b, err := env.DB.Writer.Bill.Create().SetWorkspaceID(ws.ID).SetNumber("B-1").SetDate("2026-01-05").
 		SetStatus(status).SetCurrencyCode("EUR").SetVendorName("Paper Co").
 		SetAmountInclVatCents(amount).SetRemainingCents(amount).Save(t.Context())
 	if err != nil {

@@ -282,7 +282,7 @@ const stalePromotions = "(status = 'scheduled' AND (starts_at IS NULL OR starts_
 // concurrent readers that all saw the same stale rows move them once.
 func refreshPromotions(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
 	var one int
-	err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM promotions WHERE workspace_id = ? AND ("+stalePromotions+") LIMIT 1"), ws, now, now).Scan(&one)
+	err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM promotions WHERE workspace_id = ? AND ("+stalePromotions+") LIMIT 1"), ws, now, now).Scan(&one)
 	if err == sql.ErrNoRows {
 		return nil
 	}

@@ -26,7 +26,7 @@ type shopOrder struct {
 func newShopOrder(t *testing.T, env *apitest.Env) *shopOrder {
 	t.Helper()
 	ws := env.Workspace(t, "business", true, true)
-	st, err := env.DB.Ent.Store.Create().SetWorkspaceID(ws.ID).SetName("Shop").SetFreeAddress("shop.example").Save(t.Context())
+	st, err := env.DB.Writer.Store.Create().SetWorkspaceID(ws.ID).SetName("Shop").SetFreeAddress("shop.example").Save(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func (s *shopOrder) act(t *testing.T, id, action string, body any) (obj, *apierr
 
 func (s *shopOrder) returns(t *testing.T) int {
 	t.Helper()
-	n, err := s.env.DB.Ent.ReturnRequest.Query().Where(returnrequest.WorkspaceID(s.ws.ID)).Count(t.Context())
+	n, err := s.env.DB.Writer.ReturnRequest.Query().Where(returnrequest.WorkspaceID(s.ws.ID)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,23 +143,23 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	env := &benchEnv{nonce: fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff)}
 	// Keys an interrupted earlier run left active.
-	if _, err := db.Ent.APIKey.Update().Where(apikey.WorkspaceID(ws.ID), apikey.NameIn("bench", "bench over limit"), apikey.RevokedAtIsNil()).
+	if _, err := db.Writer.APIKey.Update().Where(apikey.WorkspaceID(ws.ID), apikey.NameIn("bench", "bench over limit"), apikey.RevokedAtIsNil()).
 		SetRevokedAt(time.Now().UTC()).Save(ctx); err != nil {
 		return err
 	}
-	secret, key, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
+	secret, key, err := access.NewKey(ctx, db.Writer, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
 	if err != nil {
 		return err
 	}
 	// Revoked when the run ends: plans cap a workspace's active keys, and
 	// the workspace is reused run after run.
-	defer access.RevokeKey(context.WithoutCancel(ctx), db.Ent, key.ID)
+	defer access.RevokeKey(context.WithoutCancel(ctx), db.Writer, key.ID)
 	one := 1
-	limited, limitedKey, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
+	limited, limitedKey, err := access.NewKey(ctx, db.Writer, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
 	if err != nil {
 		return err
 	}
-	defer access.RevokeKey(context.WithoutCancel(ctx), db.Ent, limitedKey.ID)
+	defer access.RevokeKey(context.WithoutCancel(ctx), db.Writer, limitedKey.ID)
 	env.auth, env.limited = "Bearer "+secret, "Bearer "+limited
 	if env.dashboard, err = dashboardRequest(ctx, db, ws.ID); err != nil {
 		return err
@@ -288,7 +288,7 @@ func (s benchSize) String() string {
 func benchWorkspace(ctx context.Context, db *database.DB, size benchSize, seed uint64) (*ent.Workspace, time.Duration, error) {
 	// Workspaces of earlier proportions have other names: never reused.
 	name := fmt.Sprintf("bench %d seed %d clients %d orders %d products %d", size.invoices, seed, size.clients, size.salesOrders, size.products)
-	ws, err := db.Ent.Workspace.Query().Where(workspace.Name(name)).First(ctx)
+	ws, err := db.Writer.Workspace.Query().Where(workspace.Name(name)).First(ctx)
 	if err == nil {
 		return ws, 0, nil
 	}
@@ -297,7 +297,7 @@ func benchWorkspace(ctx context.Context, db *database.DB, size benchSize, seed u
 	}
 	fmt.Fprintf(os.Stderr, "seeding %s (and the rest in proportion)...\n", size)
 	t0 := time.Now()
-	ws, err = access.NewWorkspace(ctx, db.Ent, name+" (seeding)", "business", true, true)
+	ws, err = access.NewWorkspace(ctx, db.Writer, name+" (seeding)", "business", true, true)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -702,7 +702,7 @@ func saveSnapshot(ctx context.Context, db *database.DB, snapshot string) error {
 	// hold the checkpoint lock for a moment: then busy is 1, try again).
 	for deadline := time.Now().Add(time.Minute); ; {
 		var busy, frames, done int
-		if err := db.Write.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil {
+		if err := db.WritePool.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
 		if busy == 0 && frames == 0 {

@@ -18,14 +18,14 @@ const benchAdmin = "bench@ledgerbase.invalid"
 // dashboardRequest signs the bench admin in (a session row, as the login
 // form makes) and returns the request of the workspace's dashboard page.
 func dashboardRequest(ctx context.Context, db *database.DB, wsID string) (request, error) {
-	a, err := db.Ent.AdminUser.Query().Where(adminuser.Email(benchAdmin)).Only(ctx)
+	a, err := db.Writer.AdminUser.Query().Where(adminuser.Email(benchAdmin)).Only(ctx)
 	if ent.IsNotFound(err) {
-		a, err = session.CreateAdmin(ctx, db.Ent, benchAdmin, session.Token())
+		a, err = session.CreateAdmin(ctx, db.Writer, benchAdmin, session.Token())
 	}
 	if err != nil {
 		return request{}, err
 	}
-	tok, _, err := session.Start(ctx, db.Ent, a.ID)
+	tok, _, err := session.Start(ctx, db.Writer, a.ID)
 	if err != nil {
 		return request{}, err
 	}

@@ -43,12 +43,12 @@ func sampleData(ctx context.Context, db *database.DB, wsID string, seed uint64) 
 	s := &sample{counts: map[string]int64{}}
 	for _, t := range countedTables {
 		var c int64
-		if err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM "+t+" WHERE workspace_id = ?"), wsID).Scan(&c); err != nil {
+		if err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM "+t+" WHERE workspace_id = ?"), wsID).Scan(&c); err != nil {
 			return nil, fmt.Errorf("count %s: %w", t, err)
 		}
 		s.counts[t] = c
 	}
-	rows, err := db.Read.QueryContext(ctx, db.Rebind(
+	rows, err := db.ReadPool.QueryContext(ctx, db.Rebind(
 		"SELECT id, number, client_name, status, remaining_cents FROM invoices WHERE workspace_id = ? ORDER BY id"), wsID)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func sampleData(ctx context.Context, db *database.DB, wsID string, seed uint64) 
 	}
 	// A shipment ships one thousandth of a line: every line has at least
 	// 500 of them left, enough for every round.
-	lines, err := db.Read.QueryContext(ctx, db.Rebind(`SELECT l.id, l.sales_order_id FROM order_lines l JOIN sales_orders o ON o.id = l.sales_order_id
+	lines, err := db.ReadPool.QueryContext(ctx, db.Rebind(`SELECT l.id, l.sales_order_id FROM order_lines l JOIN sales_orders o ON o.id = l.sales_order_id
 		WHERE o.workspace_id = ? AND o.status IN ('confirmed', 'partially_shipped') AND l.qty_milli - l.shipped_qty_milli >= 500 ORDER BY l.id LIMIT 10000`), wsID)
 	if err != nil {
 		return nil, err

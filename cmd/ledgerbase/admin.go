@@ -25,7 +25,7 @@ func workspaceCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			ws, err := access.NewWorkspace(c.Context(), db.Ent, name, plan, mode, module)
+			ws, err := access.NewWorkspace(c.Context(), db.Writer, name, plan, mode, module)
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ func keyCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			secret, k, err := access.NewKey(c.Context(), db.Ent, spec)
+			secret, k, err := access.NewKey(c.Context(), db.Writer, spec)
 			if err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ func keyCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			return access.RevokeKey(c.Context(), db.Ent, args[0])
+			return access.RevokeKey(c.Context(), db.Writer, args[0])
 		},
 	}
 	c.AddCommand(create, revoke, keyListCmd())
@@ -123,7 +123,7 @@ func roleCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			r, err := access.NewRole(c.Context(), db.Ent, ws, name, grants)
+			r, err := access.NewRole(c.Context(), db.Writer, ws, name, grants)
 			if err != nil {
 				return err
 			}

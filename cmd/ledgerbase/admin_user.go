@@ -32,7 +32,7 @@ func adminCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			a, err := session.CreateAdmin(c.Context(), db.Ent, email, password)
+			a, err := session.CreateAdmin(c.Context(), db.Writer, email, password)
 			if err != nil {
 				return err
 			}

@@ -83,7 +83,7 @@ func backup(ctx context.Context, url, out string) (int64, error) {
 	// lets the server keep writing) and writes a compact copy. It runs on
 	// this process's writer connection because the read pool is query_only,
 	// which forbids VACUUM; it takes no write lock on the source.
-	if _, err := db.Write.ExecContext(ctx, "VACUUM INTO ?", partial); err != nil {
+	if _, err := db.WritePool.ExecContext(ctx, "VACUUM INTO ?", partial); err != nil {
 		os.Remove(partial)
 		return 0, fmt.Errorf("backup: %w", err)
 	}

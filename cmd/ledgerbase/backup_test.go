@@ -31,7 +31,7 @@ func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 		return
 	}
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Backup test", "starter", false, false)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Backup test", "starter", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 				return
 			default:
 			}
-			c, err := db.Ent.Customer.Create().SetWorkspaceID(ws.ID).SetName(fmt.Sprintf("Client %d", i)).Save(ctx)
+			c, err := db.Writer.Customer.Create().SetWorkspaceID(ws.ID).SetName(fmt.Sprintf("Client %d", i)).Save(ctx)
 			if err != nil {
 				writerDone <- err
 				return
@@ -95,7 +95,7 @@ func TestBackupOfALiveDatabaseHoldsEveryCommittedRecord(t *testing.T) {
 	}
 	defer copyDB.Close()
 	var check string
-	if err := copyDB.Read.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+	if err := copyDB.ReadPool.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check: %q %v", check, err)
 	}
 	got, err := copyDB.Reader.Customer.Query().Where(customer.WorkspaceID(ws.ID)).IDs(ctx)

@@ -46,18 +46,18 @@ func TestIdempotentRetriesAfterKill9(t *testing.T) {
 	defer db.Close()
 	ctx := context.Background()
 	const payment, units = 100, 1_000_000 // cents per payment, units on the order
-	inv, err := db.Ent.Invoice.Create().SetWorkspaceID(ws).SetNumber("INV-CRASH").SetDate("2026-01-05").
+	inv, err := db.Writer.Invoice.Create().SetWorkspaceID(ws).SetNumber("INV-CRASH").SetDate("2026-01-05").
 		SetStatus(invoice.StatusSent).SetCurrencyCode("EUR").SetClientName("Acme").
 		SetAmountInclVatCents(1 << 40).SetRemainingCents(1 << 40).Save(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	so, err := db.Ent.SalesOrder.Create().SetWorkspaceID(ws).SetNumber("SO-CRASH").SetDate("2026-01-31").
+	so, err := db.Writer.SalesOrder.Create().SetWorkspaceID(ws).SetNumber("SO-CRASH").SetDate("2026-01-31").
 		SetStatus(salesorder.StatusConfirmed).Save(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, err := db.Ent.OrderLine.Create().SetWorkspaceID(ws).SetSalesOrderID(so.ID).SetPosition(0).
+	line, err := db.Writer.OrderLine.Create().SetWorkspaceID(ws).SetSalesOrderID(so.ID).SetPosition(0).
 		SetSku("SKU-CRASH").SetQtyMilli(units * 1000).Save(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestIdempotentRetriesAfterKill9(t *testing.T) {
 	count := func(q string, args ...any) int {
 		t.Helper()
 		var c int
-		if err := db.Read.QueryRowContext(ctx, db.Rebind(q), args...).Scan(&c); err != nil {
+		if err := db.ReadPool.QueryRowContext(ctx, db.Rebind(q), args...).Scan(&c); err != nil {
 			t.Fatal(err)
 		}
 		return c

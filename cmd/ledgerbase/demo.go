@@ -26,7 +26,7 @@ func demoCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			if _, err := db.Ent.Workspace.Get(c.Context(), ws); err != nil {
+			if _, err := db.Writer.Workspace.Get(c.Context(), ws); err != nil {
 				return fmt.Errorf("workspace %s: %w", ws, err)
 			}
 			start := time.Now()

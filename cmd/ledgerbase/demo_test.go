@@ -43,12 +43,12 @@ func TestDemoDataHasRecordsToActOnAtEveryScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		ws, err := db.Ent.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(t.Context())
+		ws, err := db.Writer.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
 		unlimited := 0
-		key, _, err := access.NewKey(t.Context(), db.Ent, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
+		key, _, err := access.NewKey(t.Context(), db.Writer, access.KeySpec{WorkspaceID: ws.ID, Role: access.RoleAdmin, RateLimit: &unlimited})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func cached(t *testing.T, r *running, path string, keys ...string) {
 
 func keyID(t *testing.T, r *running, secret string) string {
 	t.Helper()
-	k, err := r.env.DB.Ent.APIKey.Query().Where(apikey.SecretHash(access.HashSecret(secret))).Only(t.Context())
+	k, err := r.env.DB.Writer.APIKey.Query().Where(apikey.SecretHash(access.HashSecret(secret))).Only(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,13 +115,13 @@ func TestKeyRoleAndPlanChangesByAnotherProcessAreSeenWithinASecond(t *testing.T)
 	r.env.Get(t, "/v1/clients", ws.Key).WantError(t, 403, "plan_required")
 
 	cached(t, r, "/v1/clients", ws.Key)
-	if err := other.Ent.Workspace.UpdateOneID(ws.ID).SetPlan(workspace.PlanGrowth).Exec(ctx); err != nil {
+	if err := other.Writer.Workspace.UpdateOneID(ws.ID).SetPlan(workspace.PlanGrowth).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	seenWithin(t, time.Second, "plan change", func() bool { return r.env.Get(t, "/v1/clients", ws.Key).Status == 200 })
 
 	cached(t, r, "/v1/invoices", clerk)
-	if _, err := other.Ent.Role.Update().Where(role.WorkspaceID(ws.ID), role.Name("clerk")).
+	if _, err := other.Writer.Role.Update().Where(role.WorkspaceID(ws.ID), role.Name("clerk")).
 		SetGrants(map[string]string{"invoices": "none"}).Save(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestKeyRoleAndPlanChangesByAnotherProcessAreSeenWithinASecond(t *testing.T)
 
 	id := keyID(t, r, clerk)
 	cached(t, r, "/v1/invoices", clerk)
-	if err := other.Ent.APIKey.UpdateOneID(id).SetRole(access.RoleViewer).Exec(ctx); err != nil {
+	if err := other.Writer.APIKey.UpdateOneID(id).SetRole(access.RoleViewer).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	seenWithin(t, time.Second, "key role change", func() bool { return r.env.Get(t, "/v1/invoices", clerk).Status == 200 })
@@ -138,7 +138,7 @@ func TestKeyRoleAndPlanChangesByAnotherProcessAreSeenWithinASecond(t *testing.T)
 	// An expiry set in the past, as an operator would to cut a key off.
 	id = keyID(t, r, expiring)
 	cached(t, r, "/v1/invoices", expiring)
-	if err := other.Ent.APIKey.UpdateOneID(id).SetExpiresAt(time.Now().Add(-time.Hour).UTC().Truncate(time.Second)).Exec(ctx); err != nil {
+	if err := other.Writer.APIKey.UpdateOneID(id).SetExpiresAt(time.Now().Add(-time.Hour).UTC().Truncate(time.Second)).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	seenWithin(t, time.Second, "expiry change", func() bool { return r.env.Get(t, "/v1/invoices", expiring).Status == 401 })
@@ -166,7 +166,7 @@ func TestChangesInTheAdminUIOfAnotherServerAreSeenWithinASecond(t *testing.T) {
 	}
 	seenWithin(t, time.Second, "plan change in the admin UI", func() bool { return r.env.Get(t, "/v1/clients", ws.Key).Status == 200 })
 
-	rl, err := r.env.DB.Ent.Role.Query().Where(role.WorkspaceID(ws.ID), role.Name("clerk")).Only(t.Context())
+	rl, err := r.env.DB.Writer.Role.Query().Where(role.WorkspaceID(ws.ID), role.Name("clerk")).Only(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,16 +204,16 @@ func TestChangesAreSeenWhileAndAfterTheReadPoolsConnectionsAreCut(t *testing.T) 
 	second := ws.NewKey(t, access.KeySpec{Name: "second"})
 	firstID, secondID := keyID(t, r, first), keyID(t, r, second)
 	cached(t, r, "/v1/me", first, second)
-	if n := cutPool(t, own.Read, other); n == 0 {
+	if n := cutPool(t, own.ReadPool, other); n == 0 {
 		t.Fatal("the server's read pool held no connection to cut")
 	}
-	if err := access.RevokeKey(t.Context(), other.Ent, firstID); err != nil {
+	if err := access.RevokeKey(t.Context(), other.Writer, firstID); err != nil {
 		t.Fatal(err)
 	}
 	seenWithin(t, time.Second, "revocation after the connections were cut", func() bool { return r.env.Get(t, "/v1/me", first).Status == 401 })
 	seenWithin(t, 5*time.Second, "the watcher current again", func() bool { _, ok := r.env.DB.AccessGen(); return ok })
 	cached(t, r, "/v1/me", second) // the cache is trusted again
-	if err := access.RevokeKey(t.Context(), other.Ent, secondID); err != nil {
+	if err := access.RevokeKey(t.Context(), other.Writer, secondID); err != nil {
 		t.Fatal(err)
 	}
 	seenWithin(t, time.Second, "revocation once the watcher reads again", func() bool { return r.env.Get(t, "/v1/me", second).Status == 401 })
@@ -247,7 +247,7 @@ func cutPool(t *testing.T, pool *sql.DB, killer *database.DB) int {
 	}
 	for _, pid := range pids {
 		var done bool
-		if err := killer.Write.QueryRowContext(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&done); err != nil || !done {
+		if err := killer.WritePool.QueryRowContext(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&done); err != nil || !done {
 			t.Fatalf("terminate backend %d: %v, %v", pid, done, err)
 		}
 	}

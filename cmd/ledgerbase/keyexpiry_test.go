@@ -100,7 +100,7 @@ func TestAnExpiryStoredWithAFractionStopsAtTheShownSecond(t *testing.T) {
 	ws := r.env.Workspace(t, "starter", false, false)
 	secret := ws.NewKey(t, access.KeySpec{Name: "old", ExpiresIn: time.Hour})
 	stored := time.Now().Add(time.Hour).Truncate(time.Second).Add(987654 * time.Microsecond).UTC()
-	if err := db.Ent.APIKey.UpdateOneID(keyID(t, r, secret)).SetExpiresAt(stored).Exec(t.Context()); err != nil {
+	if err := db.Writer.APIKey.UpdateOneID(keyID(t, r, secret)).SetExpiresAt(stored).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	r.a.api.Auth.Invalidate()

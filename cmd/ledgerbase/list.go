@@ -45,7 +45,7 @@ func workspaceListCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			all, err := db.Ent.Workspace.Query().
+			all, err := db.Writer.Workspace.Query().
 				Order(ent.Asc(workspace.FieldCreatedAt), ent.Asc(workspace.FieldID)).All(c.Context())
 			if err != nil {
 				return err
@@ -96,10 +96,10 @@ func keyListCmd() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			if err := workspaceExists(c, db.Ent, ws); err != nil {
+			if err := workspaceExists(c, db.Writer, ws); err != nil {
 				return err
 			}
-			all, err := db.Ent.APIKey.Query().Where(apikey.WorkspaceID(ws)).
+			all, err := db.Writer.APIKey.Query().Where(apikey.WorkspaceID(ws)).
 				Order(ent.Asc(apikey.FieldCreatedAt), ent.Asc(apikey.FieldID)).All(c.Context())
 			if err != nil {
 				return err
@@ -160,10 +160,10 @@ never reaches past the workspace's plan and commerce settings.`,
 				return err
 			}
 			defer db.Close()
-			if err := workspaceExists(c, db.Ent, ws); err != nil {
+			if err := workspaceExists(c, db.Writer, ws); err != nil {
 				return err
 			}
-			custom, err := db.Ent.Role.Query().Where(role.WorkspaceID(ws)).
+			custom, err := db.Writer.Role.Query().Where(role.WorkspaceID(ws)).
 				Order(ent.Asc(role.FieldCreatedAt), ent.Asc(role.FieldID)).All(c.Context())
 			if err != nil {
 				return err

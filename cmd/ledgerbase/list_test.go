@@ -48,7 +48,7 @@ func TestListCommandsShowWhatWasCreatedAndNoSecret(t *testing.T) {
 	defer db.Close()
 	ctx := t.Context()
 	mkWS := func(name, plan string, mode, module bool) string {
-		w, err := access.NewWorkspace(ctx, db.Ent, name, plan, mode, module)
+		w, err := access.NewWorkspace(ctx, db.Writer, name, plan, mode, module)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,16 +56,16 @@ func TestListCommandsShowWhatWasCreatedAndNoSecret(t *testing.T) {
 	}
 	ws := mkWS("Lists Ltd", "growth", true, false)
 	other := mkWS("Other Lists", "business", true, true)
-	r, err := access.NewRole(ctx, db.Ent, ws, "support", map[string]string{"invoices": "read", "clients": "write"})
+	r, err := access.NewRole(ctx, db.Writer, ws, "support", map[string]string{"invoices": "read", "clients": "write"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	roleID := r.ID
-	if _, err := access.NewRole(ctx, db.Ent, other, "warehouse", map[string]string{"shipments": "write"}); err != nil {
+	if _, err := access.NewRole(ctx, db.Writer, other, "warehouse", map[string]string{"shipments": "write"}); err != nil {
 		t.Fatal(err)
 	}
 	mkKey := func(s access.KeySpec) (string, string) {
-		secret, k, err := access.NewKey(ctx, db.Ent, s)
+		secret, k, err := access.NewKey(ctx, db.Writer, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestListCommandsShowWhatWasCreatedAndNoSecret(t *testing.T) {
 	revoked, revokedID := mkKey(access.KeySpec{WorkspaceID: ws, Name: "old", Role: access.RoleViewer})
 	elsewhere, _ := mkKey(access.KeySpec{WorkspaceID: other, Name: "elsewhere"})
 	secrets := []string{used, expiring, revoked, elsewhere}
-	if err := access.RevokeKey(ctx, db.Ent, revokedID); err != nil {
+	if err := access.RevokeKey(ctx, db.Writer, revokedID); err != nil {
 		t.Fatal(err)
 	}
 	// A key that was used.
@@ -86,7 +86,7 @@ func TestListCommandsShowWhatWasCreatedAndNoSecret(t *testing.T) {
 		t.Fatalf("GET /v1/me with the used key: %d", res)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		k, err := db.Ent.APIKey.Get(ctx, usedID)
+		k, err := db.Writer.APIKey.Get(ctx, usedID)
 		if err != nil {
 			t.Fatal(err)
 		}

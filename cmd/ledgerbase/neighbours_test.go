@@ -166,7 +166,7 @@ func TestProcessesBesideALiveSQLiteServer(t *testing.T) {
 	}
 	defer db.Close()
 	have := map[string]int{}
-	rows, err := db.Read.Query("SELECT name FROM clients WHERE workspace_id = ? AND name LIKE 'load-%'", ws)
+	rows, err := db.ReadPool.Query("SELECT name FROM clients WHERE workspace_id = ? AND name LIKE 'load-%'", ws)
 	if err != nil {
 		t.Fatal(err)
 	}

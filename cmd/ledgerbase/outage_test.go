@@ -73,10 +73,10 @@ func TestFullDiskAnswers507StorageFull(t *testing.T) {
 	first := create(0).WantStatus(t, http.StatusCreated).JSON(t)
 
 	var pages int64
-	if err := db.Write.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+	if err := db.WritePool.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Write.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+	if _, err := db.WritePool.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
 		t.Fatal(err)
 	}
 	// Free pages inside the file take a few writes; then the file must grow.
@@ -128,7 +128,7 @@ func TestFullDiskAnswers507StorageFull(t *testing.T) {
 
 	// Nothing of a refused write was stored; reads answer as before.
 	for _, i := range refused {
-		if n := db.Ent.Customer.Query().Where(customer.WorkspaceID(ws.ID), customer.Name(fmt.Sprintf("full-%d", i))).CountX(ctx); n != 0 {
+		if n := db.Writer.Customer.Query().Where(customer.WorkspaceID(ws.ID), customer.Name(fmt.Sprintf("full-%d", i))).CountX(ctx); n != 0 {
 			t.Errorf("refused write full-%d left %d clients", i, n)
 		}
 	}
@@ -166,20 +166,20 @@ func TestFullDiskAnswers507StorageFull(t *testing.T) {
 	}
 
 	// Space returns: the same keys write, once each.
-	if _, err := db.Write.ExecContext(ctx, "PRAGMA max_page_count = 4294967294"); err != nil {
+	if _, err := db.WritePool.ExecContext(ctx, "PRAGMA max_page_count = 4294967294"); err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range refused {
 		create(i).WantStatus(t, http.StatusCreated)
 		create(i).WantStatus(t, http.StatusCreated) // replayed
-		if n := db.Ent.Customer.Query().Where(customer.WorkspaceID(ws.ID), customer.Name(fmt.Sprintf("full-%d", i))).CountX(ctx); n != 1 {
+		if n := db.Writer.Customer.Query().Where(customer.WorkspaceID(ws.ID), customer.Name(fmt.Sprintf("full-%d", i))).CountX(ctx); n != 1 {
 			t.Errorf("full-%d stored %d times after recovery", i, n)
 		}
 	}
 	m = scrape(t, r.url+"/metrics")
 	m.want(t, "ledgerbase_database_storage_full", nil, 0)
 	var check string
-	if err := db.Write.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+	if err := db.WritePool.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check: %q %v", check, err)
 	}
 }
@@ -411,7 +411,7 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 	if refused == 0 {
 		t.Error("no request was refused while the database was down")
 	}
-	names := db.Ent.Customer.Query().Where(customer.WorkspaceID(ws.ID)).Select(customer.FieldName).StringsX(ctx)
+	names := db.Writer.Customer.Query().Where(customer.WorkspaceID(ws.ID)).Select(customer.FieldName).StringsX(ctx)
 	stored := map[string]int{}
 	for _, n := range names {
 		stored[n]++
@@ -511,7 +511,7 @@ func TestFullFilesystemAnswers507StorageFull(t *testing.T) {
 		t.Fatalf("grow the filesystem: %v %s", err, out)
 	}
 	retryAll(t, r.url, key, refused)
-	names := db.Ent.Customer.Query().Where(customer.WorkspaceID(ws.ID)).Select(customer.FieldName).StringsX(ctx)
+	names := db.Writer.Customer.Query().Where(customer.WorkspaceID(ws.ID)).Select(customer.FieldName).StringsX(ctx)
 	count := map[string]int{}
 	for _, n := range names {
 		count[n]++
@@ -525,7 +525,7 @@ func TestFullFilesystemAnswers507StorageFull(t *testing.T) {
 		t.Errorf("%d clients for %d keys", len(names), len(stored)+len(refused))
 	}
 	var check string
-	if err := db.Write.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+	if err := db.WritePool.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check: %q %v", check, err)
 	}
 }

@@ -37,7 +37,7 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Bench", "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Bench", "business", true, true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,15 +45,15 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	var invoice string
-	if err := db.Read.QueryRowContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? LIMIT 1", ws.ID).Scan(&invoice); err != nil {
+	if err := db.ReadPool.QueryRowContext(ctx, "SELECT id FROM invoices WHERE workspace_id = ? LIMIT 1", ws.ID).Scan(&invoice); err != nil {
 		b.Fatal(err)
 	}
-	secret, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
+	secret, _, err := access.NewKey(ctx, db.Writer, access.KeySpec{WorkspaceID: ws.ID, Name: "bench", Role: access.RoleAdmin, RateLimit: new(int)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	one := 1
-	limited, _, err := access.NewKey(ctx, db.Ent, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
+	limited, _, err := access.NewKey(ctx, db.Writer, access.KeySpec{WorkspaceID: ws.ID, Name: "bench over limit", Role: access.RoleAdmin, RateLimit: &one})
 	if err != nil {
 		b.Fatal(err)
 	}

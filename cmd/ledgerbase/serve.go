@@ -396,12 +396,12 @@ const demoKeyName = "serve --demo"
 // previous start is revoked in the same transaction, so exactly one demo
 // key is ever valid, the one just printed.
 func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
-	ws, err := db.Ent.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
+	ws, err := db.Writer.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return "", err
 	}
 	if ws == nil {
-		ws, err = access.NewWorkspace(ctx, db.Ent, "Demo Company", "business", true, true)
+		ws, err = access.NewWorkspace(ctx, db.Writer, "Demo Company", "business", true, true)
 		if err != nil {
 			return "", err
 		}
@@ -409,7 +409,7 @@ func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string
 			return "", fmt.Errorf("demo data: %w", err)
 		}
 	}
-	secret, revoked, err := rotateDemoKey(ctx, db.Ent, ws.ID)
+	secret, revoked, err := rotateDemoKey(ctx, db.Writer, ws.ID)
 	if err != nil {
 		return "", err
 	}
@@ -456,12 +456,12 @@ func rotateDemoKey(ctx context.Context, db *ent.Client, ws string) (secret strin
 // demoAdmin creates admin@example.com with a random password when no admin
 // exists, and says how to sign in.
 func demoAdmin(ctx context.Context, db *database.DB) (string, error) {
-	exists, err := session.AnyAdmin(ctx, db.Ent)
+	exists, err := session.AnyAdmin(ctx, db.Writer)
 	if err != nil || exists {
 		return "(sign in with your admin account)", err
 	}
 	password := session.Token()[:20]
-	if _, err := session.CreateAdmin(ctx, db.Ent, "admin@example.com", password); err != nil {
+	if _, err := session.CreateAdmin(ctx, db.Writer, "admin@example.com", password); err != nil {
 		return "", err
 	}
 	return "email admin@example.com, password " + password, nil

@@ -109,7 +109,7 @@ func (d *DB) accessTriggersMissing(ctx context.Context) bool {
 			WHERE c.relnamespace = current_schema()::regnamespace AND t.tgname IN ('api_keys_access', 'roles_access', 'workspaces_access')`, 3
 	}
 	var n int
-	return d.Write.QueryRowContext(ctx, q).Scan(&n) != nil || n != want
+	return d.WritePool.QueryRowContext(ctx, q).Scan(&n) != nil || n != want
 }
 
 // AccessGen is a number that changes within a second of any committed
@@ -167,7 +167,7 @@ func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 				return nil // nothing committed since the last look
 			}
 			var g int64
-			if err := d.Read.QueryRowContext(ctx, "SELECT gen FROM "+accessTable+" WHERE id = 0").Scan(&g); err != nil {
+			if err := d.ReadPool.QueryRowContext(ctx, "SELECT gen FROM "+accessTable+" WHERE id = 0").Scan(&g); err != nil {
 				return err
 			}
 			// Whatever changed while nobody looked is unknown: the first

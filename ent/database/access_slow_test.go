@@ -20,7 +20,7 @@ func TestAccessGenKeepsItsPromiseWhenLooksAreSlow(t *testing.T) {
 	ctx := context.Background()
 	exec := func(q string) {
 		t.Helper()
-		if _, err := other.Write.ExecContext(ctx, q); err != nil {
+		if _, err := other.WritePool.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}

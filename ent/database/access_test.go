@@ -69,29 +69,29 @@ func TestAccessGenFollowsChangesByAnotherConnection(t *testing.T) {
 	}
 	var wsID, keyID string
 	seen("new workspace and role", func() error {
-		ws, err := access.NewWorkspace(ctx, other.Ent, "access watch", "starter", false, false)
+		ws, err := access.NewWorkspace(ctx, other.Writer, "access watch", "starter", false, false)
 		if err != nil {
 			return err
 		}
 		wsID = ws.ID
-		_, err = access.NewRole(ctx, other.Ent, wsID, "clerk", map[string]string{"invoices": "read"})
+		_, err = access.NewRole(ctx, other.Writer, wsID, "clerk", map[string]string{"invoices": "read"})
 		return err
 	})
 	seen("new key", func() error {
-		_, k, err := access.NewKey(ctx, other.Ent, access.KeySpec{WorkspaceID: wsID, Name: "watched"})
+		_, k, err := access.NewKey(ctx, other.Writer, access.KeySpec{WorkspaceID: wsID, Name: "watched"})
 		if k != nil {
 			keyID = k.ID
 		}
 		return err
 	})
 	seen("plan change", func() error {
-		_, err := other.Write.ExecContext(ctx, other.Rebind("UPDATE workspaces SET plan = 'growth' WHERE id = ?"), wsID)
+		_, err := other.WritePool.ExecContext(ctx, other.Rebind("UPDATE workspaces SET plan = 'growth' WHERE id = ?"), wsID)
 		return err
 	})
-	seen("revocation", func() error { return access.RevokeKey(ctx, other.Ent, keyID) })
+	seen("revocation", func() error { return access.RevokeKey(ctx, other.Writer, keyID) })
 
 	before := trustedGen(t, watched)
-	if err := other.Ent.APIKey.UpdateOneID(keyID).SetLastUsedAt(time.Now().UTC()).Exec(ctx); err != nil {
+	if err := other.Writer.APIKey.UpdateOneID(keyID).SetLastUsedAt(time.Now().UTC()).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * 100 * time.Millisecond) // three of the watcher's looks
@@ -112,7 +112,7 @@ func TestAccessGenIsNotTrustedWhileTheCounterCannotBeRead(t *testing.T) {
 	}
 	exec := func(t *testing.T, db *database.DB, q string) {
 		t.Helper()
-		if _, err := db.Write.ExecContext(context.Background(), q); err != nil {
+		if _, err := db.WritePool.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -122,7 +122,7 @@ func TestAccessGenIsNotTrustedWhileTheCounterCannotBeRead(t *testing.T) {
 			return func() { exec(t, other, "ALTER TABLE access_changes_away RENAME TO access_changes") }
 		}},
 		{name: "reads hang", postgres: true, off: func(t *testing.T, other *database.DB) func() {
-			tx, err := other.Write.BeginTx(context.Background(), nil)
+			tx, err := other.WritePool.BeginTx(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -56,7 +56,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	ctx := context.Background()
 	db := openSQLite(t)
 	// A reader used before the load is idle during it.
-	if got := journal(t, db.Read); got != "wal" {
+	if got := journal(t, db.ReadPool); got != "wal" {
 		t.Fatalf("journal mode %q before the load", got)
 	}
 	before := dataVersion(t, db)
@@ -68,14 +68,14 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	if during != "delete" {
 		t.Fatalf("the load ran in journal mode %q, want delete", during)
 	}
-	if w, r := journal(t, db.Write), journal(t, db.Read); w != "wal" || r != "wal" {
+	if w, r := journal(t, db.WritePool), journal(t, db.ReadPool); w != "wal" || r != "wal" {
 		t.Fatalf("after the load: writer %q, reader %q; want wal", w, r)
 	}
 	if !db.Checkpointing() {
 		t.Fatal("the checkpointer did not start again")
 	}
 	var n int
-	if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM probe").Scan(&n); err != nil || n != 3 {
+	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM probe").Scan(&n); err != nil || n != 3 {
 		t.Fatalf("%d rows after the load (%v), want 3", n, err)
 	}
 	// The data-version connection was reopened: its readings restart, yet
@@ -84,7 +84,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	if after <= before {
 		t.Fatalf("data version %d after the load, %d before: want it above", after, before)
 	}
-	if _, err := db.Write.ExecContext(ctx, "INSERT INTO probe (n) VALUES (4)"); err != nil {
+	if _, err := db.WritePool.ExecContext(ctx, "INSERT INTO probe (n) VALUES (4)"); err != nil {
 		t.Fatal(err)
 	}
 	if v := dataVersion(t, db); v == after {
@@ -96,10 +96,10 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "gone", &during, boom)); !errors.Is(err, boom) {
 		t.Fatalf("Bulk = %v, want the load's error", err)
 	}
-	if during != "delete" || journal(t, db.Write) != "wal" {
-		t.Fatalf("failed load: ran in %q, writer now %q", during, journal(t, db.Write))
+	if during != "delete" || journal(t, db.WritePool) != "wal" {
+		t.Fatalf("failed load: ran in %q, writer now %q", during, journal(t, db.WritePool))
 	}
-	if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'gone'").Scan(&n); err != nil || n != 0 {
+	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'gone'").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the failed load left its table behind (%d, %v)", n, err)
 	}
 }
@@ -155,7 +155,7 @@ func TestBulkLoadStaysInWALUnlessAlone(t *testing.T) {
 		}
 		// A reader beside the load sees the database as it was before it.
 		var n int
-		if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'probe'").Scan(&n); err != nil || n != 0 {
+		if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'probe'").Scan(&n); err != nil || n != 0 {
 			t.Errorf("a reader beside the load: %d, %v", n, err)
 		}
 		return nil

@@ -56,7 +56,7 @@ func (d *DB) InTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
 	if d.batch != nil {
 		return d.batch.do(ctx, fn)
 	}
-	tx, err := d.Ent.Tx(ctx)
+	tx, err := d.Writer.Tx(ctx)
 	if err != nil {
 		return err
 	}

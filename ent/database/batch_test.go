@@ -48,7 +48,7 @@ func holdUntilQueued(t *testing.T, db *database.DB, n int32) {
 func exists(t *testing.T, db *database.DB, name string) bool {
 	t.Helper()
 	var n int
-	if err := db.Read.QueryRow("SELECT COUNT(*) FROM workspaces WHERE name = ?", name).Scan(&n); err != nil {
+	if err := db.ReadPool.QueryRow("SELECT COUNT(*) FROM workspaces WHERE name = ?", name).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n == 1
@@ -81,7 +81,7 @@ func TestQueuedWritesShareATransaction(t *testing.T) {
 				return err
 			}
 			var committed int
-			if err := db.Read.QueryRow("SELECT COUNT(*) FROM workspaces").Scan(&committed); err != nil {
+			if err := db.ReadPool.QueryRow("SELECT COUNT(*) FROM workspaces").Scan(&committed); err != nil {
 				return err
 			}
 			if inTx > committed+1 {

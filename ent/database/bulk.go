@@ -67,12 +67,12 @@ type BulkOptions struct {
 // in a plain transaction.
 func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.Dialect != dialect.SQLite {
-		return inTx(ctx, d.Write, load)
+		return inTx(ctx, d.WritePool, load)
 	}
 	// The writer pool's one connection, which conn below takes: restored
 	// after conn is handed back.
 	defer d.BulkCache(ctx)()
-	conn, err := d.Write.Conn(ctx)
+	conn, err := d.WritePool.Conn(ctx)
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.
 			return false
 		}
 		var n int
-		err := d.Write.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || ? FROM json_each(?))",
+		err := d.WritePool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || ? FROM json_each(?))",
 			suffix, `["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
 		return err != nil || n != len(tables)
 	}
@@ -263,12 +263,12 @@ func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.
 func (d *DB) BulkCache(ctx context.Context) (restore func()) {
 	var cache int64
 	// The writer pool holds one connection, kept open (no idle timeout).
-	if d.Dialect != dialect.SQLite || d.Write.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache) != nil ||
-		execAll(ctx, d.Write, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)) != nil {
+	if d.Dialect != dialect.SQLite || d.WritePool.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache) != nil ||
+		execAll(ctx, d.WritePool, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)) != nil {
 		return func() {}
 	}
 	return func() {
-		_, _ = d.Write.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
+		_, _ = d.WritePool.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
 	}
 }
 
@@ -308,14 +308,14 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 		d.ckpt.stop()
 	}
 	resumeDV := d.dv.suspend()
-	idle := d.Read.Stats().MaxOpenConnections // openSQLite keeps every reader idle
-	d.Read.SetMaxIdleConns(0)                 // closes the idle readers
+	idle := d.ReadPool.Stats().MaxOpenConnections // openSQLite keeps every reader idle
+	d.ReadPool.SetMaxIdleConns(0)                 // closes the idle readers
 	reopen := func() {
-		d.Read.SetMaxIdleConns(idle)
+		d.ReadPool.SetMaxIdleConns(idle)
 		resumeDV()
 		// Without it (nil on error) the WAL still gets checkpointed when
 		// the writer closes; the next open starts a checkpointer again.
-		d.ckpt, _ = startCheckpoints(d.Path, d.Write)
+		d.ckpt, _ = startCheckpoints(d.Path, d.WritePool)
 	}
 	if !journalMode(ctx, conn, "DELETE", 0) {
 		reopen()

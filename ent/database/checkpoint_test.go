@@ -24,7 +24,7 @@ func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Write.ExecContext(ctx, "CREATE TABLE t (b BLOB)"); err != nil {
+	if _, err := db.WritePool.ExecContext(ctx, "CREATE TABLE t (b BLOB)"); err != nil {
 		t.Fatal(err)
 	}
 	probe, err := sql.Open("sqlite3", "file:"+path)
@@ -51,12 +51,12 @@ func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
 	}
 	blob := bytes.Repeat([]byte{'x'}, 60000) // 15 overflow pages and a leaf
 	write := func() {
-		if _, err := db.Write.ExecContext(ctx, "INSERT INTO t (b) VALUES (?)", blob); err != nil {
+		if _, err := db.WritePool.ExecContext(ctx, "INSERT INTO t (b) VALUES (?)", blob); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var auto int
-	if err := db.Write.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil || auto != 0 {
+	if err := db.WritePool.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil || auto != 0 {
 		t.Fatalf("the writer checkpoints every %d pages (%v), want never", auto, err)
 	}
 	// Well past the size (64 MiB) at which the checkpointer lets the WAL

@@ -31,15 +31,15 @@ const DefaultURL = "sqlite:./data/ledgerbase.db"
 
 // DB is an open store.
 type DB struct {
-	// Ent writes (and reads inside write transactions). On SQLite it holds
+	// Writer writes (and reads inside write transactions). On SQLite it holds
 	// the single writer connection.
-	Ent *ent.Client
+	Writer *ent.Client
 	// Reader reads through the concurrent read pool.
 	Reader *ent.Client
-	// Read is the read pool for hand-built list and get queries.
-	Read *sql.DB
-	// Write is the writer pool (one connection on SQLite).
-	Write *sql.DB
+	// ReadPool is the read pool for hand-built list and get queries.
+	ReadPool *sql.DB
+	// WritePool is the writer pool (one connection on SQLite).
+	WritePool *sql.DB
 	// Dialect is dialect.SQLite or dialect.Postgres.
 	Dialect string
 	// sql is the SQL that differs between them.
@@ -186,15 +186,15 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
 	d := &DB{
-		ckpt:    ckpt,
-		dv:      dv,
-		Ent:     writer,
-		Reader:  ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
-		Read:    r,
-		Write:   w,
-		Dialect: dialect.SQLite,
-		sql:     sqliteSQL{},
-		Path:    path,
+		ckpt:      ckpt,
+		dv:        dv,
+		Writer:    writer,
+		Reader:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
+		ReadPool:  r,
+		WritePool: w,
+		Dialect:   dialect.SQLite,
+		sql:       sqliteSQL{},
+		Path:      path,
 	}
 	d.batch = &batcher{ent: writer, turn: make(chan struct{}, 1), ends: &d.ends}
 	return d, nil
@@ -216,7 +216,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
 	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
-	return &DB{Ent: c, Reader: c, Read: db, Write: db, Dialect: dialect.Postgres, sql: postgresSQL{}}, nil
+	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, sql: postgresSQL{}}, nil
 }
 
 // Close closes every pool. Calling it again (a shutdown, then a deferred
@@ -233,18 +233,18 @@ func (d *DB) Close() error {
 			d.dv.close()
 		}
 		if d.Dialect == dialect.SQLite {
-			optimize(context.Background(), d.Write)
+			optimize(context.Background(), d.WritePool)
 		}
-		d.closeErr = d.Ent.Close()
-		if d.Read != d.Write {
-			d.closeErr = errors.Join(d.closeErr, d.Read.Close())
+		d.closeErr = d.Writer.Close()
+		if d.ReadPool != d.WritePool {
+			d.closeErr = errors.Join(d.closeErr, d.ReadPool.Close())
 		}
 	})
 	return d.closeErr
 }
 
 // Ping checks that the database answers (readiness).
-func (d *DB) Ping(ctx context.Context) error { return d.Read.PingContext(ctx) }
+func (d *DB) Ping(ctx context.Context) error { return d.ReadPool.PingContext(ctx) }
 
 // Rebind turns ?-placeholders into the dialect's ($1, $2 on PostgreSQL).
 func (d *DB) Rebind(q string) string {

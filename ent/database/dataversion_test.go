@@ -47,7 +47,7 @@ func TestDataVersionMovesOnEveryCommit(t *testing.T) {
 		return v
 	}
 	v0 := read()
-	if _, err := db.Read.QueryContext(ctx, "SELECT count(*) FROM workspaces"); err != nil {
+	if _, err := db.ReadPool.QueryContext(ctx, "SELECT count(*) FROM workspaces"); err != nil {
 		t.Fatal(err)
 	}
 	for range 100 {
@@ -68,7 +68,7 @@ func TestDataVersionMovesOnEveryCommit(t *testing.T) {
 			t.Fatalf("after a commit by %s: %d, then %d without a commit", by, v, again)
 		}
 	}
-	if err := db.Ent.Workspace.Create().SetName("dv").SetPlan("starter").Exec(ctx); err != nil {
+	if err := db.Writer.Workspace.Create().SetName("dv").SetPlan("starter").Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	moved("the writer")

@@ -15,7 +15,7 @@ func TestSQLiteCountsNoMemory(t *testing.T) {
 	t.Parallel()
 	db := openSQLite(t)
 	var n int
-	if err := db.Read.QueryRowContext(context.Background(), "SELECT count(*) FROM workspaces").Scan(&n); err != nil {
+	if err := db.ReadPool.QueryRowContext(context.Background(), "SELECT count(*) FROM workspaces").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	used, off := database.SQLiteMemoryCounted()

@@ -65,11 +65,11 @@ var retiredIndexes = []string{"DROP INDEX IF EXISTS event_created_at", "DROP IND
 // Migrate brings the schema up to date: ent's tables and indexes, then the
 // search indexes. It is safe to run on every start and from several processes.
 func (d *DB) Migrate(ctx context.Context, searches []Search) error {
-	if err := createSchema(ctx, d.Ent.Schema); err != nil {
+	if err := createSchema(ctx, d.Writer.Schema); err != nil {
 		return fmt.Errorf("database: migrate: %w", err)
 	}
 	// ent adds indexes but never drops one the schema no longer declares.
-	if err := execAll(ctx, d.Write, retiredIndexes...); err != nil {
+	if err := execAll(ctx, d.WritePool, retiredIndexes...); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	d.setValueColumns(searches)
@@ -102,7 +102,7 @@ func (d *DB) Migrate(ctx context.Context, searches []Search) error {
 		return fmt.Errorf("database: search values: %w", err)
 	}
 	if d.Dialect == dialect.SQLite {
-		optimize(ctx, d.Write)
+		optimize(ctx, d.WritePool)
 	}
 	return nil
 }
@@ -160,15 +160,15 @@ func SearchTokens(q string) []string {
 // serializes servers starting at once until it commits.
 func (d *DB) rebuild(ctx context.Context, versionTable, marker string, broken func(context.Context) bool,
 	build func(tx *sql.Tx) ([]string, error)) error {
-	if _, err := d.Write.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+versionTable+" (v TEXT NOT NULL)"); err != nil {
+	if _, err := d.WritePool.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+versionTable+" (v TEXT NOT NULL)"); err != nil {
 		return err
 	}
 	var have string
-	_ = d.Write.QueryRowContext(ctx, "SELECT v FROM "+versionTable).Scan(&have)
+	_ = d.WritePool.QueryRowContext(ctx, "SELECT v FROM "+versionTable).Scan(&have)
 	if have == marker && (broken == nil || !broken(ctx)) {
 		return nil
 	}
-	return inTx(ctx, d.Write, func(tx *sql.Tx) error {
+	return inTx(ctx, d.WritePool, func(tx *sql.Tx) error {
 		if d.Dialect == dialect.Postgres {
 			if _, err := tx.ExecContext(ctx, "LOCK TABLE "+versionTable+" IN EXCLUSIVE MODE"); err != nil {
 				return err

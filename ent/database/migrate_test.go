@@ -42,7 +42,7 @@ func TestDatabasesMigrateConcurrentlyInOneProcess(t *testing.T) {
 			t.Fatalf("database %d: %v", i, errs[i])
 		}
 		// Every table is there: the schema answers a query on the last one.
-		if _, err := db.Ent.Workspace.Query().Count(ctx); err != nil {
+		if _, err := db.Writer.Workspace.Query().Count(ctx); err != nil {
 			t.Fatalf("database %d: %v", i, err)
 		}
 	}

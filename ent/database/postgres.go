@@ -118,7 +118,7 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		// until a lookup of a word nothing holds reads the whole list.
 		// Indexes made before this are switched, and what they queued is
 		// merged, on every start.
-		if err := execAll(ctx, d.Write,
+		if err := execAll(ctx, d.WritePool,
 			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
 			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),
 			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name)); err != nil {
@@ -126,12 +126,12 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		}
 	}
 	// Drop indexes of earlier column sets.
-	drops, err := QueryStrings(ctx, d.Write, "SELECT 'DROP INDEX IF EXISTS ' || indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	drops, err := QueryStrings(ctx, d.WritePool, "SELECT 'DROP INDEX IF EXISTS ' || indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err
 	}
-	return execAll(ctx, d.Write, drops...)
+	return execAll(ctx, d.WritePool, drops...)
 }
 
 func (postgresSQL) totalsTriggers(d *DB, t string) []string {

@@ -188,7 +188,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
 	}
-	vals, err := QueryStrings(ctx, d.Read, d.Rebind(q), args...)
+	vals, err := QueryStrings(ctx, d.ReadPool, d.Rebind(q), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 			words = SearchTokens(v) // what unicode61 and PostgreSQL's fold make of ASCII
 		} else {
 			var w sql.NullString
-			if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), v).Scan(&w); err != nil {
+			if err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), v).Scan(&w); err != nil {
 				return nil, err
 			}
 			words = strings.Fields(w.String)
@@ -338,12 +338,12 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 	d := x.d
 	var keys string
 	q := "SELECT " + d.sql.jsonAgg("docid") + ", COUNT(*) FROM (" + f.sub + " LIMIT " + strconv.Itoa(maxKeys+1) + ") x"
-	if err := d.Read.QueryRowContext(ctx, d.Rebind(q), f.Args...).Scan(&keys, &f.Total); err != nil {
+	if err := d.ReadPool.QueryRowContext(ctx, d.Rebind(q), f.Args...).Scan(&keys, &f.Total); err != nil {
 		return Found{}, err
 	}
 	if f.Total <= maxKeys {
 		f.Cond, f.Args = d.sql.rowKey()+" IN "+d.sql.jsonList(), []any{keys}
-	} else if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT COUNT(*) FROM ("+f.sub+") x"), f.Args...).Scan(&f.Total); err != nil {
+	} else if err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT COUNT(*) FROM ("+f.sub+") x"), f.Args...).Scan(&f.Total); err != nil {
 		return Found{}, err
 	}
 	f.Counted = true
@@ -372,7 +372,7 @@ type searchGens struct {
 func (d *DB) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
 	return cached(&d.searchGens, wsID+"|"+table, d.dataVersionGen(ctx), func() (searchGens, error) {
 		var g searchGens
-		err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
+		err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
 			wsID, table, wsID, table).Scan(&g.values, &g.table)
 		return g, err
 	})
@@ -526,11 +526,11 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 	keys, ids := []any{}, []string{}
 	var k any
 	var id string
-	if err := eachRow(ctx, d.Read, d.Rebind(q), args, []any{&k, &id, &total}, func() { keys, ids = append(keys, k), append(ids, id) }); err != nil {
+	if err := eachRow(ctx, d.ReadPool, d.Rebind(q), args, []any{&k, &id, &total}, func() { keys, ids = append(keys, k), append(ids, id) }); err != nil {
 		return Found{}, err
 	}
 	if len(keys) == 0 {
-		if err := d.Read.QueryRowContext(ctx, d.Rebind(count), args[:3]...).Scan(&total); err != nil {
+		if err := d.ReadPool.QueryRowContext(ctx, d.Rebind(count), args[:3]...).Scan(&total); err != nil {
 			return Found{}, err
 		}
 	}
@@ -583,7 +583,7 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	}
 	var keys string
 	var n int
-	if err := d.Read.QueryRowContext(ctx, d.Rebind(q), args...).Scan(&keys, &n); err != nil {
+	if err := d.ReadPool.QueryRowContext(ctx, d.Rebind(q), args...).Scan(&keys, &n); err != nil {
 		return "", 0, err
 	}
 	if x.probeCached && n <= 16 {
@@ -613,7 +613,7 @@ func (x *search) check(ctx context.Context, keys string) ([]match, error) {
 	var out []match
 	var m match
 	var w string
-	err := eachRow(ctx, d.Read, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
+	err := eachRow(ctx, d.ReadPool, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
 		fields := strings.Fields(w)
 		for _, t := range x.toks {
 			if !slices.ContainsFunc(fields, func(f string) bool { return strings.HasPrefix(f, t) }) {

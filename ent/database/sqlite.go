@@ -28,7 +28,7 @@ func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, boo
 	if ascii(q) {
 		return nil, false, nil
 	}
-	toks, err := QueryStrings(ctx, d.Read, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
+	toks, err := QueryStrings(ctx, d.ReadPool, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
 	return toks, true, err
 }
 
@@ -141,7 +141,7 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	if len(cols) == 0 {
 		stmts = append(stmts, drops...)
 	}
-	if err := execAll(ctx, d.Write, stmts...); err != nil {
+	if err := execAll(ctx, d.WritePool, stmts...); err != nil {
 		return err
 	}
 	if len(cols) == 0 {
@@ -157,8 +157,8 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid", matchinfo=fts3)`, fts)
 	// Rebuild only when the table or the searched columns changed since the last start.
 	var haveTrigger, haveTable string
-	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
-	_ = d.Write.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
+	_ = d.WritePool.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
+	_ = d.WritePool.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
 	if haveTrigger == triggers[0] && haveTable == create {
 		return nil
 	}
@@ -175,7 +175,7 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		// few as rows arrive one transaction at a time.
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
-	return inTx(ctx, d.Write, func(tx *sql.Tx) error { return execAll(ctx, tx, append(stmts, triggers...)...) })
+	return inTx(ctx, d.WritePool, func(tx *sql.Tx) error { return execAll(ctx, tx, append(stmts, triggers...)...) })
 }
 
 func (sqliteSQL) totalsTriggers(d *DB, t string) []string {

@@ -174,7 +174,7 @@ func (d *DB) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, er
 		var out []SumRow
 		var k string
 		var r SumRow
-		err := eachRow(ctx, d.Read, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"),
+		err := eachRow(ctx, d.ReadPool, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"),
 			[]any{workspaceID, name + ":", name + ";"}, []any{&k, &r.N, &r.Cents}, func() {
 				parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
 				// r.N == 0: every row of it left the sum.

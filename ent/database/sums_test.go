@@ -21,7 +21,7 @@ func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	var wss []string
 	for i, rowTriggers := range []bool{false, true} {
-		ws, err := access.NewWorkspace(ctx, db.Ent, fmt.Sprintf("sums %d", i), "business", true, true)
+		ws, err := access.NewWorkspace(ctx, db.Writer, fmt.Sprintf("sums %d", i), "business", true, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	check("seeded")
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := db.Write.ExecContext(ctx, db.Rebind(q), args...); err != nil {
+		if _, err := db.WritePool.ExecContext(ctx, db.Rebind(q), args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func rowSums(t *testing.T, db *database.DB, ws string, s database.Sum) []databas
 	}
 	q := fmt.Sprintf("SELECT status, currency_code, %s, COUNT(*), CAST(SUM(%s) AS BIGINT) FROM %s WHERE workspace_id = ? AND status IN (%s) GROUP BY 1, 2, 3",
 		s.By(""), s.Amount, s.Table, states)
-	rows, err := db.Read.Query(db.Rebind(q), ws)
+	rows, err := db.ReadPool.Query(db.Rebind(q), ws)
 	if err != nil {
 		t.Fatal(err)
 	}

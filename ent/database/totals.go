@@ -180,14 +180,14 @@ var dayCache genCache[*days]
 
 func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
 	gen := func() (g int64, ok bool) {
-		err := d.Read.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
+		err := d.ReadPool.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
 		return g, err == nil
 	}
 	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) {
 		c := &days{}
 		var day string
 		var n, sum int64
-		err := eachRow(ctx, d.Read, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
+		err := eachRow(ctx, d.ReadPool, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
 			[]any{workspaceID, table}, []any{&day, &n}, func() {
 				c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
 				sum += n
@@ -223,7 +223,7 @@ func (d *DB) Count(ctx context.Context, workspaceID, table, scope string) (int64
 		return 0, false
 	}
 	var n int64
-	if err := d.Read.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
+	if err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
 		workspaceID, table).Scan(&n); err != nil {
 		return 0, false
 	}

@@ -23,7 +23,7 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "skip test", "starter", false, false)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "skip test", "starter", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,15 +32,15 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 	for d, n := range []int{5, 7, 4} {
 		for i := 0; i < n; i++ {
 			at := day.AddDate(0, 0, d).Add(time.Duration(i/2) * 7 * time.Hour) // pairs share a time
-			bulk = append(bulk, db.Ent.Vendor.Create().SetID(ids.At("ven", at)).SetWorkspaceID(ws.ID).
+			bulk = append(bulk, db.Writer.Vendor.Create().SetID(ids.At("ven", at)).SetWorkspaceID(ws.ID).
 				SetName(fmt.Sprintf("V %d-%d", d, i)).SetCreatedAt(at).SetUpdatedAt(at))
 		}
 	}
-	if err := db.Ent.Vendor.CreateBulk(bulk...).Exec(ctx); err != nil {
+	if err := db.Writer.Vendor.CreateBulk(bulk...).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// One deleted: counts follow deletes too.
-	if _, err := db.Ent.Vendor.Delete().Where(vendor.Name("V 1-3")).Exec(ctx); err != nil {
+	if _, err := db.Writer.Vendor.Delete().Where(vendor.Name("V 1-3")).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	page := func(cond string, arg any, offset, limit int) []string {
@@ -50,7 +50,7 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 			q += " AND " + cond
 			args = append(args, arg)
 		}
-		rows, err := db.Read.QueryContext(ctx, db.Rebind(q+" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"), append(args, limit, offset)...)
+		rows, err := db.ReadPool.QueryContext(ctx, db.Rebind(q+" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"), append(args, limit, offset)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 	}
 	// A new day's vendor shifts every offset by one: nothing stale is kept.
 	at := day.AddDate(0, 0, 5)
-	if err := db.Ent.Vendor.Create().SetID(ids.At("ven", at)).SetWorkspaceID(ws.ID).SetName("newest").
+	if err := db.Writer.Vendor.Create().SetID(ids.At("ven", at)).SetWorkspaceID(ws.ID).SetName("newest").
 		SetCreatedAt(at).SetUpdatedAt(at).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +107,17 @@ func TestOnlyDeclaredFiltersAreCountedPerValue(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "counted values", "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "counted values", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Ent.Customer.Create().SetWorkspaceID(ws.ID).SetName("Acme").Exec(ctx); err != nil {
+	if err := db.Writer.Customer.Create().SetWorkspaceID(ws.ID).SetName("Acme").Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Ent.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber("SO-1").SetDate("2026-01-05").Exec(ctx); err != nil {
+	if err := db.Writer.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber("SO-1").SetDate("2026-01-05").Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.Read.QueryContext(ctx, db.Rebind("SELECT DISTINCT tbl FROM list_totals WHERE workspace_id = ? ORDER BY tbl"), ws.ID)
+	rows, err := db.ReadPool.QueryContext(ctx, db.Rebind("SELECT DISTINCT tbl FROM list_totals WHERE workspace_id = ? ORDER BY tbl"), ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,14 +161,14 @@ func TestValueCountersDoNotDeadlockConcurrentUpdates(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "counter locks", "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "counter locks", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const orders, writers, each = 16, 8, 60
 	var ids []string
 	for i := range orders {
-		so, err := db.Ent.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber(fmt.Sprintf("SO-%d", i)).SetDate("2026-01-05").Save(ctx)
+		so, err := db.Writer.SalesOrder.Create().SetWorkspaceID(ws.ID).SetNumber(fmt.Sprintf("SO-%d", i)).SetDate("2026-01-05").Save(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestValueCountersDoNotDeadlockConcurrentUpdates(t *testing.T) {
 			for i := range each {
 				// Every other update moves the order to another status and back.
 				status := []string{"draft", "confirmed"}[(w+i)%2]
-				if _, err := db.Write.ExecContext(ctx, db.Rebind("UPDATE sales_orders SET status = ? WHERE id = ?"),
+				if _, err := db.WritePool.ExecContext(ctx, db.Rebind("UPDATE sales_orders SET status = ? WHERE id = ?"),
 					status, ids[(w*7+i)%orders]); err != nil {
 					errs <- err
 				}
@@ -194,11 +194,11 @@ func TestValueCountersDoNotDeadlockConcurrentUpdates(t *testing.T) {
 		t.Fatalf("a concurrent update failed: %v", err)
 	}
 	var counted, actual int64
-	if err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT COALESCE(SUM(n), 0) FROM list_totals WHERE workspace_id = ? AND tbl = ?"),
+	if err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT COALESCE(SUM(n), 0) FROM list_totals WHERE workspace_id = ? AND tbl = ?"),
 		ws.ID, "sales_orders:status=confirmed").Scan(&counted); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Read.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM sales_orders WHERE workspace_id = ? AND status = 'confirmed'"),
+	if err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM sales_orders WHERE workspace_id = ? AND status = 'confirmed'"),
 		ws.ID).Scan(&actual); err != nil {
 		t.Fatal(err)
 	}

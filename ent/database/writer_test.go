@@ -40,13 +40,13 @@ func TestWriterTurnIsReturned(t *testing.T) {
 	t.Parallel()
 	db := openSQLite(t)
 	ctx := context.Background()
-	tx, err := db.Ent.Tx(ctx)
+	tx, err := db.Writer.Tx(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	if _, err := db.Ent.Tx(short); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := db.Writer.Tx(short); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a writer waiting past its deadline got %v, want context.DeadlineExceeded", err)
 	}
 	if err := tx.Rollback(); err != nil {
@@ -54,15 +54,15 @@ func TestWriterTurnIsReturned(t *testing.T) {
 	}
 	// A query outside a transaction, then an exec, then a transaction: each
 	// would block forever if the one before kept the turn.
-	if _, err := db.Ent.Workspace.Query().All(ctx); err != nil {
+	if _, err := db.Writer.Workspace.Query().All(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Ent.Workspace.Delete().Exec(ctx); err != nil {
+	if _, err := db.Writer.Workspace.Delete().Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	done, cancel2 := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel2()
-	tx, err = db.Ent.Tx(done)
+	tx, err = db.Writer.Tx(done)
 	if err != nil {
 		t.Fatalf("the writer was not handed back: %v", err)
 	}

@@ -51,7 +51,7 @@ func BenchmarkSeed(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		ws, err := access.NewWorkspace(ctx, db.Ent, "Bench", "business", true, true)
+		ws, err := access.NewWorkspace(ctx, db.Writer, "Bench", "business", true, true)
 		if err != nil {
 			b.Fatal(err)
 		}

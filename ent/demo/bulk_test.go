@@ -42,11 +42,11 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 	// Both databases get the same workspace id, so their rows compare as they are.
 	load := func(name string, rowTriggers bool) *database.DB {
 		db := sqliteFile(t, name)
-		ws, err := access.NewWorkspace(ctx, db.Ent, "Bulk", "business", true, true)
+		ws, err := access.NewWorkspace(ctx, db.Writer, "Bulk", "business", true, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Write.ExecContext(ctx, "UPDATE workspaces SET id = 'ws_same' WHERE id = ?", ws.ID); err != nil {
+		if _, err := db.WritePool.ExecContext(ctx, "UPDATE workspaces SET id = 'ws_same' WHERE id = ?", ws.ID); err != nil {
 			t.Fatal(err)
 		}
 		for _, seed := range []uint64{3, 4} {
@@ -61,7 +61,7 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 
 	dump := func(db *database.DB, q string) []string {
 		t.Helper()
-		r, err := db.Read.QueryContext(ctx, q)
+		r, err := db.ReadPool.QueryContext(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 	for _, table := range []string{"invoices", "clients", "sales_orders", "order_lines", "variants", "items"} {
 		n, ok := bulk.Count(ctx, "ws_same", table, "")
 		var want int64
-		if err := bulk.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table+" WHERE workspace_id = 'ws_same'").Scan(&want); err != nil {
+		if err := bulk.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table+" WHERE workspace_id = 'ws_same'").Scan(&want); err != nil {
 			t.Fatal(err)
 		}
 		if !ok || n != want {
@@ -140,13 +140,13 @@ func TestFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 	db := sqliteFile(t, "failed")
 	triggers := func() string {
 		var s string
-		if err := db.Read.QueryRowContext(ctx, "SELECT group_concat(name || sql, ';') FROM (SELECT name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL ORDER BY name)").Scan(&s); err != nil {
+		if err := db.ReadPool.QueryRowContext(ctx, "SELECT group_concat(name || sql, ';') FROM (SELECT name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND sql IS NOT NULL ORDER BY name)").Scan(&s); err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
 	before := triggers()
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Failed", "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Failed", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 		t.Fatal("the triggers or indexes changed after a failed load")
 	}
 	var n int
-	if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors").Scan(&n); err != nil || n != 0 {
+	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d vendors after a failed load (%v)", n, err)
 	}
 }
@@ -175,13 +175,13 @@ func TestMigrateRestoresMissingInsertTriggers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := sqliteFile(t, "restore")
-	ws, err := access.NewWorkspace(ctx, db.Ent, "Restore", "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, "Restore", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"DROP TRIGGER vendors_totals_ai", "DROP TRIGGER vendors_fts_ai",
 		"INSERT INTO vendors (id, workspace_id, created_at, updated_at, name, currency_code) VALUES ('ven_x', '" + ws.ID + "', '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00', 'Zanzibar Freight', 'EUR')"} {
-		if _, err := db.Write.ExecContext(ctx, q); err != nil {
+		if _, err := db.WritePool.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,13 +189,13 @@ func TestMigrateRestoresMissingInsertTriggers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('vendors_totals_ai', 'vendors_fts_ai')").Scan(&n); err != nil || n != 2 {
+	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('vendors_totals_ai', 'vendors_fts_ai')").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d of the 2 triggers after Migrate (%v)", n, err)
 	}
 	if c, ok := db.Count(ctx, ws.ID, "vendors", ""); !ok || c != 1 {
 		t.Fatalf("vendors total %d, %v; want 1", c, ok)
 	}
-	if err := db.Read.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors_fts WHERE body MATCH 'zanzibar' AND lid = (SELECT lid FROM search_workspaces WHERE workspace_id = ?)", ws.ID).Scan(&n); err != nil || n != 1 {
+	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors_fts WHERE body MATCH 'zanzibar' AND lid = (SELECT lid FROM search_workspaces WHERE workspace_id = ?)", ws.ID).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("search finds %d vendors (%v); want 1", n, err)
 	}
 }

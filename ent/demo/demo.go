@@ -126,7 +126,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 			if t.Rows == 0 {
 				continue
 			}
-			if _, err := db.Write.ExecContext(ctx, "ANALYZE "+t.name); err != nil {
+			if _, err := db.WritePool.ExecContext(ctx, "ANALYZE "+t.name); err != nil {
 				return nil, fmt.Errorf("demo: analyze %s: %w", t.name, err)
 			}
 		}
@@ -153,12 +153,12 @@ func (g *gen) advanceSequences(ctx context.Context, db *database.DB) error {
 			continue
 		}
 		v := int64(g.run*10_000_000 + n)
-		cur, err := db.Ent.Sequence.Query().Where(sequence.WorkspaceID(g.ws), sequence.Name(series)).Only(ctx)
+		cur, err := db.Writer.Sequence.Query().Where(sequence.WorkspaceID(g.ws), sequence.Name(series)).Only(ctx)
 		switch {
 		case ent.IsNotFound(err):
-			err = db.Ent.Sequence.Create().SetWorkspaceID(g.ws).SetName(series).SetValue(v).Exec(ctx)
+			err = db.Writer.Sequence.Create().SetWorkspaceID(g.ws).SetName(series).SetValue(v).Exec(ctx)
 		case err == nil && cur.Value < v:
-			err = db.Ent.Sequence.UpdateOneID(cur.ID).SetValue(v).Exec(ctx)
+			err = db.Writer.Sequence.UpdateOneID(cur.ID).SetValue(v).Exec(ctx)
 		}
 		if err != nil {
 			return err
@@ -172,7 +172,7 @@ func (g *gen) advanceSequences(ctx context.Context, db *database.DB) error {
 // only demo runs (several stores each) make them.
 func priorRuns(ctx context.Context, db *database.DB, wsID string) (int, error) {
 	var n int
-	err := db.Write.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM stores WHERE workspace_id = ?"), wsID).Scan(&n)
+	err := db.WritePool.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM stores WHERE workspace_id = ?"), wsID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("demo: %w", err)
 	}

@@ -39,7 +39,7 @@ var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 func seeded(t *testing.T, invoices int, seed uint64) (*database.DB, string, demo.Counts) {
 	t.Helper()
 	db, _ := apitest.DB(t)
-	ws, err := access.NewWorkspace(t.Context(), db.Ent, "Demo", "business", true, true)
+	ws, err := access.NewWorkspace(t.Context(), db.Writer, "Demo", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +74,12 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 	t.Parallel()
 	db, ws, _ := seeded(t, 500, 2)
 	ctx := t.Context()
-	invs, err := db.Ent.Invoice.Query().Where(invoice.WorkspaceID(ws)).WithPayments().All(ctx)
+	invs, err := db.Writer.Invoice.Query().Where(invoice.WorkspaceID(ws)).WithPayments().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// An applied credit note counts on its invoice from when it was made.
-	notes, err := db.Ent.CreditNote.Query().Where(creditnote.WorkspaceID(ws), creditnote.StatusEQ(creditnote.StatusApplied)).All(ctx)
+	notes, err := db.Writer.CreditNote.Query().Where(creditnote.WorkspaceID(ws), creditnote.StatusEQ(creditnote.StatusApplied)).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestInvoicesAndBillsBalanceWithTheirPayments(t *testing.T) {
 	if len(notes) == 0 {
 		t.Error("no applied credit note")
 	}
-	bills, err := db.Ent.Bill.Query().Where(bill.WorkspaceID(ws)).WithPayments().All(ctx)
+	bills, err := db.Writer.Bill.Query().Where(bill.WorkspaceID(ws)).WithPayments().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,25 +209,25 @@ func TestOrdersMatchTheirShipmentsPaymentsAndReturns(t *testing.T) {
 	t.Parallel()
 	db, ws, _ := seeded(t, 1500, 3)
 	ctx := t.Context()
-	orders, err := db.Ent.SalesOrder.Query().Where(salesorder.WorkspaceID(ws)).WithLines().All(ctx)
+	orders, err := db.Writer.SalesOrder.Query().Where(salesorder.WorkspaceID(ws)).WithLines().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ships, err := db.Ent.Shipment.Query().Where(shipment.WorkspaceID(ws)).WithEvents(func(q *ent.ShipmentEventQuery) {
+	ships, err := db.Writer.Shipment.Query().Where(shipment.WorkspaceID(ws)).WithEvents(func(q *ent.ShipmentEventQuery) {
 		q.Order(ent.Asc(shipmentevent.FieldOccurredAt))
 	}).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pays, err := db.Ent.Payment.Query().Where(payment.WorkspaceID(ws)).All(ctx)
+	pays, err := db.Writer.Payment.Query().Where(payment.WorkspaceID(ws)).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rets, err := db.Ent.ReturnRequest.Query().Where(returnrequest.WorkspaceID(ws)).All(ctx)
+	rets, err := db.Writer.ReturnRequest.Query().Where(returnrequest.WorkspaceID(ws)).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stores, err := db.Ent.Store.Query().Where(store.WorkspaceID(ws)).IDs(ctx)
+	stores, err := db.Writer.Store.Query().Where(store.WorkspaceID(ws)).IDs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestCatalogPromotionsGiftCardsStoresAndClientsAreWellFormed(t *testing.T) {
 	db, ws, _ := seeded(t, 600, 4)
 	ctx := t.Context()
 
-	products, err := db.Ent.Item.Query().Where(item.WorkspaceID(ws), item.IsProduct(true)).WithVariants().WithCategories().All(ctx)
+	products, err := db.Writer.Item.Query().Where(item.WorkspaceID(ws), item.IsProduct(true)).WithVariants().WithCategories().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestCatalogPromotionsGiftCardsStoresAndClientsAreWellFormed(t *testing.T) {
 	if variable == 0 || variable == len(products) {
 		t.Fatalf("%d variable products of %d", variable, len(products))
 	}
-	cats, err := db.Ent.Category.Query().Where(category.WorkspaceID(ws)).All(ctx)
+	cats, err := db.Writer.Category.Query().Where(category.WorkspaceID(ws)).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestCatalogPromotionsGiftCardsStoresAndClientsAreWellFormed(t *testing.T) {
 		t.Fatalf("%d roots among %d categories: not a tree", roots, len(cats))
 	}
 
-	promos, err := db.Ent.Promotion.Query().Where(promotion.WorkspaceID(ws)).WithCodes().All(ctx)
+	promos, err := db.Writer.Promotion.Query().Where(promotion.WorkspaceID(ws)).WithCodes().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestCatalogPromotionsGiftCardsStoresAndClientsAreWellFormed(t *testing.T) {
 		}
 	}
 
-	cards, err := db.Ent.GiftCard.Query().Where(giftcard.WorkspaceID(ws)).All(ctx)
+	cards, err := db.Writer.GiftCard.Query().Where(giftcard.WorkspaceID(ws)).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestCatalogPromotionsGiftCardsStoresAndClientsAreWellFormed(t *testing.T) {
 		}
 	}
 
-	sts, err := db.Ent.Store.Query().Where(store.WorkspaceID(ws)).All(ctx)
+	sts, err := db.Writer.Store.Query().Where(store.WorkspaceID(ws)).All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestCatalogPromotionsGiftCardsStoresAndClientsAreWellFormed(t *testing.T) {
 		t.Fatalf("stores: %d with a live custom domain, %d without any", live, none)
 	}
 
-	clients, err := db.Ent.Customer.Query().Where(customer.WorkspaceID(ws)).WithAddresses().All(ctx)
+	clients, err := db.Writer.Customer.Query().Where(customer.WorkspaceID(ws)).WithAddresses().All(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +492,7 @@ func TestSameSeedSameContentAndIDsSortByCreation(t *testing.T) {
 	_, wsB, _ := seeded(t, 200, 9)
 	_, wsC, _ := seeded(t, 200, 10)
 	project := func(ws string) []string {
-		invs, err := dbA.Ent.Invoice.Query().Where(invoice.WorkspaceID(ws)).Order(ent.Asc(invoice.FieldID)).All(context.Background())
+		invs, err := dbA.Writer.Invoice.Query().Where(invoice.WorkspaceID(ws)).Order(ent.Asc(invoice.FieldID)).All(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -521,7 +521,7 @@ func TestASecondRunIntoTheSameWorkspaceAddsMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := db.Ent.Item.Query().Where(item.WorkspaceID(ws)).Count(t.Context())
+	n, err := db.Writer.Item.Query().Where(item.WorkspaceID(ws)).Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

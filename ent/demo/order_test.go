@@ -14,7 +14,7 @@ import (
 func TestRowsAreMadeAfterTheRowsTheyReferTo(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
-	ws, err := access.NewWorkspace(t.Context(), db.Ent, "Order", "business", true, true)
+	ws, err := access.NewWorkspace(t.Context(), db.Writer, "Order", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func (s *sink) run() {
 			continue
 		}
 		if tx == nil {
-			if tx, err = s.db.Write.BeginTx(s.ctx, nil); err != nil {
+			if tx, err = s.db.WritePool.BeginTx(s.ctx, nil); err != nil {
 				s.failed.Store(true)
 				continue
 			}

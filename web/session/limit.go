@@ -32,7 +32,7 @@ func NewAccountLimit(db *database.DB) *AccountLimit {
 		failures = CASE WHEN sign_in_failures.since <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
 		since = CASE WHEN sign_in_failures.since <= ? THEN excluded.since ELSE sign_in_failures.since END
 		RETURNING failures, since`
-	return &AccountLimit{db: db.Write, take: db.Rebind(take),
+	return &AccountLimit{db: db.WritePool, take: db.Rebind(take),
 		remove: db.Rebind("DELETE FROM sign_in_failures WHERE id = ?"),
 		sweep:  db.Rebind("DELETE FROM sign_in_failures WHERE since <= ?")}
 }

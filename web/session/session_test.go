@@ -15,7 +15,7 @@ func TestSessions(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := t.Context()
-	a, err := session.CreateAdmin(ctx, db.Ent, " Mixed@Example.COM ", "a long enough password")
+	a, err := session.CreateAdmin(ctx, db.Writer, " Mixed@Example.COM ", "a long enough password")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestSessions(t *testing.T) {
 			t.Errorf("password %q: %v", pw, err)
 		}
 	}
-	tok, s, err := session.Start(ctx, db.Ent, a.ID)
+	tok, s, err := session.Start(ctx, db.Writer, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSessions(t *testing.T) {
 		t.Errorf("another token: %v", err)
 	}
 	// An expired session opens nothing.
-	if err := db.Ent.AdminSession.UpdateOneID(s.ID).SetExpiresAt(time.Now().Add(-time.Second)).Exec(ctx); err != nil {
+	if err := db.Writer.AdminSession.UpdateOneID(s.ID).SetExpiresAt(time.Now().Add(-time.Second)).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := session.Lookup(ctx, db.Reader, tok); !errors.Is(err, session.ErrNoSession) {
@@ -61,17 +61,17 @@ func TestNewAccountsAreChecked(t *testing.T) {
 		{"short@example.com", "too short"},
 		{"long@example.com", string(make([]byte, 73))},
 	} {
-		if _, err := session.CreateAdmin(t.Context(), db.Ent, c.email, c.password); err == nil {
+		if _, err := session.CreateAdmin(t.Context(), db.Writer, c.email, c.password); err == nil {
 			t.Errorf("%q / %d-byte password accepted", c.email, len(c.password))
 		}
 	}
-	if _, err := session.CreateAdmin(t.Context(), db.Ent, "twice@example.com", "a long enough password"); err != nil {
+	if _, err := session.CreateAdmin(t.Context(), db.Writer, "twice@example.com", "a long enough password"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := session.CreateAdmin(t.Context(), db.Ent, "TWICE@example.com", "a long enough password"); err == nil {
+	if _, err := session.CreateAdmin(t.Context(), db.Writer, "TWICE@example.com", "a long enough password"); err == nil {
 		t.Error("the same email twice")
 	}
-	if _, err := session.CreateFirstAdmin(t.Context(), db.Ent, "first@example.com", "a long enough password"); err == nil {
+	if _, err := session.CreateFirstAdmin(t.Context(), db.Writer, "first@example.com", "a long enough password"); err == nil {
 		t.Error("a first admin after others exist")
 	}
 }

@@ -278,7 +278,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 			t.Fatalf("not on a workspace page: %s", b.location())
 		}
 		wsID = m[1]
-		ws, err := env.DB.Ent.Workspace.Get(t.Context(), wsID)
+		ws, err := env.DB.Writer.Workspace.Get(t.Context(), wsID)
 		if err != nil || ws.Name != "Acme Books" || ws.Plan != workspace.PlanStarter || ws.CommerceMode || !ws.CommerceModule {
 			t.Fatalf("stored workspace: %+v %v", ws, err)
 		}
@@ -513,7 +513,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 	step("issue a gift card and see only its last four characters afterwards", func(t *testing.T) {
 		var err error
 		unlimited := 0
-		if checker, _, err = access.NewKey(t.Context(), env.DB.Ent, access.KeySpec{WorkspaceID: wsID, Name: "checks", Role: "admin", RateLimit: &unlimited}); err != nil {
+		if checker, _, err = access.NewKey(t.Context(), env.DB.Writer, access.KeySpec{WorkspaceID: wsID, Name: "checks", Role: "admin", RateLimit: &unlimited}); err != nil {
 			t.Fatal(err)
 		}
 		b.open("/admin/w/" + wsID + "/records/gift-cards")
@@ -540,7 +540,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 	})
 
 	step("open and refund a return", func(t *testing.T) {
-		st, err := env.DB.Ent.Store.Create().SetWorkspaceID(wsID).SetName("Acme shop").SetFreeAddress("acme.ledgerbase.shop").Save(t.Context())
+		st, err := env.DB.Writer.Store.Create().SetWorkspaceID(wsID).SetName("Acme shop").SetFreeAddress("acme.ledgerbase.shop").Save(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -576,7 +576,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 	})
 
 	step("confirm an order and ship it in two shipments", func(t *testing.T) {
-		secret, _, err := access.NewKey(t.Context(), env.DB.Ent, access.KeySpec{WorkspaceID: wsID, Role: access.RoleAdmin}) // the first was revoked
+		secret, _, err := access.NewKey(t.Context(), env.DB.Writer, access.KeySpec{WorkspaceID: wsID, Role: access.RoleAdmin}) // the first was revoked
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -654,7 +654,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.do("drop the token", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('input[name="csrf"]').forEach(e => e.remove())`))
 		b.submit(`form[action$="/settings"] button[type=submit]`)
 		b.waitText("Form refused")
-		ws, err := env.DB.Ent.Workspace.Get(t.Context(), wsID)
+		ws, err := env.DB.Writer.Workspace.Get(t.Context(), wsID)
 		if err != nil || ws.Name != "Acme Books" {
 			t.Fatalf("the refused form changed the workspace: %+v %v", ws, err)
 		}

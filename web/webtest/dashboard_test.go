@@ -22,18 +22,18 @@ func TestDashboardAndDocumentsInABrowser(t *testing.T) {
 	env := webtest.Start(t)
 	b := &tab{t: t, ctx: ctx, env: env}
 	ws := env.Workspace(t, "business", true, true)
-	if err := env.DB.Ent.Workspace.UpdateOneID(ws.ID).SetName("Northwind Supplies").Exec(t.Context()); err != nil {
+	if err := env.DB.Writer.Workspace.UpdateOneID(ws.ID).SetName("Northwind Supplies").Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if err := demo.Seed(t.Context(), env.DB, ws.ID, demo.Options{Invoices: 600, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	inv, err := env.DB.Ent.Invoice.Query().Where(invoice.WorkspaceID(ws.ID), invoice.StatusEQ(invoice.StatusPartiallyPaid)).
+	inv, err := env.DB.Writer.Invoice.Query().Where(invoice.WorkspaceID(ws.ID), invoice.StatusEQ(invoice.StatusPartiallyPaid)).
 		Order(ent.Desc(invoice.FieldCreatedAt)).First(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	so, err := env.DB.Ent.SalesOrder.Query().Where(salesorder.WorkspaceID(ws.ID), salesorder.StatusEQ(salesorder.StatusPartiallyShipped)).
+	so, err := env.DB.Writer.SalesOrder.Query().Where(salesorder.WorkspaceID(ws.ID), salesorder.StatusEQ(salesorder.StatusPartiallyShipped)).
 		Order(ent.Desc(salesorder.FieldCreatedAt)).First(t.Context())
 	if err != nil {
 		t.Fatal(err)

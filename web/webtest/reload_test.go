@@ -21,7 +21,7 @@ func TestReloadAfterAFormWritesNothing(t *testing.T) {
 	b := &tab{t: t, ctx: ctx, env: env}
 	ws := env.Workspace(t, "business", true, true)
 	w := "/admin/w/" + ws.ID
-	db := env.DB.Ent
+	db := env.DB.Writer
 
 	email := webtest.NewAdmin(t, env) // before the first page: with no admin it would offer the setup
 	b.open("/admin/login")

@@ -81,7 +81,7 @@ func NewAdmin(t testing.TB, env *apitest.Env) string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	email := "admin-" + hex.EncodeToString(b) + "@example.com"
-	if _, err := session.CreateAdmin(context.Background(), env.DB.Ent, email, Password); err != nil {
+	if _, err := session.CreateAdmin(context.Background(), env.DB.Writer, email, Password); err != nil {
 		t.Fatal(err)
 	}
 	return email
@@ -204,7 +204,7 @@ func (c *Client) do(method, path string, form url.Values) *Page {
 func Records(t testing.TB, env *apitest.Env, wsID string) string {
 	t.Helper()
 	ctx := context.Background()
-	db := env.DB.Ent
+	db := env.DB.Writer
 	so, err := db.SalesOrder.Create().SetWorkspaceID(wsID).SetNumber("SO-1001").SetDate("2026-11-02").
 		SetStatus("shipped").SetClientName("Acme Outfitters").SetAmountInclVatCents(12900).Save(ctx)
 	if err != nil {

@@ -176,7 +176,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	ws.Role(t, "client reader", "clients:read,invoices:write")
 	ws.NewKey(t, access.KeySpec{Name: "Shop sync", Role: "client reader"})
 	hook := "https://hooks.example.com/ledgerbase" // never sent to: no worker runs here
-	if _, err := webhooks.CreateEndpoint(t.Context(), env.DB.Ent, ws.ID, webhooks.EndpointChange{URL: &hook, Events: []string{"client.*"}}); err != nil {
+	if _, err := webhooks.CreateEndpoint(t.Context(), env.DB.Writer, ws.ID, webhooks.EndpointChange{URL: &hook, Events: []string{"client.*"}}); err != nil {
 		t.Fatal(err)
 	}
 	env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "Hooked Ltd"}).WantStatus(t, 201) // a delivery to show
@@ -229,7 +229,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	// Before signing in: the first-run setup (when no admin exists yet in
 	// this test process) and the sign-in page.
 	var pages []string
-	noAdmin, err := env.DB.Ent.AdminUser.Query().Count(t.Context())
+	noAdmin, err := env.DB.Writer.AdminUser.Query().Count(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

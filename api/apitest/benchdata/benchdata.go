@@ -36,11 +36,11 @@ func Seeded(tb testing.TB, fileEnv, name string, invoices int) (*database.DB, st
 		tb.Fatal(err)
 	}
 	var wsID string
-	_ = db.Read.QueryRowContext(ctx, "SELECT id FROM workspaces WHERE name = ?", name).Scan(&wsID)
+	_ = db.ReadPool.QueryRowContext(ctx, "SELECT id FROM workspaces WHERE name = ?", name).Scan(&wsID)
 	if wsID != "" {
 		return db, wsID
 	}
-	ws, err := access.NewWorkspace(ctx, db.Ent, name, "business", true, true)
+	ws, err := access.NewWorkspace(ctx, db.Writer, name, "business", true, true)
 	if err != nil {
 		tb.Fatal(err)
 	}
