@@ -49,18 +49,8 @@ func faultLogs(logs string, level, msg string) int {
 func TestFullDiskAnswers507StorageFull(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := database.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "full.db"), database.Options{MaxOpenConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		t.Fatal(err)
-	}
-	var logs syncBuffer
-	cfg := testConfig()
-	cfg.Metrics.Enabled, cfg.Metrics.Addr = true, ""
-	r := start(t, cfg, slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), db)
+	db := migrated(t, "sqlite:"+filepath.Join(t.TempDir(), "full.db"), 4)
+	r, logs := startWatched(t, db)
 	env := r.env
 	ws := env.Workspace(t, "business", true, true)
 	key := ws.NewKey(t, access.KeySpec{})
@@ -289,18 +279,8 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 	t.Parallel()
 	pg := startCluster(t)
 	ctx := context.Background()
-	db, err := database.Open(ctx, pg.url(), database.Options{MaxOpenConns: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		t.Fatal(err)
-	}
-	var logs syncBuffer
-	cfg := testConfig()
-	cfg.Metrics.Enabled, cfg.Metrics.Addr = true, ""
-	r := start(t, cfg, slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), db)
+	db := migrated(t, pg.url(), 8)
+	r, logs := startWatched(t, db)
 	env := r.env
 	ws := env.Workspace(t, "business", true, true)
 	key := ws.NewKey(t, access.KeySpec{})
@@ -458,14 +438,7 @@ func TestFullFilesystemAnswers507StorageFull(t *testing.T) {
 		os.Remove(dir)
 	})
 	ctx := context.Background()
-	db, err := database.Open(ctx, "sqlite:"+filepath.Join(dir, "full.db"), database.Options{MaxOpenConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		t.Fatal(err)
-	}
+	db := migrated(t, "sqlite:"+filepath.Join(dir, "full.db"), 4)
 	r := start(t, testConfig(), quiet, db)
 	ws := r.env.Workspace(t, "business", true, true)
 	key := ws.NewKey(t, access.KeySpec{RateLimit: new(int)})
@@ -528,4 +501,29 @@ func TestFullFilesystemAnswers507StorageFull(t *testing.T) {
 	if err := db.WritePool.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check: %q %v", check, err)
 	}
+}
+
+// migrated opens and migrates a database of the test's own at url.
+func migrated(t *testing.T, url string, conns int) *database.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := database.Open(ctx, url, database.Options{MaxOpenConns: conns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// startWatched serves db with metrics on and every log line, down to
+// DEBUG, kept for the test to read.
+func startWatched(t *testing.T, db *database.DB) (*running, *syncBuffer) {
+	t.Helper()
+	logs := new(syncBuffer)
+	cfg := testConfig()
+	cfg.Metrics.Enabled, cfg.Metrics.Addr = true, ""
+	return start(t, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), db), logs
 }
