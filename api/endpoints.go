@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
@@ -19,7 +18,8 @@ import (
 // are configuration rather than business records, so they are managed by
 // admin keys only (the transport's gate: a viewer or custom role gets 403)
 // and are not records of the declarations' engine; the delivery log hangs
-// under each endpoint. Each function answers JSON as /v1 shows it.
+// under each endpoint. Each function answers JSON as /v1 shows it; the
+// writes are configuration writes (configure.go).
 
 // endpointJSON is an endpoint as the API shows it; Secret only on create
 // and rotation.
@@ -100,20 +100,6 @@ func (c *Core) EndpointBody(ctx context.Context, contentType string, raw []byte,
 	return in, c.Webhooks.CheckEndpoint(ctx, &in, create)
 }
 
-// CreateEndpoint is the write (WriteRequest.Do) that makes p's workspace
-// an endpoint: 201 with its secret, shown this once (and again to a retry
-// under the same key, since a client that lost the answer has no other
-// way to learn it).
-func CreateEndpoint(p *access.Principal, in webhooks.EndpointChange) func(ctx context.Context, tx *ent.Tx) (int, any, error) {
-	return func(ctx context.Context, tx *ent.Tx) (int, any, error) {
-		e, err := webhooks.CreateEndpoint(ctx, tx.Client(), p.Workspace.ID, in)
-		if err != nil {
-			return 0, nil, err
-		}
-		return http.StatusCreated, showEndpoint(e, true), nil
-	}
-}
-
 // Endpoint is p's workspace's endpoint id, without its secret.
 func (c *Core) Endpoint(ctx context.Context, p *access.Principal, id string) ([]byte, error) {
 	e, err := webhooks.FindEndpoint(ctx, c.DB.Reader, p.Workspace.ID, id)
@@ -147,60 +133,6 @@ type listMeta struct {
 	Limit  int `json:"limit"`
 	Offset int `json:"offset"`
 	Total  int `json:"total"`
-}
-
-// UpdateEndpoint changes p's workspace's endpoint id by in.
-func (c *Core) UpdateEndpoint(ctx context.Context, p *access.Principal, id string, in webhooks.EndpointChange) ([]byte, error) {
-	e, err := webhooks.FindEndpoint(ctx, c.DB.Writer, p.Workspace.ID, id)
-	if err != nil {
-		return nil, err
-	}
-	if e, err = webhooks.UpdateEndpoint(ctx, e, c.DB.Writer, in); err != nil {
-		return nil, err
-	}
-	return json.Marshal(showEndpoint(e, false))
-}
-
-// DeleteEndpoint deletes p's workspace's endpoint id; its deliveries and
-// their log go with it.
-func (c *Core) DeleteEndpoint(ctx context.Context, p *access.Principal, id string) ([]byte, error) {
-	e, err := webhooks.FindEndpoint(ctx, c.DB.Writer, p.Workspace.ID, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := webhooks.DeleteEndpoint(ctx, c.DB.Writer, e.ID); err != nil {
-		return nil, err
-	}
-	return json.Marshal(map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
-}
-
-// NoFields reads the body of a DELETE or an action that takes no fields
-// (of media type contentType) as every such write reads its body: none,
-// or a JSON object with no field in it.
-func NoFields(contentType string, raw []byte) error {
-	raw, err := body.Read(contentType, raw, true)
-	if err == nil {
-		_, err = body.Parse(raw, nil)
-	}
-	return err
-}
-
-// RotateSecret is the write (WriteRequest.Do) that issues p's workspace's
-// endpoint id a new secret; the old one keeps signing for 24 h, so
-// receivers can switch without missing a delivery. Under an
-// Idempotency-Key a retry replays the first rotation: a second one would
-// end the first secret's overlap before anyone learned the new one.
-func RotateSecret(p *access.Principal, id string) func(ctx context.Context, tx *ent.Tx) (int, any, error) {
-	return func(ctx context.Context, tx *ent.Tx) (int, any, error) {
-		e, err := webhooks.FindEndpoint(ctx, tx.Client(), p.Workspace.ID, id)
-		if err != nil {
-			return 0, nil, err
-		}
-		if e, err = webhooks.RotateSecret(ctx, tx.Client(), e); err != nil {
-			return 0, nil, err
-		}
-		return http.StatusOK, showEndpoint(e, true), nil
-	}
 }
 
 // deliveryJSON is a delivery with its attempts, newest first.
@@ -263,25 +195,6 @@ func (c *Core) Deliveries(ctx context.Context, p *access.Principal, id string, l
 	return json.Marshal(map[string]any{"data": data, "meta": listMeta{l.Limit, l.Offset, total}})
 }
 
-// RetryDelivery ("send again") makes a delivery of p's workspace's
-// endpoint id due now, whatever its state.
-func (c *Core) RetryDelivery(ctx context.Context, p *access.Principal, id, deliveryID string) ([]byte, error) {
-	e, err := webhooks.FindEndpoint(ctx, c.DB.Writer, p.Workspace.ID, id)
-	if err != nil {
-		return nil, err
-	}
-	d, err := webhooks.Retry(ctx, c.DB.Writer, e.ID, deliveryID)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(showDelivery(d))
-}
-
-// ManageEndpoints is the gate of every webhook endpoint's read and write:
-// admin keys only.
-func ManageEndpoints(p *access.Principal) error {
-	if p.Key.Role != access.RoleAdmin {
-		return apierr.Forbidden("permission_denied", "the key's role %q may not manage webhook endpoints (admin only)", p.Key.Role)
-	}
-	return nil
-}
+// ManageEndpoints is the gate of every webhook endpoint's read and write
+// (configOps gates the writes alike): admin keys only.
+func ManageEndpoints(p *access.Principal) error { return adminOnly(p, "webhook endpoints") }

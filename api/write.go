@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/writes"
-	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
@@ -24,9 +22,11 @@ const JSON = "application/json"
 // command line.
 type WriteRequest struct {
 	Principal *access.Principal
-	// Route is the declared operation. A write that is not one of the
-	// declarations' (a webhook endpoint's) leaves it zero and brings Do.
-	Route Route
+	// Route is the declared operation; a configuration write (a workspace,
+	// key, role or webhook endpoint: configure.go) leaves it zero and names
+	// its Config.
+	Route  Route
+	Config ConfigOp
 	// ID is the record's id (the parent's for a sub-resource, whose own id
 	// is ChildID).
 	ID, ChildID string
@@ -39,15 +39,11 @@ type WriteRequest struct {
 	// under the key is 409 idempotency_key_reused.
 	Key string
 	// Target names the request the key's answer belongs to, with Body:
-	// /v1's request path; "" for Route's method, path and ids.
+	// /v1's request path, an admin form's path and its fields as posted;
+	// "" for Route's method, path and ids (or Config and ids).
 	Target string
 	// RequestID is the request's id; "" makes one.
 	RequestID string
-	// Do is a write that is not a declared operation (a webhook
-	// endpoint's): its body read and checked by the caller, its gate the
-	// caller's. It runs in one transaction with the key kept, and answers
-	// a status and the value shown as JSON.
-	Do func(ctx context.Context, tx *ent.Tx) (status int, v any, err error)
 }
 
 // Result is a write's answer: a status and the JSON body, with a secret
@@ -60,7 +56,8 @@ type Result struct {
 
 // Write is the one way in for every write: gate, body, idempotency key,
 // then the operation, which runs its transaction, renders its answer and
-// records its events (api/writes). A refusal comes back as the error /v1
+// records its events (api/writes), or the configuration write's
+// transaction (configure.go). A refusal comes back as the error /v1
 // answers, with its status, code, message and param. Only a request that
 // reached its operation uses the key: one refused earlier (gating,
 // permission, media type, validation) did not run, so a corrected retry
@@ -82,9 +79,15 @@ func (c *Core) Write(ctx context.Context, w WriteRequest) (Result, *apierr.Error
 	}
 	target := w.Target
 	if target == "" {
-		target = w.Route.Method + " " + w.Route.Path + " " + w.ID + " " + w.ChildID
+		target = w.Route.Method + " " + w.Route.Path + string(w.Config) + " " + w.ID + " " + w.ChildID
 	}
-	res, replayed, err := c.once(ctx, w.Principal.Workspace.ID, w.Key, idempotency.Hash(w.Route.Method, target, w.Body), w.RequestID, target, do)
+	// A key is the workspace's; a write outside any (a new workspace) keeps
+	// it under the admin who made it.
+	scope := w.Principal.Workspace.ID
+	if scope == "" {
+		scope = w.Principal.Admin
+	}
+	res, replayed, err := c.once(ctx, scope, w.Key, idempotency.Hash(w.Route.Method, target, w.Body), w.RequestID, target, do)
 	if err != nil {
 		return Result{Replayed: replayed}, c.Error(err)
 	}
@@ -94,21 +97,8 @@ func (c *Core) Write(ctx context.Context, w WriteRequest) (Result, *apierr.Error
 // operation gates and reads w, and is the operation to run with the key's
 // pending answer (nil without a key).
 func (c *Core) operation(ctx context.Context, w *WriteRequest) (func(p *idempotency.Pending) (writes.Result, error), error) {
-	if w.Do != nil {
-		return func(p *idempotency.Pending) (res writes.Result, err error) {
-			err = c.DB.InTx(ctx, func(tx *ent.Tx) (err error) {
-				res.Status, res.Body, err = p.Within(ctx, tx, func() (int, []byte, error) {
-					status, v, err := w.Do(ctx, tx)
-					if err != nil {
-						return 0, nil, err
-					}
-					b, err := json.Marshal(v)
-					return status, b, err
-				})
-				return err
-			})
-			return res, err
-		}, nil
+	if w.Config != "" {
+		return c.configure(ctx, w)
 	}
 	rt := w.Route
 	f, ok := writes.Lookup(rt.Resource, rt.Op)

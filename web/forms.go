@@ -403,7 +403,11 @@ func writable(ws *ent.Workspace, r *resource.Resource) bool {
 
 func (u *UI) principal(c *fiber.Ctx) *access.Principal {
 	a, _ := c.Locals(adminKey).(*ent.AdminUser)
-	return access.AdminPrincipal(access.WorkspaceOf(workspaceOf(c)), a.ID, a.Email)
+	var ws access.Workspace // none on the workspaces page
+	if w := workspaceOf(c); w != nil {
+		ws = access.WorkspaceOf(w)
+	}
+	return access.AdminPrincipal(ws, a.ID, a.Email)
 }
 
 // formSpec is what a form writes and where it goes: a record of a

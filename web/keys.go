@@ -1,8 +1,6 @@
 package web
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,7 +8,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/role"
@@ -97,7 +97,6 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 	d.Form.Name = strings.TrimSpace(c.FormValue("name"))
 	d.Form.Role = c.FormValue("role")
 	d.Form.Expiry = c.FormValue("expires_in")
-	spec := access.KeySpec{WorkspaceID: ws.ID, Name: d.Form.Name, Role: d.Form.Role}
 	switch {
 	case d.Form.Name == "":
 		d.Error = "Give the key a name, so you can tell it apart later."
@@ -109,26 +108,15 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 	if d.Error != "" {
 		return render(c, http.StatusUnprocessableEntity, keysView(d))
 	}
-	if d.Form.Expiry != "" {
-		spec.ExpiresIn, _ = time.ParseDuration(d.Form.Expiry)
-	}
-	err = u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
-		// The secret goes to the keys page once (flash.go); only its hash is stored.
-		secret, k, err := access.NewKey(ctx, db, spec)
-		if err != nil {
-			return written{}, err
+	// The secret goes to the keys page once (flash.go); only its hash is stored.
+	in := map[string]any{"name": d.Form.Name, "role": d.Form.Role, "expires_in": d.Form.Expiry}
+	return u.configure(c, api.CreateKey, in, wsURL(ws, "keys")+"?created={id}", func(e *apierr.Error) error {
+		if e.Code != "key_limit_reached" {
+			return u.onceFailed(c, e)
 		}
-		return written{To: wsURL(ws, "keys") + "?created=" + k.ID, Secret: secret}, nil
-	})
-	var capped *access.KeyCapError
-	if errors.As(err, &capped) {
-		d.Error = capped.Error() + "."
+		d.Error = e.Message + "."
 		return render(c, http.StatusUnprocessableEntity, keysView(d))
-	}
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	return nil
+	})
 }
 
 func validExpiry(v string) bool {
@@ -160,18 +148,7 @@ func (u *UI) revokePage(c *fiber.Ctx) error {
 }
 
 func (u *UI) revokeKey(c *fiber.Ctx) error {
-	k, err := u.keyOf(c)
-	if err != nil {
-		return u.lookupFailed(c, err)
-	}
-	err = u.formOnce(c, k.WorkspaceID, func(ctx context.Context, db *ent.Client) (written, error) {
-		return written{To: wsURL(workspaceOf(c), "keys") + "?revoked=" + k.ID}, access.RevokeKey(ctx, db, k.ID)
-	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	u.afterAccessChange()
-	return nil
+	return u.configure(c, api.RevokeKey, nil, wsURL(workspaceOf(c), "keys")+"?revoked={id}", nil)
 }
 
 // keyExpiry shows when a key stops working, to the second, as /v1/me does.

@@ -1,69 +1,60 @@
 package web
 
 import (
-	"context"
+	"cmp"
+	"encoding/json"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
-	"github.com/ledgerbase/ledgerbase/api/idempotency"
-	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // Every admin form that writes carries an idempotency token (_idem, new on
 // every render, as the record forms' is) and answers with a redirect, so a
 // reload after a write reads the page again instead of sending the form
-// again. The writes that are not the API's declared operations (keys,
-// roles, webhook endpoints, workspaces) keep their token in the API's
-// idempotency store, in the write's own transaction: the same form sent
-// again (a double click, or sent again from the browser's history) is
-// redirected where the first one was, without writing.
+// again. The forms of the configuration (keys, roles, webhook endpoints,
+// workspaces) write through the core's one way in, as /v1 does
+// (api.Core.Write with a configuration write, api/configure.go), the
+// token as the key: the same form sent again (a double click, or sent
+// again from the browser's history) is redirected where the first one
+// was, without writing.
 
-// written is where a form's write leads, and a secret it made, which the
-// page there shows once (see flash.go).
-type written struct {
-	To     string
-	Secret string
-}
-
-// formOnce runs write under the posted form's token, in one transaction
-// with the token kept, then redirects to where it leads. scope is whose
-// tokens these are: the workspace's id, or the admin's for the workspaces
-// page. A form without a token writes without one. A token sent before
-// with other values is idempotency_key_reused (409); write's errors come
-// back as they are, with nothing written or kept.
-func (u *UI) formOnce(c *fiber.Ctx, scope string, write func(ctx context.Context, db *ent.Client) (written, error)) error {
-	ctx := c.UserContext()
-	var w written
-	run := func(p *idempotency.Pending) error {
-		return u.db.InTx(ctx, func(tx *ent.Tx) error {
-			_, _, err := p.Within(ctx, tx, func() (int, []byte, error) {
-				var err error
-				w, err = write(ctx, tx.Client())
-				return http.StatusSeeOther, []byte(w.To), err
-			})
-			return err
-		})
+// configure runs the configuration write op on the page's :id (and
+// :delivery) with the body in (nil for none) under the posted form's
+// token, then redirects to "to", its {id} the id of what the write made
+// or changed; a secret it made is shown there once (flash.go), not to a
+// form sent again. A token sent before with other values is
+// idempotency_key_reused (409). A refusal goes to refused when there is
+// one (a form shown again with its error), else to onceFailed.
+func (u *UI) configure(c *fiber.Ctx, op api.ConfigOp, in any, to string, refused func(*apierr.Error) error) error {
+	b := []byte("{}")
+	if in != nil {
+		b, _ = json.Marshal(in)
 	}
-	key := c.FormValue(idemName)
-	if key == "" {
-		if err := run(nil); err != nil {
-			return err
+	w := api.WriteRequest{Principal: u.principal(c), Config: op, ID: c.Params("id"), ChildID: c.Params("delivery"),
+		Body: b, ContentType: api.JSON, Key: c.FormValue(idemName), Target: c.Path() + " " + string(c.Body()),
+		RequestID: ids.QuickAt("req", time.Now())}
+	res, e := u.core.Write(c.UserContext(), w)
+	if e != nil {
+		if refused != nil {
+			return refused(e)
 		}
-	} else {
-		prev, err := u.idem.Once(ctx, scope, key, idempotency.Hash(c.Method(), c.Path(), c.Body()), run)
-		if err != nil {
-			return err
-		}
-		if prev != nil {
-			return redirect(c, string(prev.Body)) // sent before: go where it went
-		}
+		return u.onceFailed(c, e)
 	}
-	if w.Secret != "" {
-		u.setFlash(c, w.To, w.Secret)
+	var made struct{ ID, Secret string }
+	if err := json.Unmarshal(res.Body, &made); err != nil {
+		return u.internal(c, err)
 	}
-	return redirect(c, w.To)
+	to = strings.ReplaceAll(to, "{id}", made.ID)
+	if secret := cmp.Or(res.Secret, made.Secret); secret != "" && !res.Replayed {
+		u.setFlash(c, to, secret)
+	}
+	return redirect(c, to)
 }
 
 // sentTwice answers a form whose token came before with other values: the
@@ -73,13 +64,12 @@ func (u *UI) sentTwice(c *fiber.Ctx) error {
 		"This form was already sent with other values, and that first submission stands. Open the page again to send a new one.")
 }
 
-// onceFailed answers an error of formOnce that its caller did not take:
-// a refusal as a page saying it, anything else as an internal error.
-func (u *UI) onceFailed(c *fiber.Ctx, err error) error {
-	e, ok := apierr.As(err)
+// onceFailed answers a refusal of configure that its caller did not take:
+// a page saying it, or an internal error.
+func (u *UI) onceFailed(c *fiber.Ctx, e *apierr.Error) error {
 	switch {
-	case !ok || e.Status >= 500:
-		return u.internal(c, err)
+	case e.Status >= 500:
+		return u.internal(c, e)
 	case e.Status == http.StatusNotFound:
 		return u.notFound(c)
 	case e.Code == "idempotency_key_reused":

@@ -1,12 +1,12 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -116,28 +116,20 @@ func (u *UI) createRole(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	g := grantsOf(c)
 	name := strings.TrimSpace(c.FormValue("name"))
-	err := u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
-		_, err := access.NewRole(ctx, db, ws.ID, name, g)
-		return written{To: wsURL(ws, "roles") + "?done=created"}, err
-	})
-	if _, ok := apierr.As(err); ok {
-		return u.onceFailed(c, err)
-	}
-	if err != nil {
+	in := map[string]any{"name": name, "grants": g}
+	return u.configure(c, api.CreateRole, in, wsURL(ws, "roles")+"?done=created", func(e *apierr.Error) error {
 		d := roleData{page: u.pageOf(c, "New role"), Name: name, Matrix: matrix(access.ParseGrants(g))}
 		d.Current = "roles"
-		d.Error = roleError(err, name)
+		switch {
+		case e.Code == "duplicate":
+			d.Error = "A role named " + name + " exists already; choose another name."
+		case e.Status == http.StatusBadRequest:
+			d.Error = capitalize(e.Message) + "."
+		default:
+			return u.onceFailed(c, e)
+		}
 		return render(c, http.StatusUnprocessableEntity, roleView(d))
-	}
-	u.afterAccessChange()
-	return nil
-}
-
-func roleError(err error, name string) string {
-	if ent.IsConstraintError(err) {
-		return "A role named " + name + " exists already; choose another name."
-	}
-	return capitalize(err.Error()) + "."
+	})
 }
 
 func (u *UI) roleOf(c *fiber.Ctx) (*ent.Role, error) {
@@ -159,33 +151,11 @@ func (u *UI) rolePage(c *fiber.Ctx) error {
 
 // saveRole changes a role's matrix; the name stays, since keys refer to it.
 func (u *UI) saveRole(c *fiber.Ctx) error {
-	r, err := u.roleOf(c)
-	if err != nil {
-		return u.lookupFailed(c, err)
-	}
-	err = u.formOnce(c, r.WorkspaceID, func(ctx context.Context, db *ent.Client) (written, error) {
-		return written{To: wsURL(workspaceOf(c), "roles", r.ID) + "?saved=1"}, db.Role.UpdateOneID(r.ID).SetGrants(grantsOf(c)).Exec(ctx)
-	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	u.afterAccessChange()
-	return nil
+	return u.configure(c, api.UpdateRole, map[string]any{"grants": grantsOf(c)}, wsURL(workspaceOf(c), "roles", "{id}")+"?saved=1", nil)
 }
 
 func (u *UI) deleteRole(c *fiber.Ctx) error {
-	r, err := u.roleOf(c)
-	if err != nil {
-		return u.lookupFailed(c, err)
-	}
-	err = u.formOnce(c, r.WorkspaceID, func(ctx context.Context, db *ent.Client) (written, error) {
-		return written{To: wsURL(workspaceOf(c), "roles") + "?done=deleted"}, db.Role.DeleteOneID(r.ID).Exec(ctx)
-	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	u.afterAccessChange()
-	return nil
+	return u.configure(c, api.DeleteRole, nil, wsURL(workspaceOf(c), "roles")+"?done=deleted", nil)
 }
 
 func roleAction(d roleData) string {

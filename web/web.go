@@ -17,7 +17,6 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
-	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/ratelimit"
 	"github.com/ledgerbase/ledgerbase/assets"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -50,17 +49,13 @@ type UI struct {
 	accounts        *session.AccountLimit
 	AccountFailures int
 	AccountWindow   time.Duration
-	// idem keeps the tokens of the forms that are not the API's declared
-	// writes, in the API's idempotency table (see once.go).
-	idem *idempotency.Store
 }
 
 // New prepares the UI of the core; mount it with the REST server's
 // Mount(ui.Mount), or on any fiber app.
 func New(core *api.Core) *UI {
 	return &UI{core: core, db: core.DB, log: core.Log, logins: ratelimit.New(), LoginsPerMinute: 10,
-		accounts: session.NewAccountLimit(core.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute,
-		idem: idempotency.New(core.DB.Writer)}
+		accounts: session.NewAccountLimit(core.DB), AccountFailures: 10, AccountWindow: 15 * time.Minute}
 }
 
 // Mount installs every /admin route on app.
@@ -245,10 +240,6 @@ func retryURL(c *fiber.Ctx) string {
 	}
 	return ""
 }
-
-// afterAccessChange makes the API see a workspace, key or role change on
-// its next request.
-func (u *UI) afterAccessChange() { u.core.Auth.Invalidate() }
 
 // page is what the layout needs to know.
 type page struct {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
@@ -101,22 +101,21 @@ func (u *UI) webhooks(c *fiber.Ctx) error {
 	return render(c, http.StatusOK, webhooksView(d))
 }
 
-// formChange reads the create and edit forms as the change the API's
-// JSON would make; the rules then check it.
-func formChange(c *fiber.Ctx) (endpointForm, webhooks.EndpointChange) {
+// formChange reads the create and edit forms as the API's JSON of the
+// change; the endpoints' rules then check it.
+func formChange(c *fiber.Ctx) (endpointForm, map[string]any) {
 	f := endpointForm{URL: strings.TrimSpace(c.FormValue("url")), Description: strings.TrimSpace(c.FormValue("description"))}
 	f.Events = []string{}
 	for _, v := range c.Context().PostArgs().PeekMulti("enabled_events") {
 		f.Events = append(f.Events, string(v))
 	}
-	return f, webhooks.EndpointChange{URL: &f.URL, Description: &f.Description, Events: f.Events}
+	return f, map[string]any{"url": f.URL, "description": f.Description, "enabled_events": f.Events}
 }
 
-// refused fills the form's refusal from a rule's error; other errors are
-// not the form's to show.
-func (f *endpointForm) refused(err error) bool {
-	e, ok := apierr.As(err)
-	if !ok || e.Status != http.StatusBadRequest {
+// refused fills the form's refusal from a rule's; other refusals are not
+// the form's to show.
+func (f *endpointForm) refused(e *apierr.Error) bool {
+	if e.Status != http.StatusBadRequest {
 		return false
 	}
 	f.ErrParam, f.ErrMsg = e.Param, capitalize(e.Message)+"."
@@ -124,32 +123,18 @@ func (f *endpointForm) refused(err error) bool {
 }
 
 func (u *UI) createEndpoint(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	f, ch := formChange(c)
-	err := u.core.Webhooks.CheckEndpoint(ctx, &ch, true)
-	if f.refused(err) {
+	f, in := formChange(c)
+	return u.configure(c, api.CreateEndpoint, in, wsURL(workspaceOf(c), "webhooks", "{id}")+"?done=created", func(e *apierr.Error) error {
+		if !f.refused(e) {
+			return u.onceFailed(c, e)
+		}
 		d, err := u.webhooksData(c, f)
 		if err != nil {
 			return u.internal(c, err)
 		}
 		d.Error = "The endpoint was not saved; see the field marked below."
 		return render(c, http.StatusUnprocessableEntity, webhooksView(d))
-	}
-	if err != nil {
-		return u.internal(c, err)
-	}
-	ws := workspaceOf(c)
-	err = u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
-		e, err := webhooks.CreateEndpoint(ctx, db, ws.ID, ch)
-		if err != nil {
-			return written{}, err
-		}
-		return written{To: wsURL(ws, "webhooks", e.ID) + "?done=created", Secret: e.Secret}, nil
 	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	return nil
 }
 
 // endpointOf is the workspace's endpoint :id.
@@ -209,30 +194,10 @@ func (u *UI) endpointPage(c *fiber.Ctx) error {
 	return u.showEndpoint(c, http.StatusOK, e, "", nil)
 }
 
-// change runs a checked change on the workspace's endpoint :id and goes
-// back to its page.
-func (u *UI) change(c *fiber.Ctx, ch webhooks.EndpointChange, done string) error {
-	return u.endpointWrite(c, func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error) {
-		_, err := webhooks.UpdateEndpoint(ctx, e, db, ch)
-		return written{To: wsURL(workspaceOf(c), "webhooks", e.ID) + "?done=" + done}, err
-	})
-}
-
-// endpointWrite runs write on the workspace's endpoint :id under the
-// form's token (once.go).
-func (u *UI) endpointWrite(c *fiber.Ctx, write func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error)) error {
-	ws := workspaceOf(c)
-	err := u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
-		e, err := webhooks.FindEndpoint(ctx, db, ws.ID, c.Params("id"))
-		if err != nil {
-			return written{}, err
-		}
-		return write(ctx, db, e)
-	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	return nil
+// endpointWrite runs op on the workspace's endpoint :id and goes back to
+// its page, saying done.
+func (u *UI) endpointWrite(c *fiber.Ctx, op api.ConfigOp, in any, done string) error {
+	return u.configure(c, op, in, wsURL(workspaceOf(c), "webhooks", c.Params("id"))+"?done="+done, nil)
 }
 
 func (u *UI) updateEndpoint(c *fiber.Ctx) error {
@@ -240,35 +205,25 @@ func (u *UI) updateEndpoint(c *fiber.Ctx) error {
 	if err != nil {
 		return u.missing(c, err)
 	}
-	f, ch := formChange(c)
-	err = u.core.Webhooks.CheckEndpoint(c.UserContext(), &ch, false)
-	if f.refused(err) {
+	f, in := formChange(c)
+	return u.configure(c, api.UpdateEndpoint, in, wsURL(workspaceOf(c), "webhooks", e.ID)+"?done=saved", func(r *apierr.Error) error {
+		if !f.refused(r) {
+			return u.onceFailed(c, r)
+		}
 		return u.showEndpoint(c, http.StatusUnprocessableEntity, e, "", &f)
-	}
-	if err != nil {
-		return u.internal(c, err)
-	}
-	return u.change(c, ch, "saved")
+	})
 }
 
 func (u *UI) disableEndpoint(c *fiber.Ctx) error {
-	yes := true
-	return u.change(c, webhooks.EndpointChange{Disabled: &yes}, "disabled")
+	return u.endpointWrite(c, api.UpdateEndpoint, map[string]any{"disabled": true}, "disabled")
 }
 
 func (u *UI) enableEndpoint(c *fiber.Ctx) error {
-	no := false
-	return u.change(c, webhooks.EndpointChange{Disabled: &no}, "enabled")
+	return u.endpointWrite(c, api.UpdateEndpoint, map[string]any{"disabled": false}, "enabled")
 }
 
 func (u *UI) rotateEndpointSecret(c *fiber.Ctx) error {
-	return u.endpointWrite(c, func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error) {
-		e, err := webhooks.RotateSecret(ctx, db, e)
-		if err != nil {
-			return written{}, err
-		}
-		return written{To: wsURL(workspaceOf(c), "webhooks", e.ID) + "?done=rotated", Secret: e.Secret}, nil
-	})
+	return u.endpointWrite(c, api.RotateSecret, nil, "rotated")
 }
 
 func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
@@ -282,24 +237,12 @@ func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 }
 
 func (u *UI) deleteEndpoint(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Writer)
-	if err != nil {
-		return u.missing(c, err)
-	}
-	if err := webhooks.DeleteEndpoint(c.UserContext(), u.db.Writer, e.ID); err != nil {
-		return u.internal(c, err)
-	}
-	return redirect(c, wsURL(workspaceOf(c), "webhooks")+"?deleted="+url.QueryEscape(e.ID))
+	return u.configure(c, api.DeleteEndpoint, nil, wsURL(workspaceOf(c), "webhooks")+"?deleted="+url.QueryEscape(c.Params("id")), nil)
 }
 
 // retryDelivery is "send again": the delivery is due now, whatever its state.
 func (u *UI) retryDelivery(c *fiber.Ctx) error {
-	err := u.endpointWrite(c, func(ctx context.Context, db *ent.Client, e *ent.WebhookEndpoint) (written, error) {
-		_, err := webhooks.Retry(ctx, db, e.ID, c.Params("delivery"))
-		return written{To: wsURL(workspaceOf(c), "webhooks", e.ID) + "?done=retry"}, err
-	})
-	webhooks.Wake() // again, now that the delivery is committed
-	return err
+	return u.endpointWrite(c, api.RetryDelivery, nil, "retry")
 }
 
 // attemptOutcome says how an attempt ended: the receiver's status, or why

@@ -1,13 +1,12 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
@@ -49,10 +48,10 @@ type workspacesData struct {
 
 // workspaceForm is the create and settings form's values.
 type workspaceForm struct {
-	Name           string
-	Plan           string
-	CommerceMode   bool
-	CommerceModule bool
+	Name           string `json:"name"`
+	Plan           string `json:"plan"`
+	CommerceMode   bool   `json:"commerce_mode"`
+	CommerceModule bool   `json:"commerce_module"`
 }
 
 func formOf(c *fiber.Ctx) workspaceForm {
@@ -100,19 +99,8 @@ func (u *UI) createWorkspace(c *fiber.Ctx) error {
 		d.Form, d.Error = f, msg
 		return render(c, http.StatusUnprocessableEntity, workspacesView(d))
 	}
-	// No workspace holds this form's token yet: the admin's id scopes it.
-	admin, _ := c.Locals(adminKey).(*ent.AdminUser)
-	err := u.formOnce(c, admin.ID, func(ctx context.Context, db *ent.Client) (written, error) {
-		ws, err := access.NewWorkspace(ctx, db, f.Name, f.Plan, f.CommerceMode, f.CommerceModule)
-		if err != nil {
-			return written{}, err
-		}
-		return written{To: wsURL(ws) + "?created=1"}, nil
-	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	return nil
+	// No workspace holds this form's token yet: the core keeps it under the admin's id.
+	return u.configure(c, api.CreateWorkspace, f, wsURL(&ent.Workspace{ID: "{id}"})+"?created=1", nil)
 }
 
 type settingsData struct {
@@ -139,15 +127,7 @@ func (u *UI) saveSettings(c *fiber.Ctx) error {
 		d.Current, d.Error = "settings", msg
 		return render(c, http.StatusUnprocessableEntity, settingsView(d))
 	}
-	err := u.formOnce(c, ws.ID, func(ctx context.Context, db *ent.Client) (written, error) {
-		return written{To: wsURL(ws, "settings") + "?saved=1"}, db.Workspace.UpdateOneID(ws.ID).SetName(f.Name).SetPlan(workspace.Plan(f.Plan)).
-			SetCommerceMode(f.CommerceMode).SetCommerceModule(f.CommerceModule).Exec(ctx)
-	})
-	if err != nil {
-		return u.onceFailed(c, err)
-	}
-	u.afterAccessChange()
-	return nil
+	return u.configure(c, api.UpdateWorkspace, f, wsURL(ws, "settings")+"?saved=1", nil)
 }
 
 var planChoices = []struct{ Value, Label string }{

@@ -53,6 +53,12 @@ func AdminPrincipal(ws Workspace, adminID, email string) *Principal {
 	return &Principal{Workspace: ws, Key: Key{Name: "admin " + email, Role: RoleAdmin}, Admin: adminID}
 }
 
+// System is the command line acting on workspace ws ("" for none, as a
+// new workspace): the admin role.
+func System(ws string) *Principal {
+	return &Principal{Workspace: Workspace{ID: ws}, Key: Key{Name: "command line", Role: RoleAdmin}}
+}
+
 // Allowed returns the access the principal's role gives on a resource name.
 func (p *Principal) Allowed(name string) resource.Access {
 	switch p.Key.Role {

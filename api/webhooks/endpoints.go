@@ -117,12 +117,9 @@ func UpdateEndpoint(ctx context.Context, e *ent.WebhookEndpoint, db *ent.Client,
 	return up.Save(ctx)
 }
 
-// DeleteEndpoint deletes an endpoint with its deliveries and their log.
-func DeleteEndpoint(ctx context.Context, db *ent.Client, id string) error {
-	tx, err := db.Tx(ctx)
-	if err != nil {
-		return err
-	}
+// DeleteEndpoint deletes an endpoint with its deliveries and their log, in
+// the caller's transaction.
+func DeleteEndpoint(ctx context.Context, tx *ent.Tx, id string) error {
 	ids, err := tx.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(id)).IDs(ctx)
 	if err == nil {
 		_, err = tx.WebhookAttempt.Delete().Where(webhookattempt.DeliveryIDIn(ids...)).Exec(ctx)
@@ -134,11 +131,7 @@ func DeleteEndpoint(ctx context.Context, db *ent.Client, id string) error {
 		endpointsOf.Forget()
 		err = tx.WebhookEndpoint.DeleteOneID(id).Exec(ctx)
 	}
-	if err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return err
 }
 
 // SecretOverlap is how long a rotated-out secret keeps signing, so

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/ent"
 )
 
 func workspaceCmd() *cobra.Command {
@@ -20,17 +24,10 @@ func workspaceCmd() *cobra.Command {
 			plan, _ := c.Flags().GetString("plan")
 			mode, _ := c.Flags().GetBool("commerce-mode")
 			module, _ := c.Flags().GetBool("commerce-module")
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ws, err := access.NewWorkspace(c.Context(), db.Writer, name, plan, mode, module)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(c.OutOrStdout(), ws.ID)
-			return nil
+			in := map[string]any{"name": name, "plan": plan, "commerce_mode": mode, "commerce_module": module}
+			return configure(c, "", api.CreateWorkspace, "", in, func(res api.Result, made made) {
+				fmt.Fprintln(c.OutOrStdout(), made.ID)
+			})
 		},
 	}
 	create.Flags().String("name", "", "workspace name (required)")
@@ -49,36 +46,28 @@ func keyCmd() *cobra.Command {
 		Short: "Create an API key; prints the secret alone (it is not shown again), and its id and expiry on standard error",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			spec := access.KeySpec{}
-			spec.WorkspaceID, _ = c.Flags().GetString("workspace")
-			spec.Role, _ = c.Flags().GetString("role")
-			spec.Name, _ = c.Flags().GetString("name")
-			spec.ExpiresIn, _ = c.Flags().GetDuration("expires-in")
-			if c.Flags().Changed("rate-limit") {
-				n, _ := c.Flags().GetInt("rate-limit")
-				spec.RateLimit = &n
-			}
-			if spec.ExpiresIn < 0 {
+			ws, _ := c.Flags().GetString("workspace")
+			role, _ := c.Flags().GetString("role")
+			name, _ := c.Flags().GetString("name")
+			in := map[string]any{"name": name, "role": role}
+			if d, _ := c.Flags().GetDuration("expires-in"); d < 0 {
 				return fmt.Errorf("--expires-in must be positive")
+			} else if d > 0 {
+				in["expires_in"] = d.String()
 			}
-			db, err := openDB(c)
-			if err != nil {
-				return err
+			if c.Flags().Changed("rate-limit") {
+				in["rate_limit"], _ = c.Flags().GetInt("rate-limit")
 			}
-			defer db.Close()
-			secret, k, err := access.NewKey(c.Context(), db.Writer, spec)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(c.OutOrStdout(), secret)
-			// Standard output stays the secret alone, for scripts; the id
-			// (for key revoke) and the expiry go to standard error.
-			expires := "never expires"
-			if at := access.KeyExpiry(k.ExpiresAt); at != nil {
-				expires = "expires at " + at.Format(time.RFC3339)
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "created key %s; it %s\n", k.ID, expires)
-			return nil
+			return configure(c, ws, api.CreateKey, "", in, func(res api.Result, made made) {
+				fmt.Fprintln(c.OutOrStdout(), res.Secret)
+				// Standard output stays the secret alone, for scripts; the id
+				// (for key revoke) and the expiry go to standard error.
+				expires := "never expires"
+				if made.ExpiresAt != nil {
+					expires = "expires at " + made.ExpiresAt.Format(time.RFC3339)
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "created key %s; it %s\n", made.ID, expires)
+			})
 		},
 	}
 	create.Flags().String("workspace", "", "workspace id (required)")
@@ -92,12 +81,7 @@ func keyCmd() *cobra.Command {
 		Short: "Revoke an API key; its next call gets 401",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			return access.RevokeKey(c.Context(), db.Writer, args[0])
+			return configure(c, "", api.RevokeKey, args[0], nil, nil)
 		},
 	}
 	c.AddCommand(create, revoke, keyListCmd())
@@ -118,17 +102,10 @@ func roleCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			r, err := access.NewRole(c.Context(), db.Writer, ws, name, grants)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(c.OutOrStdout(), r.ID)
-			return nil
+			in := map[string]any{"name": name, "grants": grants}
+			return configure(c, ws, api.CreateRole, "", in, func(res api.Result, made made) {
+				fmt.Fprintln(c.OutOrStdout(), made.ID)
+			})
 		},
 	}
 	create.Flags().String("workspace", "", "workspace id (required)")
@@ -138,4 +115,56 @@ func roleCmd() *cobra.Command {
 	_ = create.MarkFlagRequired("name")
 	c.AddCommand(create, roleListCmd())
 	return c
+}
+
+// made is what the CLI reads of a configuration write's answer.
+type made struct {
+	ID        string     `json:"id"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// configure runs the configuration write op (api/configure.go) through the
+// core's one way in, as the command line (access.System) in workspace ws,
+// with the body in (nil for none) on the object id (the workspace of a
+// key revoked is the key's), and passes its answer to done. A refusal is
+// its message.
+func configure(c *cobra.Command, ws string, op api.ConfigOp, id string, in any, done func(api.Result, made)) error {
+	db, err := openDB(c)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if op == api.RevokeKey {
+		k, err := db.Reader.APIKey.Get(c.Context(), id)
+		if ent.IsNotFound(err) {
+			return fmt.Errorf("no key %s", id)
+		}
+		if err != nil {
+			return err
+		}
+		ws = k.WorkspaceID
+	}
+	core, err := api.New(db, api.Config{})
+	if err != nil {
+		return err
+	}
+	b := []byte("{}")
+	if in != nil {
+		b, _ = json.Marshal(in)
+	}
+	res, e := core.Write(c.Context(), api.WriteRequest{Principal: access.System(ws), Config: op, ID: id, Body: b, ContentType: api.JSON})
+	switch {
+	case e != nil && e.Status >= 500 && e.Cause != nil:
+		return e.Cause
+	case e != nil:
+		return errors.New(e.Message)
+	}
+	var m made
+	if err := json.Unmarshal(res.Body, &m); err != nil {
+		return err
+	}
+	if done != nil {
+		done(res, m)
+	}
+	return nil
 }
