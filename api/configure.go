@@ -6,21 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
-	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/role"
-	"github.com/ledgerbase/ledgerbase/ent/workspace"
 )
 
 // ConfigOp names a write of the appliance's configuration: workspaces,
@@ -73,26 +69,26 @@ var configOps = map[ConfigOp]configOp{
 	CreateKey:       {what: "API keys", access: true, read: rule(jsonBody[keyIn], createKey)},
 	RevokeKey:       {what: "API keys", access: true, read: rule(noFields, revokeKey)},
 	CreateRole:      {what: "roles", access: true, read: rule(jsonBody[roleIn], createRole)},
-	UpdateRole:      {what: "roles", access: true, read: rule(jsonBody[grantsIn], updateRole)},
-	DeleteRole:      {what: "roles", access: true, read: rule(noFields, deleteRole)},
+	UpdateRole:      {what: "roles", access: true, read: rule(jsonBody[roleIn], onRole(updateRole))},
+	DeleteRole:      {what: "roles", access: true, read: rule(noFields, onRole(deleteRole))},
 	CreateEndpoint:  {what: "webhook endpoints", read: rule(endpointBody(true), createEndpoint)},
-	UpdateEndpoint:  {what: "webhook endpoints", read: rule(endpointBody(false), updateEndpoint)},
-	DeleteEndpoint:  {what: "webhook endpoints", read: rule(noFields, deleteEndpoint)},
-	RotateSecret:    {what: "webhook endpoints", read: rule(noFields, rotateSecret)},
+	UpdateEndpoint:  {what: "webhook endpoints", read: rule(endpointBody(false), onEndpoint(updateEndpoint))},
+	DeleteEndpoint:  {what: "webhook endpoints", read: rule(noFields, onEndpoint(deleteEndpoint))},
+	RotateSecret:    {what: "webhook endpoints", read: rule(noFields, onEndpoint(rotateSecret))},
 	// Wake the worker again once the delivery is committed.
-	RetryDelivery: {what: "webhook endpoints", read: rule(noFields, retryDelivery), after: webhooks.Wake},
+	RetryDelivery: {what: "webhook endpoints", read: rule(noFields, onEndpoint(retryDelivery)), after: webhooks.Wake},
 }
 
 // rule binds a body rule to the transaction body that takes what it read.
 func rule[T any](read func(c *Core, ctx context.Context, w *WriteRequest) (T, error),
-	run func(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, in T) (writes.Result, error),
+	run func(ctx context.Context, tx *ent.Tx, w *WriteRequest, in T) (writes.Result, error),
 ) func(c *Core, ctx context.Context, w *WriteRequest) (txBody, error) {
 	return func(c *Core, ctx context.Context, w *WriteRequest) (txBody, error) {
 		in, err := read(c, ctx, w)
 		if err != nil {
 			return nil, err
 		}
-		return func(ctx context.Context, tx *ent.Tx) (writes.Result, error) { return run(ctx, tx, w.Principal, w, in) }, nil
+		return func(ctx context.Context, tx *ent.Tx) (writes.Result, error) { return run(ctx, tx, w, in) }, nil
 	}
 }
 
@@ -141,15 +137,24 @@ func adminOnly(p *access.Principal, what string) error {
 	return nil
 }
 
-// answer is a configuration write's answer: status and v as JSON.
-func answer(status int, v any) (writes.Result, error) {
-	b, err := json.Marshal(v)
+// answer is a configuration write's answer unless it failed (err): status
+// and what show gives, as JSON.
+func answer(status int, err error, show func() any) (writes.Result, error) {
+	if err != nil {
+		return writes.Result{}, err
+	}
+	b, err := json.Marshal(show())
 	return writes.Result{Status: status, Body: b}, err
 }
 
-// jsonBody reads a body of JSON into T, strictly (an unknown field is
-// 400), and checks it.
-func jsonBody[T interface{ check() error }](_ *Core, _ context.Context, w *WriteRequest) (T, error) {
+// deleted is the answer of a delete.
+func deleted(id, object string) func() any {
+	return func() any { return map[string]any{"id": id, "object": object, "deleted": true} }
+}
+
+// jsonBody reads a body of JSON into T, strictly: an unknown field is
+// 400. What it holds is checked where it is written (api/access).
+func jsonBody[T any](_ *Core, _ context.Context, w *WriteRequest) (T, error) {
 	var in T
 	raw, err := body.Read(w.ContentType, w.Body, true)
 	if err != nil {
@@ -160,7 +165,7 @@ func jsonBody[T interface{ check() error }](_ *Core, _ context.Context, w *Write
 	if err := d.Decode(&in); err != nil {
 		return in, apierr.InvalidJSON("the body is not the JSON this write takes: %v", err)
 	}
-	return in, in.check()
+	return in, nil
 }
 
 // noFields reads the body of a DELETE or an action that takes no fields
@@ -174,8 +179,6 @@ func noFields(_ *Core, _ context.Context, w *WriteRequest) (struct{}, error) {
 	return struct{}{}, err
 }
 
-// Workspaces.
-
 // workspaceIn is a workspace's create or settings.
 type workspaceIn struct {
 	Name           string `json:"name"`
@@ -184,39 +187,20 @@ type workspaceIn struct {
 	CommerceModule bool   `json:"commerce_module"`
 }
 
-func (in workspaceIn) check() error {
-	if strings.TrimSpace(in.Name) == "" {
-		return apierr.Invalid("name", "a workspace needs a name")
-	}
-	if _, ok := resource.ParsePlan(in.Plan); !ok {
-		return apierr.Invalid("plan", "unknown plan %q: use starter, growth or business", in.Plan)
-	}
-	return nil
+func createWorkspace(ctx context.Context, tx *ent.Tx, _ *WriteRequest, in workspaceIn) (writes.Result, error) {
+	ws, err := access.NewWorkspace(ctx, tx.Client(), in.Name, in.Plan, in.CommerceMode, in.CommerceModule)
+	return answer(http.StatusCreated, err, func() any { return showWorkspace(ws) })
+}
+
+func updateWorkspace(ctx context.Context, tx *ent.Tx, w *WriteRequest, in workspaceIn) (writes.Result, error) {
+	ws, err := access.UpdateWorkspace(ctx, tx.Client(), w.Principal.Workspace.ID, in.Name, in.Plan, in.CommerceMode, in.CommerceModule)
+	return answer(http.StatusOK, err, func() any { return showWorkspace(ws) })
 }
 
 func showWorkspace(ws *ent.Workspace) any {
 	return map[string]any{"id": ws.ID, "object": "workspace", "name": ws.Name, "plan": ws.Plan,
 		"commerce_mode": ws.CommerceMode, "commerce_module": ws.CommerceModule}
 }
-
-func createWorkspace(ctx context.Context, tx *ent.Tx, _ *access.Principal, _ *WriteRequest, in workspaceIn) (writes.Result, error) {
-	ws, err := access.NewWorkspace(ctx, tx.Client(), in.Name, in.Plan, in.CommerceMode, in.CommerceModule)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusCreated, showWorkspace(ws))
-}
-
-func updateWorkspace(ctx context.Context, tx *ent.Tx, p *access.Principal, _ *WriteRequest, in workspaceIn) (writes.Result, error) {
-	ws, err := tx.Workspace.UpdateOneID(p.Workspace.ID).SetName(in.Name).SetPlan(workspace.Plan(in.Plan)).
-		SetCommerceMode(in.CommerceMode).SetCommerceModule(in.CommerceModule).Save(ctx)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, showWorkspace(ws))
-}
-
-// API keys.
 
 // keyIn is a new key: ExpiresIn a Go duration ("720h"; "" never expires),
 // RateLimit per minute (nil the plan's, 0 unlimited).
@@ -227,140 +211,84 @@ type keyIn struct {
 	RateLimit *int   `json:"rate_limit"`
 }
 
-func (in keyIn) check() error {
-	if d, err := time.ParseDuration(in.ExpiresIn); in.ExpiresIn != "" && (err != nil || d <= 0) {
-		return apierr.Invalid("expires_in", "expires_in must be a positive duration, e.g. 720h")
+// createKey answers the key (never its hash) and its secret once, in
+// Result.Secret: not in the body, so kept nowhere.
+func createKey(ctx context.Context, tx *ent.Tx, w *WriteRequest, in keyIn) (writes.Result, error) {
+	spec := access.KeySpec{WorkspaceID: w.Principal.Workspace.ID, Name: in.Name, Role: in.Role, RateLimit: in.RateLimit}
+	if in.ExpiresIn != "" {
+		var err error
+		if spec.ExpiresIn, err = time.ParseDuration(in.ExpiresIn); err != nil || spec.ExpiresIn <= 0 {
+			return writes.Result{}, apierr.Invalid("expires_in", "expires_in must be a positive duration, e.g. 720h")
+		}
 	}
-	if in.RateLimit != nil && *in.RateLimit < 0 {
-		return apierr.Invalid("rate_limit", "rate limit must be 0 (unlimited) or more")
-	}
-	return nil
-}
-
-// KeyJSON is a key as a configuration write answers it: never its secret
-// (Result.Secret has it, once) nor its hash.
-type KeyJSON struct {
-	ID        string     `json:"id"`
-	Object    string     `json:"object"`
-	Name      string     `json:"name"`
-	Role      string     `json:"role"`
-	Prefix    string     `json:"prefix"`
-	ExpiresAt *time.Time `json:"expires_at"`
-}
-
-func createKey(ctx context.Context, tx *ent.Tx, p *access.Principal, _ *WriteRequest, in keyIn) (writes.Result, error) {
-	spec := access.KeySpec{WorkspaceID: p.Workspace.ID, Name: in.Name, Role: in.Role, RateLimit: in.RateLimit}
-	spec.ExpiresIn, _ = time.ParseDuration(in.ExpiresIn)
 	secret, k, err := access.NewKey(ctx, tx.Client(), spec)
-	var capped *access.KeyCapError
-	if errors.As(err, &capped) {
+	if capped := (*access.KeyCapError)(nil); errors.As(err, &capped) {
 		return writes.Result{}, apierr.Conflict("key_limit_reached", "%s", capped.Error())
 	}
-	if err != nil {
-		return writes.Result{}, err
-	}
-	res, err := answer(http.StatusCreated, KeyJSON{ID: k.ID, Object: "api_key", Name: k.Name, Role: k.Role, Prefix: k.Prefix,
-		ExpiresAt: access.KeyExpiry(k.ExpiresAt)})
+	res, err := answer(http.StatusCreated, err, func() any { return showKey(k) })
 	res.Secret = secret
 	return res, err
 }
 
-func revokeKey(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, _ struct{}) (writes.Result, error) {
-	ok, err := tx.APIKey.Query().Where(apikey.ID(w.ID), apikey.WorkspaceID(p.Workspace.ID)).Exist(ctx)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	if !ok {
-		return writes.Result{}, apierr.NotFound("API key")
-	}
-	if err := access.RevokeKey(ctx, tx.Client(), w.ID); err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, map[string]any{"id": w.ID, "object": "api_key", "revoked": true})
+func showKey(k *ent.APIKey) any {
+	return map[string]any{"id": k.ID, "object": "api_key", "name": k.Name, "role": k.Role, "prefix": k.Prefix,
+		"expires_at": access.KeyExpiry(k.ExpiresAt)}
 }
 
-// Roles.
+func revokeKey(ctx context.Context, tx *ent.Tx, w *WriteRequest, _ struct{}) (writes.Result, error) {
+	k, err := tx.APIKey.Query().Where(apikey.ID(w.ID), apikey.WorkspaceID(w.Principal.Workspace.ID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return writes.Result{}, apierr.NotFound("API key")
+	}
+	if err == nil {
+		err = access.RevokeKey(ctx, tx.Client(), k.ID)
+	}
+	return answer(http.StatusOK, err, func() any { return showKey(k) })
+}
 
-// grantsIn is a role's matrix: resource name to none, read or write.
-type grantsIn struct {
+// roleIn is a role: its name (on create; it stays, since keys refer to
+// it) and its grants, resource name to none, read or write.
+type roleIn struct {
+	Name   string            `json:"name"`
 	Grants map[string]string `json:"grants"`
 }
 
-func (in grantsIn) check() error {
-	for name, acc := range in.Grants {
-		if !slices.Contains(resource.Grantable(), name) {
-			return apierr.Invalid("grants", "unknown resource %q (one of %s)", name, strings.Join(resource.Grantable(), ", "))
-		}
-		if _, ok := resource.ParseAccess(acc); !ok {
-			return apierr.Invalid("grants", "access to %s must be none, read or write", name)
-		}
+func createRole(ctx context.Context, tx *ent.Tx, w *WriteRequest, in roleIn) (writes.Result, error) {
+	r, err := access.NewRole(ctx, tx.Client(), w.Principal.Workspace.ID, in.Name, in.Grants)
+	if ent.IsConstraintError(err) {
+		return writes.Result{}, apierr.Conflict("duplicate", "a role named %s exists already", in.Name)
 	}
-	return nil
-}
-
-// roleIn is a new role.
-type roleIn struct {
-	Name string `json:"name"`
-	grantsIn
-}
-
-func (in roleIn) check() error {
-	switch {
-	case in.Name == access.RoleAdmin || in.Name == access.RoleViewer:
-		return apierr.Invalid("name", "%q is a built-in role", in.Name)
-	case strings.TrimSpace(in.Name) == "":
-		return apierr.Invalid("name", "a role needs a name")
-	}
-	return in.grantsIn.check()
+	return answer(http.StatusCreated, err, func() any { return showRole(r) })
 }
 
 func showRole(r *ent.Role) any {
 	return map[string]any{"id": r.ID, "object": "role", "name": r.Name, "grants": r.Grants}
 }
 
-func createRole(ctx context.Context, tx *ent.Tx, p *access.Principal, _ *WriteRequest, in roleIn) (writes.Result, error) {
-	r, err := access.NewRole(ctx, tx.Client(), p.Workspace.ID, in.Name, in.Grants)
-	if ent.IsConstraintError(err) {
-		return writes.Result{}, apierr.Conflict("duplicate", "a role named %s exists already", in.Name)
+// onRole runs write on the principal's workspace's role w.ID.
+func onRole[T any](write func(ctx context.Context, tx *ent.Tx, r *ent.Role, in T) (writes.Result, error)) func(context.Context, *ent.Tx, *WriteRequest, T) (writes.Result, error) {
+	return func(ctx context.Context, tx *ent.Tx, w *WriteRequest, in T) (writes.Result, error) {
+		r, err := tx.Role.Query().Where(role.ID(w.ID), role.WorkspaceID(w.Principal.Workspace.ID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return writes.Result{}, apierr.NotFound("role")
+		}
+		if err != nil {
+			return writes.Result{}, err
+		}
+		return write(ctx, tx, r, in)
 	}
-	if err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusCreated, showRole(r))
 }
 
-// roleOf is p's workspace's role id.
-func roleOf(ctx context.Context, tx *ent.Tx, p *access.Principal, id string) (*ent.Role, error) {
-	r, err := tx.Role.Query().Where(role.ID(id), role.WorkspaceID(p.Workspace.ID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apierr.NotFound("role")
-	}
-	return r, err
+func updateRole(ctx context.Context, tx *ent.Tx, r *ent.Role, in roleIn) (writes.Result, error) {
+	r, err := r.Update().SetGrants(in.Grants).Save(ctx)
+	return answer(http.StatusOK, err, func() any { return showRole(r) })
 }
 
-func updateRole(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, in grantsIn) (writes.Result, error) {
-	r, err := roleOf(ctx, tx, p, w.ID)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	if r, err = r.Update().SetGrants(in.Grants).Save(ctx); err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, showRole(r))
+func deleteRole(ctx context.Context, tx *ent.Tx, r *ent.Role, _ struct{}) (writes.Result, error) {
+	return answer(http.StatusOK, tx.Role.DeleteOne(r).Exec(ctx), deleted(r.ID, "role"))
 }
 
-func deleteRole(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, _ struct{}) (writes.Result, error) {
-	r, err := roleOf(ctx, tx, p, w.ID)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	if err := tx.Role.DeleteOne(r).Exec(ctx); err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, map[string]any{"id": r.ID, "object": "role", "deleted": true})
-}
-
-// Webhook endpoints (endpoints.go shows them).
+// Webhook endpoints, shown as endpoints.go shows them.
 
 func endpointBody(create bool) func(c *Core, ctx context.Context, w *WriteRequest) (webhooks.EndpointChange, error) {
 	return func(c *Core, ctx context.Context, w *WriteRequest) (webhooks.EndpointChange, error) {
@@ -371,63 +299,45 @@ func endpointBody(create bool) func(c *Core, ctx context.Context, w *WriteReques
 // createEndpoint answers the new endpoint's secret, this once (and again
 // to a retry under the same key, since a client that lost the answer has
 // no other way to learn it).
-func createEndpoint(ctx context.Context, tx *ent.Tx, p *access.Principal, _ *WriteRequest, in webhooks.EndpointChange) (writes.Result, error) {
-	e, err := webhooks.CreateEndpoint(ctx, tx.Client(), p.Workspace.ID, in)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusCreated, showEndpoint(e, true))
+func createEndpoint(ctx context.Context, tx *ent.Tx, w *WriteRequest, in webhooks.EndpointChange) (writes.Result, error) {
+	e, err := webhooks.CreateEndpoint(ctx, tx.Client(), w.Principal.Workspace.ID, in)
+	return answer(http.StatusCreated, err, func() any { return showEndpoint(e, true) })
 }
 
-func updateEndpoint(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, in webhooks.EndpointChange) (writes.Result, error) {
-	e, err := webhooks.FindEndpoint(ctx, tx.Client(), p.Workspace.ID, w.ID)
-	if err != nil {
-		return writes.Result{}, err
+// onEndpoint runs write on the principal's workspace's endpoint w.ID.
+func onEndpoint[T any](write func(ctx context.Context, tx *ent.Tx, w *WriteRequest, e *ent.WebhookEndpoint, in T) (writes.Result, error)) func(context.Context, *ent.Tx, *WriteRequest, T) (writes.Result, error) {
+	return func(ctx context.Context, tx *ent.Tx, w *WriteRequest, in T) (writes.Result, error) {
+		e, err := webhooks.FindEndpoint(ctx, tx.Client(), w.Principal.Workspace.ID, w.ID)
+		if err != nil {
+			return writes.Result{}, err
+		}
+		return write(ctx, tx, w, e, in)
 	}
-	if e, err = webhooks.UpdateEndpoint(ctx, e, tx.Client(), in); err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, showEndpoint(e, false))
+}
+
+func updateEndpoint(ctx context.Context, tx *ent.Tx, _ *WriteRequest, e *ent.WebhookEndpoint, in webhooks.EndpointChange) (writes.Result, error) {
+	e, err := webhooks.UpdateEndpoint(ctx, e, tx.Client(), in)
+	return answer(http.StatusOK, err, func() any { return showEndpoint(e, false) })
 }
 
 // deleteEndpoint deletes the endpoint; its deliveries and their log go
 // with it.
-func deleteEndpoint(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, _ struct{}) (writes.Result, error) {
-	e, err := webhooks.FindEndpoint(ctx, tx.Client(), p.Workspace.ID, w.ID)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	if err := webhooks.DeleteEndpoint(ctx, tx, e.ID); err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, map[string]any{"id": e.ID, "object": "webhook_endpoint", "deleted": true})
+func deleteEndpoint(ctx context.Context, tx *ent.Tx, _ *WriteRequest, e *ent.WebhookEndpoint, _ struct{}) (writes.Result, error) {
+	return answer(http.StatusOK, webhooks.DeleteEndpoint(ctx, tx, e.ID), deleted(e.ID, "webhook_endpoint"))
 }
 
 // rotateSecret issues the endpoint a new secret; the old one keeps
 // signing for 24 h, so receivers can switch without missing a delivery.
 // Under a key a retry replays the first rotation: a second one would end
 // the first secret's overlap before anyone learned the new one.
-func rotateSecret(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, _ struct{}) (writes.Result, error) {
-	e, err := webhooks.FindEndpoint(ctx, tx.Client(), p.Workspace.ID, w.ID)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	if e, err = webhooks.RotateSecret(ctx, tx.Client(), e); err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, showEndpoint(e, true))
+func rotateSecret(ctx context.Context, tx *ent.Tx, _ *WriteRequest, e *ent.WebhookEndpoint, _ struct{}) (writes.Result, error) {
+	e, err := webhooks.RotateSecret(ctx, tx.Client(), e)
+	return answer(http.StatusOK, err, func() any { return showEndpoint(e, true) })
 }
 
-// retryDelivery ("send again") makes the delivery ChildID of the endpoint
-// due now, whatever its state.
-func retryDelivery(ctx context.Context, tx *ent.Tx, p *access.Principal, w *WriteRequest, _ struct{}) (writes.Result, error) {
-	e, err := webhooks.FindEndpoint(ctx, tx.Client(), p.Workspace.ID, w.ID)
-	if err != nil {
-		return writes.Result{}, err
-	}
+// retryDelivery ("send again") makes the endpoint's delivery ChildID due
+// now, whatever its state.
+func retryDelivery(ctx context.Context, tx *ent.Tx, w *WriteRequest, e *ent.WebhookEndpoint, _ struct{}) (writes.Result, error) {
 	d, err := webhooks.Retry(ctx, tx.Client(), e.ID, w.ChildID)
-	if err != nil {
-		return writes.Result{}, err
-	}
-	return answer(http.StatusOK, showDelivery(d))
+	return answer(http.StatusOK, err, func() any { return showDelivery(d) })
 }

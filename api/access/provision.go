@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
@@ -16,14 +17,30 @@ import (
 
 // NewWorkspace creates a workspace.
 func NewWorkspace(ctx context.Context, db *ent.Client, name, plan string, commerceMode, commerceModule bool) (*ent.Workspace, error) {
-	if strings.TrimSpace(name) == "" {
-		return nil, fmt.Errorf("a workspace needs a name")
-	}
-	if _, ok := resource.ParsePlan(plan); !ok {
-		return nil, fmt.Errorf("unknown plan %q: use starter, growth or business", plan)
+	if err := checkWorkspace(name, plan); err != nil {
+		return nil, err
 	}
 	return db.Workspace.Create().SetName(name).SetPlan(workspace.Plan(plan)).
 		SetCommerceMode(commerceMode).SetCommerceModule(commerceModule).Save(ctx)
+}
+
+// UpdateWorkspace changes workspace id's settings.
+func UpdateWorkspace(ctx context.Context, db *ent.Client, id, name, plan string, commerceMode, commerceModule bool) (*ent.Workspace, error) {
+	if err := checkWorkspace(name, plan); err != nil {
+		return nil, err
+	}
+	return db.Workspace.UpdateOneID(id).SetName(name).SetPlan(workspace.Plan(plan)).
+		SetCommerceMode(commerceMode).SetCommerceModule(commerceModule).Save(ctx)
+}
+
+func checkWorkspace(name, plan string) error {
+	if strings.TrimSpace(name) == "" {
+		return apierr.Invalid("name", "a workspace needs a name")
+	}
+	if _, ok := resource.ParsePlan(plan); !ok {
+		return apierr.Invalid("plan", "unknown plan %q: use starter, growth or business", plan)
+	}
+	return nil
 }
 
 // KeySpec describes a key to create.
@@ -77,7 +94,7 @@ func NewKey(ctx context.Context, db *ent.Client, s KeySpec) (string, *ent.APIKey
 		}
 	}
 	if s.RateLimit != nil && *s.RateLimit < 0 {
-		return "", nil, fmt.Errorf("rate limit must be 0 (unlimited) or more")
+		return "", nil, apierr.Invalid("rate_limit", "rate limit must be 0 (unlimited) or more")
 	}
 	secret, display, hash := NewSecret()
 	c := db.APIKey.Create().SetWorkspaceID(s.WorkspaceID).SetName(s.Name).SetRole(s.Role).
@@ -135,10 +152,10 @@ func ParseGrantList(s string) (map[string]string, error) {
 // NewRole creates a custom role.
 func NewRole(ctx context.Context, db *ent.Client, workspaceID, name string, grants map[string]string) (*ent.Role, error) {
 	if name == RoleAdmin || name == RoleViewer {
-		return nil, fmt.Errorf("%q is a built-in role", name)
+		return nil, apierr.Invalid("name", "%q is a built-in role", name)
 	}
 	if strings.TrimSpace(name) == "" {
-		return nil, fmt.Errorf("a role needs a name")
+		return nil, apierr.Invalid("name", "a role needs a name")
 	}
 	return db.Role.Create().SetWorkspaceID(workspaceID).SetName(name).SetGrants(grants).Save(ctx)
 }

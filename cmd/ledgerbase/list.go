@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,38 +36,20 @@ type workspaceRow struct {
 }
 
 func workspaceListCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "list",
-		Short: "List workspaces: id, name, plan, commerce mode and module (--json for scripts)",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			all, err := db.Writer.Workspace.Query().
-				Order(ent.Asc(workspace.FieldCreatedAt), ent.Asc(workspace.FieldID)).All(c.Context())
-			if err != nil {
-				return err
-			}
+	return listCmd("List workspaces: id, name, plan, commerce mode and module (--json for scripts)", "", false,
+		func(ctx context.Context, db *ent.Client, _ string) ([]workspaceRow, error) {
+			all, err := db.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt), ent.Asc(workspace.FieldID)).All(ctx)
 			rows := make([]workspaceRow, 0, len(all))
 			for _, w := range all {
 				rows = append(rows, workspaceRow{ID: w.ID, Name: w.Name, Plan: string(w.Plan),
 					CommerceMode: w.CommerceMode, CommerceModule: w.CommerceModule, CreatedAt: w.CreatedAt.UTC().Truncate(time.Second)})
 			}
-			if asJSON(c) {
-				return printJSON(c.OutOrStdout(), rows)
-			}
-			t := newTable(c.OutOrStdout(), "ID", "NAME", "PLAN", "COMMERCE MODE", "COMMERCE MODULE", "CREATED")
-			for _, r := range rows {
-				t.row(r.ID, r.Name, r.Plan, onOff(r.CommerceMode), onOff(r.CommerceModule), stamp(&r.CreatedAt, ""))
-			}
-			return t.flush()
+			return rows, err
 		},
-	}
-	jsonFlag(c)
-	return c
+		[]string{"ID", "NAME", "PLAN", "COMMERCE MODE", "COMMERCE MODULE", "CREATED"},
+		func(r workspaceRow) []string {
+			return []string{r.ID, r.Name, r.Plan, onOff(r.CommerceMode), onOff(r.CommerceModule), stamp(&r.CreatedAt, "")}
+		})
 }
 
 // keyRow is one API key as `key list --json` prints it: never its secret
@@ -85,25 +68,10 @@ type keyRow struct {
 }
 
 func keyListCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "list",
-		Short: "List a workspace's API keys, revoked and expired ones too; never a secret (--json for scripts)",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			ws, _ := c.Flags().GetString("workspace")
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := workspaceExists(c, db.Writer, ws); err != nil {
-				return err
-			}
-			all, err := db.Writer.APIKey.Query().Where(apikey.WorkspaceID(ws)).
-				Order(ent.Asc(apikey.FieldCreatedAt), ent.Asc(apikey.FieldID)).All(c.Context())
-			if err != nil {
-				return err
-			}
+	return listCmd("List a workspace's API keys, revoked and expired ones too; never a secret (--json for scripts)", "", true,
+		func(ctx context.Context, db *ent.Client, ws string) ([]keyRow, error) {
+			all, err := db.APIKey.Query().Where(apikey.WorkspaceID(ws)).
+				Order(ent.Asc(apikey.FieldCreatedAt), ent.Asc(apikey.FieldID)).All(ctx)
 			now := time.Now()
 			rows := make([]keyRow, 0, len(all))
 			for _, k := range all {
@@ -118,21 +86,13 @@ func keyListCmd() *cobra.Command {
 				}
 				rows = append(rows, r)
 			}
-			if asJSON(c) {
-				return printJSON(c.OutOrStdout(), rows)
-			}
-			t := newTable(c.OutOrStdout(), "ID", "NAME", "ROLE", "PREFIX", "STATUS", "CREATED", "EXPIRES", "REVOKED", "LAST USED")
-			for _, r := range rows {
-				t.row(r.ID, orDash(r.Name), r.Role, r.Prefix+"…", r.Status, stamp(&r.CreatedAt, ""),
-					stamp(r.ExpiresAt, "never"), stamp(r.RevokedAt, "-"), stamp(r.LastUsedAt, "never"))
-			}
-			return t.flush()
+			return rows, err
 		},
-	}
-	c.Flags().String("workspace", "", "workspace id (required)")
-	_ = c.MarkFlagRequired("workspace")
-	jsonFlag(c)
-	return c
+		[]string{"ID", "NAME", "ROLE", "PREFIX", "STATUS", "CREATED", "EXPIRES", "REVOKED", "LAST USED"},
+		func(r keyRow) []string {
+			return []string{r.ID, orDash(r.Name), r.Role, r.Prefix + "…", r.Status, stamp(&r.CreatedAt, ""),
+				stamp(r.ExpiresAt, "never"), stamp(r.RevokedAt, "-"), stamp(r.LastUsedAt, "never")}
+		})
 }
 
 // roleRow is one role as `role list --json` prints it. The built-in admin
@@ -145,29 +105,14 @@ type roleRow struct {
 }
 
 func roleListCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "list",
-		Short: "List the roles a key of the workspace can have, built-in and custom, with their grants (--json for scripts)",
-		Long: `List the roles a key of the workspace can have: the built-in admin (write on
+	return listCmd("List the roles a key of the workspace can have, built-in and custom, with their grants (--json for scripts)",
+		`List the roles a key of the workspace can have: the built-in admin (write on
 every resource) and viewer (read on every resource), then the workspace's
 custom roles. Grants print as role create's --grant takes them. A role
-never reaches past the workspace's plan and commerce settings.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			ws, _ := c.Flags().GetString("workspace")
-			db, err := openDB(c)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			if err := workspaceExists(c, db.Writer, ws); err != nil {
-				return err
-			}
-			custom, err := db.Writer.Role.Query().Where(role.WorkspaceID(ws)).
-				Order(ent.Asc(role.FieldCreatedAt), ent.Asc(role.FieldID)).All(c.Context())
-			if err != nil {
-				return err
-			}
+never reaches past the workspace's plan and commerce settings.`, true,
+		func(ctx context.Context, db *ent.Client, ws string) ([]roleRow, error) {
+			custom, err := db.Role.Query().Where(role.WorkspaceID(ws)).
+				Order(ent.Asc(role.FieldCreatedAt), ent.Asc(role.FieldID)).All(ctx)
 			every := func(acc string) map[string]string {
 				g := map[string]string{}
 				for _, name := range resource.Grantable() {
@@ -186,26 +131,56 @@ never reaches past the workspace's plan and commerce settings.`,
 				}
 				rows = append(rows, roleRow{ID: &r.ID, Name: r.Name, Grants: g})
 			}
-			if asJSON(c) {
-				return printJSON(c.OutOrStdout(), rows)
+			return rows, err
+		},
+		[]string{"NAME", "ID", "GRANTS"},
+		func(r roleRow) []string {
+			switch {
+			case r.BuiltIn && r.Name == access.RoleAdmin:
+				return []string{r.Name, "built-in", "write on every resource"}
+			case r.BuiltIn:
+				return []string{r.Name, "built-in", "read on every resource"}
 			}
-			t := newTable(c.OutOrStdout(), "NAME", "ID", "GRANTS")
-			for _, r := range rows {
-				switch {
-				case r.BuiltIn && r.Name == access.RoleAdmin:
-					t.row(r.Name, "built-in", "write on every resource")
-				case r.BuiltIn:
-					t.row(r.Name, "built-in", "read on every resource")
-				default:
-					t.row(r.Name, *r.ID, orDash(grantList(r.Grants)))
+			return []string{r.Name, *r.ID, orDash(grantList(r.Grants))}
+		})
+}
+
+// listCmd is a list command: load reads its rows (of the workspace
+// --workspace names, when perWorkspace), header and cells print them as a
+// table for people, --json as a JSON array.
+func listCmd[T any](short, long string, perWorkspace bool, load func(ctx context.Context, db *ent.Client, ws string) ([]T, error),
+	header []string, cells func(T) []string) *cobra.Command {
+	c := &cobra.Command{Use: "list", Short: short, Long: long, Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ws, _ := c.Flags().GetString("workspace")
+			db, err := openDB(c)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if perWorkspace {
+				if err := workspaceExists(c, db.Writer, ws); err != nil {
+					return err
 				}
 			}
+			rows, err := load(c.Context(), db.Writer, ws)
+			if err != nil {
+				return err
+			}
+			if asJSON, _ := c.Flags().GetBool("json"); asJSON {
+				return printJSON(c.OutOrStdout(), rows)
+			}
+			t := newTable(c.OutOrStdout(), header...)
+			for _, r := range rows {
+				t.row(cells(r)...)
+			}
 			return t.flush()
-		},
+		}}
+	if perWorkspace {
+		c.Flags().String("workspace", "", "workspace id (required)")
+		_ = c.MarkFlagRequired("workspace")
 	}
-	c.Flags().String("workspace", "", "workspace id (required)")
-	_ = c.MarkFlagRequired("workspace")
-	jsonFlag(c)
+	c.Flags().Bool("json", false, "print a JSON array instead of a table")
 	return c
 }
 
@@ -233,15 +208,6 @@ func workspaceExists(c *cobra.Command, db *ent.Client, id string) error {
 		return fmt.Errorf("no workspace %s (ledgerbase workspace list shows them)", id)
 	}
 	return nil
-}
-
-func jsonFlag(c *cobra.Command) {
-	c.Flags().Bool("json", false, "print a JSON array instead of a table")
-}
-
-func asJSON(c *cobra.Command) bool {
-	v, _ := c.Flags().GetBool("json")
-	return v
 }
 
 func printJSON(w io.Writer, v any) error {
