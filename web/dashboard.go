@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/usage"
@@ -128,10 +129,10 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 	}
 	for _, k := range keys {
 		t := traffic[k.ID]
-		if t.Requests == 0 && keyState(k, now) != "active" {
+		if t.Requests == 0 && access.KeyState(k, now) != "active" {
 			continue // a dead key without traffic is noise here
 		}
-		d.Traffic = append(d.Traffic, trafficRow{Key: k, State: keyState(k, now), Counts: t})
+		d.Traffic = append(d.Traffic, trafficRow{Key: k, State: access.KeyState(k, now), Counts: t})
 		d.Total.Requests += t.Requests
 		d.Total.Errors += t.Errors
 		d.Total.RateLimited += t.RateLimited

@@ -2316,7 +2316,7 @@ func actionView(d actionData) templ.Component {
 }
 
 // idemInput is a writing form's idempotency token: the same form sent
-// twice writes once (see newIdemKey and once.go).
+// twice writes once (see newIdemKey and write.go).
 func idemInput(key string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -35,16 +35,6 @@ type keysData struct {
 	Form   struct{ Name, Role, Expiry string }
 }
 
-func keyState(k *ent.APIKey, now time.Time) string {
-	switch {
-	case k.RevokedAt != nil:
-		return "revoked"
-	case k.ExpiresAt != nil && !now.Before(*access.KeyExpiry(k.ExpiresAt)):
-		return "expired"
-	}
-	return "active"
-}
-
 func (u *UI) keysData(c *fiber.Ctx) (keysData, error) {
 	ws := workspaceOf(c)
 	d := keysData{page: u.pageOf(c, "API keys")}
@@ -58,7 +48,7 @@ func (u *UI) keysData(c *fiber.Ctx) (keysData, error) {
 	}
 	now := time.Now()
 	for _, k := range keys {
-		d.Keys = append(d.Keys, keyRow{K: k, State: keyState(k, now)})
+		d.Keys = append(d.Keys, keyRow{K: k, State: access.KeyState(k, now)})
 	}
 	custom, err := u.db.Reader.Role.Query().Where(role.WorkspaceID(ws.ID)).Order(ent.Asc(role.FieldName)).Select(role.FieldName).Strings(ctx)
 	if err != nil {

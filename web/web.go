@@ -177,9 +177,10 @@ func (u *UI) fail(c *fiber.Ctx, status int, title, msg string) error {
 	return render(c, status, errorPage(p, status, msg))
 }
 
-// lookupFailed answers a failed lookup of the record a page is about.
+// lookupFailed answers a failed lookup of the record a page is about: 404
+// for another workspace's or an unknown one.
 func (u *UI) lookupFailed(c *fiber.Ctx, err error) error {
-	if ent.IsNotFound(err) {
+	if e, ok := apierr.As(err); ent.IsNotFound(err) || ok && e.Status == http.StatusNotFound {
 		return u.notFound(c)
 	}
 	return u.internal(c, err)

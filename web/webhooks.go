@@ -142,15 +142,6 @@ func (u *UI) endpointOf(c *fiber.Ctx, db *ent.Client) (*ent.WebhookEndpoint, err
 	return webhooks.FindEndpoint(c.UserContext(), db, workspaceOf(c).ID, c.Params("id"))
 }
 
-// missing answers a lookup that failed: 404 for another workspace's or an
-// unknown endpoint.
-func (u *UI) missing(c *fiber.Ctx, err error) error {
-	if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
-		return u.notFound(c)
-	}
-	return u.internal(c, err)
-}
-
 // showEndpoint renders an endpoint's page: its settings form (f, when a
 // refused edit is shown again), its actions, and its deliveries.
 func (u *UI) showEndpoint(c *fiber.Ctx, status int, e *ent.WebhookEndpoint, secret string, f *endpointForm) error {
@@ -189,7 +180,7 @@ func (u *UI) showEndpoint(c *fiber.Ctx, status int, e *ent.WebhookEndpoint, secr
 func (u *UI) endpointPage(c *fiber.Ctx) error {
 	e, err := u.endpointOf(c, u.db.Reader)
 	if err != nil {
-		return u.missing(c, err)
+		return u.lookupFailed(c, err)
 	}
 	return u.showEndpoint(c, http.StatusOK, e, "", nil)
 }
@@ -203,7 +194,7 @@ func (u *UI) endpointWrite(c *fiber.Ctx, op api.ConfigOp, in any, done string) e
 func (u *UI) updateEndpoint(c *fiber.Ctx) error {
 	e, err := u.endpointOf(c, u.db.Reader)
 	if err != nil {
-		return u.missing(c, err)
+		return u.lookupFailed(c, err)
 	}
 	f, in := formChange(c)
 	return u.configure(c, api.UpdateEndpoint, in, wsURL(workspaceOf(c), "webhooks", e.ID)+"?done=saved", func(r *apierr.Error) error {
@@ -229,7 +220,7 @@ func (u *UI) rotateEndpointSecret(c *fiber.Ctx) error {
 func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 	e, err := u.endpointOf(c, u.db.Reader)
 	if err != nil {
-		return u.missing(c, err)
+		return u.lookupFailed(c, err)
 	}
 	d := endpointData{page: u.pageOf(c, "Delete webhook endpoint"), E: e}
 	d.Current = "webhooks"

@@ -1,6 +1,10 @@
 package web
 
 import (
+	"cmp"
+	"encoding/json"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,4 +34,68 @@ func (u *UI) write(c *fiber.Ctx, rt api.Route, id, childID string, body []byte, 
 		u.log.Error("admin write failed", "path", rt.Path, "request_id", w.RequestID, "err", e)
 	}
 	return res, e
+}
+
+// Every admin form that writes carries an idempotency token (_idem, new on
+// every render, as the record forms' is) and answers with a redirect, so a
+// reload after a write reads the page again instead of sending the form
+// again. The forms of the configuration (keys, roles, webhook endpoints,
+// workspaces) write through the core's one way in, as /v1 does
+// (api.Core.Write with a configuration write, api/configure.go), the
+// token as the key: the same form sent again (a double click, or sent
+// again from the browser's history) is redirected where the first one
+// was, without writing.
+
+// configure runs the configuration write op on the page's :id (and
+// :delivery) with the body in (nil for none) under the posted form's
+// token, then redirects to "to", its {id} the id of what the write made
+// or changed; a secret it made is shown there once (flash.go), not to a
+// form sent again. A token sent before with other values is
+// idempotency_key_reused (409). A refusal goes to refused when there is
+// one (a form shown again with its error), else to onceFailed.
+func (u *UI) configure(c *fiber.Ctx, op api.ConfigOp, in any, to string, refused func(*apierr.Error) error) error {
+	b := []byte("{}")
+	if in != nil {
+		b, _ = json.Marshal(in)
+	}
+	w := api.WriteRequest{Principal: u.principal(c), Config: op, ID: c.Params("id"), ChildID: c.Params("delivery"),
+		Body: b, ContentType: api.JSON, Key: c.FormValue(idemName), Target: c.Path() + " " + string(c.Body()),
+		RequestID: ids.QuickAt("req", time.Now())}
+	res, e := u.core.Write(c.UserContext(), w)
+	if e != nil {
+		if refused != nil {
+			return refused(e)
+		}
+		return u.onceFailed(c, e)
+	}
+	var made struct{ ID, Secret string }
+	if err := json.Unmarshal(res.Body, &made); err != nil {
+		return u.internal(c, err)
+	}
+	to = strings.ReplaceAll(to, "{id}", made.ID)
+	if secret := cmp.Or(res.Secret, made.Secret); secret != "" && !res.Replayed {
+		u.setFlash(c, to, secret)
+	}
+	return redirect(c, to)
+}
+
+// sentTwice answers a form whose token came before with other values: the
+// first submission stands.
+func (u *UI) sentTwice(c *fiber.Ctx) error {
+	return u.fail(c, http.StatusConflict, "Already sent",
+		"This form was already sent with other values, and that first submission stands. Open the page again to send a new one.")
+}
+
+// onceFailed answers a refusal of configure that its caller did not take:
+// a page saying it, or an internal error.
+func (u *UI) onceFailed(c *fiber.Ctx, e *apierr.Error) error {
+	switch {
+	case e.Status >= 500:
+		return u.internal(c, e)
+	case e.Status == http.StatusNotFound:
+		return u.notFound(c)
+	case e.Code == "idempotency_key_reused":
+		return u.sentTwice(c)
+	}
+	return u.fail(c, e.Status, "Not sent", capitalize(e.Message)+".")
 }

@@ -112,6 +112,17 @@ func NewKey(ctx context.Context, db *ent.Client, s KeySpec) (string, *ent.APIKey
 	return secret, k, nil
 }
 
+// KeyState is what k is at now: active, expired or revoked.
+func KeyState(k *ent.APIKey, now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case k.ExpiresAt != nil && !now.Before(*KeyExpiry(k.ExpiresAt)):
+		return "expired"
+	}
+	return "active"
+}
+
 // RevokeKey revokes a key; revoking twice keeps the first time.
 func RevokeKey(ctx context.Context, db *ent.Client, keyID string) error {
 	n, err := db.APIKey.Update().Where(apikey.ID(keyID), apikey.RevokedAtIsNil()).SetRevokedAt(time.Now().UTC()).Save(ctx)

@@ -75,16 +75,9 @@ func keyListCmd() *cobra.Command {
 			now := time.Now()
 			rows := make([]keyRow, 0, len(all))
 			for _, k := range all {
-				r := keyRow{ID: k.ID, Name: k.Name, Role: k.Role, Prefix: k.Prefix, Status: "active",
+				rows = append(rows, keyRow{ID: k.ID, Name: k.Name, Role: k.Role, Prefix: k.Prefix, Status: access.KeyState(k, now),
 					RateLimit: k.RateLimit, CreatedAt: k.CreatedAt.UTC().Truncate(time.Second), ExpiresAt: utc(access.KeyExpiry(k.ExpiresAt)),
-					RevokedAt: utc(k.RevokedAt), LastUsedAt: utc(k.LastUsedAt)}
-				switch {
-				case r.RevokedAt != nil:
-					r.Status = "revoked"
-				case r.ExpiresAt != nil && !now.Before(*r.ExpiresAt):
-					r.Status = "expired"
-				}
-				rows = append(rows, r)
+					RevokedAt: utc(k.RevokedAt), LastUsedAt: utc(k.LastUsedAt)})
 			}
 			return rows, err
 		},
