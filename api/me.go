@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
@@ -32,4 +33,13 @@ func Me(p *access.Principal) MeRecord {
 		CommerceMode: p.Workspace.CommerceMode, CommerceModule: p.Workspace.CommerceModule,
 		Key: MeKey{ID: p.Key.ID, Name: p.Key.Name, Role: p.Key.Role, Prefix: p.Key.Prefix, ExpiresAt: access.KeyExpiry(p.Key.ExpiresAt)},
 	}
+}
+
+// MePage is GET /v1/me's page under l: the caller's record, a list of one.
+func MePage(p *access.Principal, l List) ([]byte, error) {
+	data := []MeRecord{}
+	if l.Offset == 0 {
+		data = append(data, Me(p))
+	}
+	return json.Marshal(map[string]any{"data": data, "meta": listMeta{l.Limit, l.Offset, 1}})
 }

@@ -37,7 +37,6 @@ func (s *Server) mountV1() {
 		if rt.Resource == resource.Me {
 			continue
 		}
-		rt := rt
 		path := strings.TrimPrefix(rt.Path, "/v1")
 		var h fiber.Handler
 		switch rt.Op.Kind {
