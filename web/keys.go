@@ -92,7 +92,7 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 		d.Error = "Give the key a name, so you can tell it apart later."
 	case !slices.Contains(d.Roles, d.Form.Role):
 		d.Error = "Choose one of the listed roles."
-	case d.Form.Expiry != "" && !validExpiry(d.Form.Expiry):
+	case !slices.ContainsFunc(expiryChoices, func(e struct{ Value, Label string }) bool { return e.Value == d.Form.Expiry }):
 		d.Error = "Choose one of the listed expiry times."
 	}
 	if d.Error != "" {
@@ -107,15 +107,6 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 		d.Error = e.Message + "."
 		return render(c, http.StatusUnprocessableEntity, keysView(d))
 	})
-}
-
-func validExpiry(v string) bool {
-	for _, e := range expiryChoices {
-		if e.Value == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (u *UI) keyOf(c *fiber.Ctx) (*ent.APIKey, error) {
