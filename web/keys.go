@@ -109,17 +109,13 @@ func (u *UI) createKey(c *fiber.Ctx) error {
 	})
 }
 
-func (u *UI) keyOf(c *fiber.Ctx) (*ent.APIKey, error) {
-	return u.db.Reader.APIKey.Query().Where(apikey.ID(c.Params("id")), apikey.WorkspaceID(workspaceOf(c).ID)).Only(c.UserContext())
-}
-
 type revokeData struct {
 	page
 	Key *ent.APIKey
 }
 
 func (u *UI) revokePage(c *fiber.Ctx) error {
-	k, err := u.keyOf(c)
+	k, err := u.db.Reader.APIKey.Query().Where(apikey.ID(c.Params("id")), apikey.WorkspaceID(workspaceOf(c).ID)).Only(c.UserContext())
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}

@@ -132,12 +132,8 @@ func (u *UI) createRole(c *fiber.Ctx) error {
 	})
 }
 
-func (u *UI) roleOf(c *fiber.Ctx) (*ent.Role, error) {
-	return u.db.Reader.Role.Query().Where(role.ID(c.Params("id")), role.WorkspaceID(workspaceOf(c).ID)).Only(c.UserContext())
-}
-
 func (u *UI) rolePage(c *fiber.Ctx) error {
-	r, err := u.roleOf(c)
+	r, err := u.db.Reader.Role.Query().Where(role.ID(c.Params("id")), role.WorkspaceID(workspaceOf(c).ID)).Only(c.UserContext())
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}

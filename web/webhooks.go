@@ -138,8 +138,8 @@ func (u *UI) createEndpoint(c *fiber.Ctx) error {
 }
 
 // endpointOf is the workspace's endpoint :id.
-func (u *UI) endpointOf(c *fiber.Ctx, db *ent.Client) (*ent.WebhookEndpoint, error) {
-	return webhooks.FindEndpoint(c.UserContext(), db, workspaceOf(c).ID, c.Params("id"))
+func (u *UI) endpointOf(c *fiber.Ctx) (*ent.WebhookEndpoint, error) {
+	return webhooks.FindEndpoint(c.UserContext(), u.db.Reader, workspaceOf(c).ID, c.Params("id"))
 }
 
 // showEndpoint renders an endpoint's page: its settings form (f, when a
@@ -178,7 +178,7 @@ func (u *UI) showEndpoint(c *fiber.Ctx, status int, e *ent.WebhookEndpoint, secr
 }
 
 func (u *UI) endpointPage(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Reader)
+	e, err := u.endpointOf(c)
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
@@ -192,7 +192,7 @@ func (u *UI) endpointWrite(c *fiber.Ctx, op api.ConfigOp, in any, done string) e
 }
 
 func (u *UI) updateEndpoint(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Reader)
+	e, err := u.endpointOf(c)
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
@@ -218,7 +218,7 @@ func (u *UI) rotateEndpointSecret(c *fiber.Ctx) error {
 }
 
 func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
-	e, err := u.endpointOf(c, u.db.Reader)
+	e, err := u.endpointOf(c)
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}

@@ -11,8 +11,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
-func (s *Server) noRoute(c *fiber.Ctx) error { return s.wrongMethod(c) }
-
 // wrongMethod is the answer to a request no route takes: 405 with Allow
 // where some method is served at the path, else 404.
 func (s *Server) wrongMethod(c *fiber.Ctx) error {

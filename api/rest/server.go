@@ -108,7 +108,7 @@ func (s *Server) Finish() *fiber.App {
 		h(s.App)
 	}
 	s.mountV1()
-	s.App.Use(s.noRoute)
+	s.App.Use(s.wrongMethod)
 	s.routes = routing.New(s.App.GetRoutes(true))
 	s.refuseUnknownMethods()
 	return s.App
