@@ -65,6 +65,7 @@ func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, erro
 	countsCache.Lock()
 	hit, found := countsCache.m[key]
 	countsCache.Unlock()
+	ok = ok && u.db.Uses("dashboardCache")
 	if ok && found && hit.version == dv {
 		return hit.cards, nil
 	}

@@ -18,7 +18,7 @@ type Engine struct {
 	db    *database.DB
 	plans map[*resource.Resource]*plan
 	cache *otter.Cache[string, rendered] // nil: off
-	off   strategy                       // strategies switched off (tests)
+	off   strategy                       // strategies switched off
 	// Refresh, when set, runs before every Get and list of a resource: it
 	// brings up to date the states that follow the clock (a promotion past
 	// its ends_at is expired), so records, filters, totals and cached
@@ -67,6 +67,11 @@ func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
 		merged[s.Table] = s
 	}
 	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}}
+	for name, s := range strategies {
+		if !db.Uses(name) {
+			e.off |= s
+		}
+	}
 	for _, r := range rs {
 		if r.Table == "" {
 			continue

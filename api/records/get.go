@@ -27,7 +27,7 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		return nil, apierr.Internal(err)
 	}
 	dv := int64(noVersion)
-	if ok && parentID == "" {
+	if ok && parentID == "" && e.uses(unchangedPages) {
 		dv = v
 		if b, ok := e.unchanged(p, ws, id, dv); ok {
 			return b, nil

@@ -33,6 +33,15 @@ const (
 	offsetOnIndex
 )
 
+// strategies are the strategies by name (ent/shortcut lists every name).
+var strategies = map[string]strategy{
+	"unchangedPages": unchangedPages,
+	"searchKeys":     searchKeys,
+	"deepSkip":       deepSkip,
+	"countedTotals":  countedTotals,
+	"offsetOnIndex":  offsetOnIndex,
+}
+
 func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
 
 // search narrows the list to the rows matching q (searchKeys: and counts

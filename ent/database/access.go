@@ -117,6 +117,9 @@ func (d *DB) accessTriggersMissing(ctx context.Context) bool {
 // can be trusted now (false while the watcher cannot see the database, or
 // before its first look). The first call starts the watcher; Close stops it.
 func (d *DB) AccessGen() (gen int64, ok bool) {
+	if !d.Uses("accessWatch") {
+		return 0, false
+	}
 	d.accessOnce.Do(d.startAccessWatch)
 	w := d.access
 	synced := w.synced.Load()

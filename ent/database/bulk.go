@@ -304,7 +304,8 @@ func (d *DB) BulkCache(ctx context.Context) (restore func()) {
 // did, and back, which must run once the load's transaction has ended: it
 // returns the file to WAL mode and reopens what alone closed.
 func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
-	if d.ckpt != nil {
+	checkpointing := d.ckpt != nil
+	if checkpointing {
 		d.ckpt.stop()
 	}
 	resumeDV := d.dv.suspend()
@@ -315,7 +316,9 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 		resumeDV()
 		// Without it (nil on error) the WAL still gets checkpointed when
 		// the writer closes; the next open starts a checkpointer again.
-		d.ckpt, _ = startCheckpoints(d.Path, d.WritePool)
+		if checkpointing {
+			d.ckpt, _ = startCheckpoints(d.Path, d.WritePool)
+		}
 	}
 	if !journalMode(ctx, conn, "DELETE", 0) {
 		reopen()

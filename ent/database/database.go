@@ -74,6 +74,9 @@ type DB struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// off are the shortcuts switched off (Options.ShortcutsOff).
+	off map[string]bool
+
 	// access watches for changes to API keys, roles and workspaces by any
 	// process (see AccessGen); it starts on first use.
 	access     *accessWatch
@@ -84,6 +87,20 @@ type DB struct {
 type Options struct {
 	MaxOpenConns int
 	MaxIdleConns int
+	// ShortcutsOff names shortcuts switched off: the plain path answers
+	// in their place (the names: ent/shortcut).
+	ShortcutsOff []string
+}
+
+// Uses reports whether the shortcut name is on (see Options.ShortcutsOff).
+func (d *DB) Uses(name string) bool { return !d.off[name] }
+
+func offSet(names []string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 // busyTimeout is how long a connection waits for a lock another holds.
@@ -152,7 +169,12 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// within its memory budget; the OS page cache holds the rest of the file.
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	w, err := sql.Open(sqliteWriter, "file:"+path+"?"+sqliteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	off := offSet(o.ShortcutsOff)
+	writerDriver := sqliteWriter
+	if off["backgroundCheckpoints"] {
+		writerDriver = sqliteDriver // SQLite's own checkpoints, in commits
+	}
+	w, err := sql.Open(writerDriver, "file:"+path+"?"+sqliteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
@@ -175,13 +197,17 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		return fail(err)
 	}
 	optimize(ctx, w)
-	ckpt, err := startCheckpoints(path, w)
-	if err != nil {
-		return fail(err)
+	var ckpt *checkpointer
+	if !off["backgroundCheckpoints"] {
+		if ckpt, err = startCheckpoints(path, w); err != nil {
+			return fail(err)
+		}
 	}
 	dv := &dataVersion{path: path}
 	if err := dv.open(); err != nil {
-		ckpt.stop()
+		if ckpt != nil {
+			ckpt.stop()
+		}
 		return fail(err)
 	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
@@ -195,6 +221,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		Dialect:   dialect.SQLite,
 		sql:       sqliteSQL{},
 		Path:      path,
+		off:       off,
 	}
 	d.batch = &batcher{ent: writer, turn: make(chan struct{}, 1), ends: &d.ends}
 	return d, nil
@@ -216,7 +243,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
 	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
-	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, sql: postgresSQL{}}, nil
+	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, sql: postgresSQL{}, off: offSet(o.ShortcutsOff)}, nil
 }
 
 // Close closes every pool. Calling it again (a shutdown, then a deferred

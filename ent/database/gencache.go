@@ -77,6 +77,9 @@ func (d *DB) dataVersionGen(ctx context.Context) func() (int64, bool) {
 	}
 }
 
+// noGen is the gen of values never kept: they are read every time.
+func noGen() (int64, bool) { return 0, false }
+
 func (c *genCache[V]) reset() {
 	c.mu.Lock()
 	c.m = nil
@@ -107,7 +110,7 @@ type TxMemo[V any] struct {
 func (m *TxMemo[V]) Get(d *DB, tx *ent.Tx, key string) (v V, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if d.Dialect != dialect.Postgres && m.tx == tx {
+	if d.Dialect != dialect.Postgres && m.tx == tx && d.Uses("txMemo") {
 		v, ok = m.vals[key]
 	}
 	return v, ok

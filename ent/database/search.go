@@ -183,7 +183,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	var q string
 	var args []any
 	old, oldGen, ok := valuesCache.last(key)
-	if ok && oldGen < gen {
+	if ok && oldGen < gen && d.Uses("valuesLog") {
 		q, args = "SELECT value FROM "+valuesLog+" WHERE workspace_id = ? AND tbl = ? AND gen > ? AND gen <= ?", []any{wsID, table, oldGen, gen}
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
@@ -290,7 +290,7 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 		return Found{}, nil
 	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
-		probeCached: d.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table)}
+		probeCached: d.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table) && d.Uses("probeCache")}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {
@@ -370,7 +370,11 @@ type searchGens struct {
 // read while the data version stayed the same holds for as long as it
 // does, since nothing was committed meanwhile.
 func (d *DB) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
-	return cached(&d.searchGens, wsID+"|"+table, d.dataVersionGen(ctx), func() (searchGens, error) {
+	gen := d.dataVersionGen(ctx)
+	if !d.Uses("searchGenCache") {
+		gen = noGen
+	}
+	return cached(&d.searchGens, wsID+"|"+table, gen, func() (searchGens, error) {
 		var g searchGens
 		err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
 			wsID, table, wsID, table).Scan(&g.values, &g.table)
