@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/assets"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 	"github.com/ledgerbase/ledgerbase/web/session"
 )
 
@@ -53,6 +54,8 @@ type UI struct {
 	// idem keeps the tokens of the forms that are not the API's declared
 	// writes, in the API's idempotency table (see once.go).
 	idem *idempotency.Store
+	// counts are the dashboard's record counts by workspace (countsOf).
+	counts shortcut.Cache[[]countCard]
 }
 
 // New prepares the UI of the core; mount it with the REST server's

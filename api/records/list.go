@@ -127,7 +127,7 @@ func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, erro
 	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil || pg.ParentID != "" {
 		return noVersion, nil
 	}
-	v, ok, err := e.db.DataVersion(ctx)
+	v, ok, err := e.sc.DataVersion(ctx)
 	if err != nil {
 		return noVersion, apierr.Internal(err)
 	}

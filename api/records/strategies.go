@@ -20,10 +20,10 @@ const (
 	// the index alone (cache.go). The render cache is switched by SetCache.
 	unchangedPages strategy = 1 << iota
 	// searchKeys: a q on a whole list is counted by the search, which
-	// also picks the page's keys when that is cheap (database.Find).
+	// also picks the page's keys when that is cheap (shortcut.Set.Find).
 	searchKeys
 	// deepSkip: a deep offset of a whole list skips whole days by their
-	// counts (database.Skip), then only the rest of its day.
+	// counts (shortcut.Set.Skip), then only the rest of its day.
 	deepSkip
 	// countedTotals: totals of whole lists, and of lists with one enum or
 	// boolean filter, come from the counters triggers keep.
@@ -48,7 +48,7 @@ func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
 // them, and picks the page's keys, when the search can).
 func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery) error {
 	whole := e.uses(searchKeys) && !lq.filtered && p.r.Scope == "" && p.r.Parent == nil
-	f, err := e.db.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
+	f, err := e.sc.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
 	if err != nil {
 		return apierr.Internal(err)
 	}
@@ -72,12 +72,12 @@ func (e *Engine) countedTotal(ctx context.Context, r *resource.Resource, ws Work
 	}
 	switch {
 	case !lq.filtered:
-		return e.db.Count(ctx, ws.ID, r.Table, r.Scope)
+		return e.sc.Count(ctx, ws.ID, r.Table, r.Scope)
 	case len(pg.Filters) == 1 && pg.Q == "" && pg.Filters[0].values() != nil:
 		// One enum or boolean filter: each value is counted too.
 		var total int64
 		for _, v := range pg.Filters[0].values() {
-			n, ok := e.db.Count(ctx, ws.ID, e.db.ValueKey(r.Table, pg.Filters[0].Column, v), r.Scope)
+			n, ok := e.sc.Count(ctx, ws.ID, e.sc.ValueKey(r.Table, pg.Filters[0].Column, v), r.Scope)
 			if !ok {
 				return 0, false
 			}
@@ -97,7 +97,7 @@ func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQu
 	if !e.uses(deepSkip) || lq.offset < deepOffset || lq.filtered || p.r.Parent != nil || p.r.Scope != "" {
 		return
 	}
-	if cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, p.r.Table, lq.offset); ok {
+	if cond, arg, rest, ok := e.sc.Skip(ctx, ws.ID, p.r.Table, lq.offset); ok {
 		lq.where += " AND " + cond
 		lq.args = append(lq.args, arg)
 		lq.offset = rest

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // enabledEndpoints are a workspace's endpoints that take deliveries ($1 is
@@ -58,7 +59,7 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoi
 // endpointsOf keeps a workspace's enabled endpoints for the rest of a SQLite
 // transaction: every write asks, and most workspaces have none. Saving an
 // endpoint forgets them (the endpoint's write may share the transaction).
-var endpointsOf database.TxMemo[[]ent.WebhookEndpoint]
+var endpointsOf shortcut.TxMemo[[]ent.WebhookEndpoint]
 
 // enabledOf reads a workspace's enabled endpoints, by a fixed statement
 // (the driver's statement cache answers it) rather than ent's builder.

@@ -3,6 +3,8 @@ package database
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -55,7 +57,7 @@ type checkpointer struct {
 
 // startCheckpoints opens the checkpointing connection and starts its loop.
 func startCheckpoints(path string, writer *sql.DB) (*checkpointer, error) {
-	db, err := sql.Open(sqliteDriver, "file:"+path+"?"+sqliteConnParams+"&_cache_size=-500")
+	db, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_cache_size=-500")
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +117,7 @@ func (c *checkpointer) finish(ctx context.Context) {
 		return
 	}
 	defer w.Close()
-	_ = withBusyTimeout(ctx, w, finishWait, func() error {
+	_ = WithBusyTimeout(ctx, w, finishWait, func() error {
 		var busy, frames, done int
 		return w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &frames, &done)
 	})
@@ -154,4 +156,18 @@ func optimize(ctx context.Context, w *sql.DB) {
 	if _, err := w.ExecContext(ctx, optimizeAll); err != nil {
 		slog.Default().Warn("database: PRAGMA optimize failed; the query planner keeps its older statistics", "err", err)
 	}
+}
+
+// WithBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it
+// back. A connection whose timeout cannot be set back is discarded: it is
+// never handed back with the short one.
+func WithBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn func() error) error {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
+		return err
+	}
+	err := fn()
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", BusyTimeout.Milliseconds())); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
 }

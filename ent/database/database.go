@@ -1,6 +1,8 @@
 // Package database opens Ledgerbase's store — SQLite by default, PostgreSQL
-// to scale out — migrates it, and owns the parts of the schema ent cannot
-// express: the full-text search indexes behind `q`.
+// to scale out —, migrates ent's schema, commits (group commit on SQLite,
+// InTx), classifies database faults (FaultOf) and holds the few SQL helpers
+// both dialects share. The indexes, counters and caches that make reads
+// short are ent/shortcut's.
 package database
 
 import (
@@ -9,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,34 +45,16 @@ type DB struct {
 	WritePool *sql.DB
 	// Dialect is dialect.SQLite or dialect.Postgres.
 	Dialect string
-	// sql is the SQL that differs between them.
-	sql sqlDialect
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
 	// ckpt checkpoints the SQLite WAL off the writer (see checkpoints).
 	ckpt *checkpointer
-	// dv tells whether anything was committed (SQLite; see DataVersion).
-	dv *dataVersion
 	// batch shares the writer's transactions among queued writes (SQLite;
 	// see InTx).
 	batch *batcher
 	// ends are what writes left to their transactions' ends (Deferred).
 	ends ends
-
-	// values are, by table, the columns whose values lists filter on
-	// (declared enums and booleans: status, online...), set by Migrate:
-	// rows are also counted per value, so a list filtered on one of them
-	// has an exact total without a scan. Only declared filters are counted:
-	// every counter is one more write in every insert's transaction.
-	values map[string][]string
-	// searches are the word-indexed searches by table (set by Migrate;
-	// Bulk fills their indexes itself).
-	searches map[string]Search
-
-	// searchGens keeps a search's generations under the data version they
-	// were read at (see Find).
-	searchGens genCache[searchGens]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -77,10 +62,26 @@ type DB struct {
 	// off are the shortcuts switched off (Options.ShortcutsOff).
 	off map[string]bool
 
-	// access watches for changes to API keys, roles and workspaces by any
-	// process (see AccessGen); it starts on first use.
-	access     *accessWatch
-	accessOnce sync.Once
+	// parts live and close with the DB (Part).
+	partsMu sync.Mutex
+	parts   map[any]io.Closer
+}
+
+// Part is the value kept under key, made by make on first use, and closed
+// when the DB closes, before its pools: what a package keeps per database
+// (ent/shortcut's caches and watchers) lives with it, in no global.
+func (d *DB) Part(key any, make func() io.Closer) io.Closer {
+	d.partsMu.Lock()
+	defer d.partsMu.Unlock()
+	if d.parts == nil {
+		d.parts = map[any]io.Closer{}
+	}
+	p, ok := d.parts[key]
+	if !ok {
+		p = make()
+		d.parts[key] = p
+	}
+	return p
 }
 
 // Options tunes the pools; zero values pick defaults.
@@ -103,17 +104,18 @@ func offSet(names []string) map[string]bool {
 	return m
 }
 
-// busyTimeout is how long a connection waits for a lock another holds.
-const busyTimeout = 10 * time.Second
+// BusyTimeout is how long a connection waits for a lock another holds.
+const BusyTimeout = 10 * time.Second
 
-// sqliteConnParams go on every SQLite connection's DSN. database/sql never
+// SQLiteConnParams go on every SQLite connection's DSN. database/sql never
 // uses a connection from two goroutines at once, so SQLite's own
 // per-connection mutex, taken and released on every call (each bind, step
 // and column read), is redundant: _mutex=no opens with SQLITE_OPEN_NOMUTEX.
-const sqliteConnParams = "_mutex=no"
+const SQLiteConnParams = "_mutex=no"
 
 const (
-	sqliteDriver = "sqlite3_ledgerbase"
+	// SQLiteDriver opens SQLite connections with the settings below.
+	SQLiteDriver = "sqlite3_ledgerbase"
 	// sqliteWriter is the writer's driver: the same settings, and no
 	// checkpoints of its own (a background connection runs them).
 	sqliteWriter = "sqlite3_ledgerbase_writer"
@@ -127,7 +129,7 @@ func init() {
 	// PocketBase's proven settings, applied on every new connection; the
 	// page cache is sized per pool in the DSN (see openSQLite).
 	pragmas := []string{
-		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds()),
+		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", BusyTimeout.Milliseconds()),
 		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
 	}
 	hook := func(pragmas []string) func(c *sqlite3.SQLiteConn) error {
@@ -140,7 +142,7 @@ func init() {
 			return nil
 		}
 	}
-	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: hook(pragmas)})
+	sql.Register(SQLiteDriver, &sqlite3.SQLiteDriver{ConnectHook: hook(pragmas)})
 	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: hook(append(pragmas[:len(pragmas):len(pragmas)], "PRAGMA wal_autocheckpoint=0"))})
 }
 
@@ -172,15 +174,15 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	off := offSet(o.ShortcutsOff)
 	writerDriver := sqliteWriter
 	if off["backgroundCheckpoints"] {
-		writerDriver = sqliteDriver // SQLite's own checkpoints, in commits
+		writerDriver = SQLiteDriver // SQLite's own checkpoints, in commits
 	}
-	w, err := sql.Open(writerDriver, "file:"+path+"?"+sqliteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	w, err := sql.Open(writerDriver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1) // SQLite has one writer; a queue in Go beats lock retries
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open(sqliteDriver, "file:"+path+"?"+sqliteConnParams+"&_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
+	r, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -203,23 +205,14 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 			return fail(err)
 		}
 	}
-	dv := &dataVersion{path: path}
-	if err := dv.open(); err != nil {
-		if ckpt != nil {
-			ckpt.stop()
-		}
-		return fail(err)
-	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
 	d := &DB{
 		ckpt:      ckpt,
-		dv:        dv,
 		Writer:    writer,
 		Reader:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
 		ReadPool:  r,
 		WritePool: w,
 		Dialect:   dialect.SQLite,
-		sql:       sqliteSQL{},
 		Path:      path,
 		off:       off,
 	}
@@ -243,26 +236,28 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
 	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
-	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, sql: postgresSQL{}, off: offSet(o.ShortcutsOff)}, nil
+	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, off: offSet(o.ShortcutsOff)}, nil
 }
 
 // Close closes every pool. Calling it again (a shutdown, then a deferred
 // close) does nothing and returns the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
-		d.stopAccessWatch()
-		// The checkpointer first: the writer's close then checkpoints
+		d.partsMu.Lock()
+		for _, p := range d.parts {
+			d.closeErr = errors.Join(d.closeErr, p.Close())
+		}
+		d.parts = nil
+		d.partsMu.Unlock()
+		// The checkpointer next: the writer's close then checkpoints
 		// what is left and removes the WAL.
 		if d.ckpt != nil {
 			d.ckpt.stop()
 		}
-		if d.dv != nil {
-			d.dv.close()
-		}
 		if d.Dialect == dialect.SQLite {
 			optimize(context.Background(), d.WritePool)
 		}
-		d.closeErr = d.Writer.Close()
+		d.closeErr = errors.Join(d.closeErr, d.Writer.Close())
 		if d.ReadPool != d.WritePool {
 			d.closeErr = errors.Join(d.closeErr, d.ReadPool.Close())
 		}
@@ -291,21 +286,21 @@ func (d *DB) Rebind(q string) string {
 	}
 }
 
-// querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.
-type querier interface {
+// Querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.
+type Querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }
 
 // QueryStrings is the first column of the rows of q.
-func QueryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
+func QueryStrings(ctx context.Context, db Querier, q string, args ...any) ([]string, error) {
 	var out []string
 	var s string
-	err := eachRow(ctx, db, q, args, []any{&s}, func() { out = append(out, s) })
+	err := EachRow(ctx, db, q, args, []any{&s}, func() { out = append(out, s) })
 	return out, err
 }
 
-// eachRow runs q and, for every row, scans it into dest and calls fn.
-func eachRow(ctx context.Context, db querier, q string, args, dest []any, fn func()) error {
+// EachRow runs q and, for every row, scans it into dest and calls fn.
+func EachRow(ctx context.Context, db Querier, q string, args, dest []any, fn func()) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -320,9 +315,9 @@ func eachRow(ctx context.Context, db querier, q string, args, dest []any, fn fun
 	return rows.Err()
 }
 
-// execAll runs stmts in order on db (a *sql.DB, *sql.Tx or *sql.Conn); an
+// ExecAll runs stmts in order on db (a *sql.DB, *sql.Tx or *sql.Conn); an
 // error names the statement that failed.
-func execAll(ctx context.Context, db interface {
+func ExecAll(ctx context.Context, db interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }, stmts ...string) error {
 	for _, q := range stmts {
@@ -333,9 +328,9 @@ func execAll(ctx context.Context, db interface {
 	return nil
 }
 
-// inTx runs fn in a transaction of db (a *sql.DB or *sql.Conn) and commits
+// RunTx runs fn in a transaction of db (a *sql.DB or *sql.Conn) and commits
 // it unless fn fails.
-func inTx(ctx context.Context, db interface {
+func RunTx(ctx context.Context, db interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
 }, fn func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
@@ -347,4 +342,39 @@ func inTx(ctx context.Context, db interface {
 		return err
 	}
 	return tx.Commit()
+}
+
+// LimitOffset ends a page query: the limit written out, the offset bound.
+// SQLite 3.53 plans with a bound LIMIT's value, and so marks the statement
+// to be prepared again whenever that parameter is bound: with "LIMIT ?"
+// every run of a cached statement parsed and planned it anew. Limits are a
+// few small numbers, so each text stays in the statement cache; an OFFSET
+// binding does not expire the statement.
+func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
+
+// RowKey is the cheapest unique key of a row of the table aliased t, for
+// queries that find rows' keys first and read the rows after: SQLite's
+// rowid, PostgreSQL's id.
+func (d *DB) RowKey() string {
+	if d.Dialect == dialect.Postgres {
+		return "t.id"
+	}
+	return "t.rowid"
+}
+
+// Checkpointing reports whether the background checkpointer runs.
+func (d *DB) Checkpointing() bool { return d.ckpt != nil }
+
+// PauseCheckpoints stops the background checkpointer, if it runs, until
+// resume (a load alone in the file, ent/shortcut's Bulk).
+func (d *DB) PauseCheckpoints() (resume func()) {
+	if d.ckpt == nil {
+		return func() {}
+	}
+	d.ckpt.stop()
+	return func() {
+		// Without it (nil on error) the WAL still gets checkpointed when
+		// the writer closes; the next open starts a checkpointer again.
+		d.ckpt, _ = startCheckpoints(d.Path, d.WritePool)
+	}
 }

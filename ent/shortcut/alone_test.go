@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // journal is the journal mode a connection of pool sees.
@@ -39,7 +40,7 @@ func probeLoad(t *testing.T, table string, mode *string, fail error) func(tx *sq
 
 func dataVersion(t *testing.T, db *database.DB) int64 {
 	t.Helper()
-	v, ok, err := db.DataVersion(context.Background())
+	v, ok, err := shortcut.Of(db).DataVersion(context.Background())
 	if err != nil || !ok {
 		t.Fatalf("DataVersion: %v, %v", ok, err)
 	}
@@ -62,7 +63,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	before := dataVersion(t, db)
 
 	var during string
-	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
+	if err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if during != "delete" {
@@ -93,7 +94,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 
 	// A load that fails is rolled back and returns the file to WAL mode too.
 	boom := errors.New("boom")
-	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "gone", &during, boom)); !errors.Is(err, boom) {
+	if err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: true}, probeLoad(t, "gone", &during, boom)); !errors.Is(err, boom) {
 		t.Fatalf("Bulk = %v, want the load's error", err)
 	}
 	if during != "delete" || journal(t, db.WritePool) != "wal" {
@@ -123,7 +124,7 @@ func TestBulkLoadStaysInWALWhileTheFileIsShared(t *testing.T) {
 
 	var during string
 	start := time.Now()
-	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
+	if err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if during != "wal" {
@@ -149,7 +150,7 @@ func TestBulkLoadStaysInWALUnlessAlone(t *testing.T) {
 	ctx := context.Background()
 	db := openSQLite(t)
 	var during string
-	err := db.Bulk(ctx, database.BulkOptions{}, func(tx *sql.Tx) error {
+	err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{}, func(tx *sql.Tx) error {
 		if err := probeLoad(t, "probe", &during, nil)(tx); err != nil {
 			return err
 		}

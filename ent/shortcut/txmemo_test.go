@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // A memo answers within the SQLite transaction that filled it, never in
@@ -15,7 +15,7 @@ func TestATxMemoLastsOneSQLiteTransaction(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
 	ctx := context.Background()
-	var m database.TxMemo[int]
+	var m shortcut.TxMemo[int]
 	sqlite := apitest.Backend() == "sqlite"
 	err := db.InTx(ctx, func(tx *ent.Tx) error {
 		if _, ok := m.Get(db, tx, "a"); ok {

@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // The access tests are not parallel: other tests' keys and roles would
@@ -47,7 +48,7 @@ func trustedGen(t *testing.T, db *database.DB) int64 {
 	t.Helper()
 	var gen int64
 	within(t, time.Second, "access watch current", func() bool {
-		g, ok := db.AccessGen()
+		g, ok := shortcut.Of(db).AccessGen()
 		gen = g
 		return ok
 	})
@@ -65,7 +66,7 @@ func TestAccessGenFollowsChangesByAnotherConnection(t *testing.T) {
 		if err := change(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		within(t, time.Second, what, func() bool { g, ok := watched.AccessGen(); return ok && g != before })
+		within(t, time.Second, what, func() bool { g, ok := shortcut.Of(watched).AccessGen(); return ok && g != before })
 	}
 	var wsID, keyID string
 	seen("new workspace and role", func() error {
@@ -95,7 +96,7 @@ func TestAccessGenFollowsChangesByAnotherConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * 100 * time.Millisecond) // three of the watcher's looks
-	if g, ok := watched.AccessGen(); !ok || g != before {
+	if g, ok := shortcut.Of(watched).AccessGen(); !ok || g != before {
 		t.Fatalf("after a key's last use: number %d (trusted %v), want %d trusted", g, ok, before)
 	}
 }
@@ -147,14 +148,14 @@ func TestAccessGenIsNotTrustedWhileTheCounterCannotBeRead(t *testing.T) {
 					on() // the package's other tests need the counter
 				}
 			}()
-			within(t, time.Second, "untrusted", func() bool { _, ok := watched.AccessGen(); return !ok })
+			within(t, time.Second, "untrusted", func() bool { _, ok := shortcut.Of(watched).AccessGen(); return !ok })
 			time.Sleep(time.Second) // and it stays so
-			if g, ok := watched.AccessGen(); ok {
+			if g, ok := shortcut.Of(watched).AccessGen(); ok {
 				t.Fatalf("trusted (number %d) while the counter cannot be read", g)
 			}
 			on()
 			restored = true
-			within(t, time.Second, "trusted again under a new number", func() bool { g, ok := watched.AccessGen(); return ok && g != before })
+			within(t, time.Second, "trusted again under a new number", func() bool { g, ok := shortcut.Of(watched).AccessGen(); return ok && g != before })
 		})
 	}
 }

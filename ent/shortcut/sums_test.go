@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // The kept sums equal the sums of the rows, after a bulk load, a load
@@ -33,8 +34,8 @@ func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		for _, ws := range wss {
-			for _, s := range database.Sums {
-				got, err := db.SumsOf(ctx, ws, s.Name)
+			for _, s := range shortcut.Sums {
+				got, err := shortcut.Of(db).SumsOf(ctx, ws, s.Name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -73,12 +74,12 @@ func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	check("deleted")
 }
 
-func cmpSum(a, b database.SumRow) int {
+func cmpSum(a, b shortcut.SumRow) int {
 	return slices.Compare([]string{a.Status, a.Currency, a.By}, []string{b.Status, b.Currency, b.By})
 }
 
 // rowSums sums the rows themselves, grouped as the kept sums are.
-func rowSums(t *testing.T, db *database.DB, ws string, s database.Sum) []database.SumRow {
+func rowSums(t *testing.T, db *database.DB, ws string, s shortcut.Sum) []shortcut.SumRow {
 	t.Helper()
 	states := ""
 	for i, st := range s.States {
@@ -94,9 +95,9 @@ func rowSums(t *testing.T, db *database.DB, ws string, s database.Sum) []databas
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var out []database.SumRow
+	var out []shortcut.SumRow
 	for rows.Next() {
-		var r database.SumRow
+		var r shortcut.SumRow
 		if err := rows.Scan(&r.Status, &r.Currency, &r.By, &r.N, &r.Cents); err != nil {
 			t.Fatal(err)
 		}

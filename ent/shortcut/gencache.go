@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"entgo.io/ent/dialect"
 
 	"github.com/ledgerbase/ledgerbase/ent"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // genCache keeps values derived from the database while a gen counter read
@@ -68,18 +70,6 @@ func cached[V any](c *genCache[V], key string, gen func() (g int64, ok bool), re
 	return v, err
 }
 
-// dataVersionGen is the gen of values that hold while nothing is
-// committed (SQLite's data version; none on PostgreSQL).
-func (d *DB) dataVersionGen(ctx context.Context) func() (int64, bool) {
-	return func() (int64, bool) {
-		v, ok, err := d.DataVersion(ctx)
-		return v, ok && err == nil
-	}
-}
-
-// noGen is the gen of values never kept: they are read every time.
-func noGen() (int64, bool) { return 0, false }
-
 func (c *genCache[V]) reset() {
 	c.mu.Lock()
 	c.m = nil
@@ -92,6 +82,17 @@ func (c *genCache[V]) reset() {
 // what was derived from the table holds while it does. Find runs it as a
 // subquery beside the values' gen.
 const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"
+
+// Cache keeps values read from the database while nothing is committed
+// (SQLite's data version): for a caller that derives them from several
+// reads. On PostgreSQL, or with its shortcut off, it keeps nothing.
+type Cache[V any] struct{ c genCache[V] }
+
+// Get is read's value, kept under key while nothing is committed; name is
+// the shortcut (Names) that switches the cache.
+func (c *Cache[V]) Get(ctx context.Context, db *database.DB, name, key string, read func() (V, error)) (V, error) {
+	return cached(&c.c, key, Of(db).dataVersionGen(ctx, name), read)
+}
 
 // TxMemo keeps what a SQLite write transaction read, for the rest of that
 // transaction: SQLite lets one connection write at a time, so until the
@@ -107,7 +108,7 @@ type TxMemo[V any] struct {
 }
 
 // Get answers the value kept for key in tx.
-func (m *TxMemo[V]) Get(d *DB, tx *ent.Tx, key string) (v V, ok bool) {
+func (m *TxMemo[V]) Get(d *database.DB, tx *ent.Tx, key string) (v V, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if d.Dialect != dialect.Postgres && m.tx == tx && d.Uses("txMemo") {
@@ -117,7 +118,7 @@ func (m *TxMemo[V]) Get(d *DB, tx *ent.Tx, key string) (v V, ok bool) {
 }
 
 // Put keeps v for key in tx.
-func (m *TxMemo[V]) Put(d *DB, tx *ent.Tx, key string, v V) {
+func (m *TxMemo[V]) Put(d *database.DB, tx *ent.Tx, key string, v V) {
 	if d.Dialect == dialect.Postgres {
 		return
 	}
