@@ -2,6 +2,9 @@ package shortcut_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -158,4 +161,39 @@ func TestAccessGenIsNotTrustedWhileTheCounterCannotBeRead(t *testing.T) {
 			within(t, time.Second, "trusted again under a new number", func() bool { g, ok := shortcut.Of(watched).AccessGen(); return ok && g != before })
 		})
 	}
+}
+
+// A database the watcher cannot read is reported once per outage, not at
+// every poll (ten a second).
+func TestAccessWatchWarnsOncePerOutage(t *testing.T) {
+	sqliteOnly(t)
+	db := openSQLite(t)
+	warns := &warnCount{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(warns))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	sc := shortcut.Of(db)
+	within(t, time.Second, "trusted", func() bool { _, ok := sc.AccessGen(); return ok })
+	db.ReadPool.Close() // every read fails from now on
+	if _, err := access.NewWorkspace(context.Background(), db.Writer, "outage", "starter", false, false); err != nil {
+		t.Fatal(err) // a commit, so the watcher reads
+	}
+	within(t, time.Second, "untrusted", func() bool { _, ok := sc.AccessGen(); return !ok })
+	time.Sleep(10 * 100 * time.Millisecond) // ten more polls
+	if n := warns.n.Load(); n != 1 {
+		t.Errorf("%d warnings in one outage, want 1", n)
+	}
+}
+
+// warnCount counts the access watch's warnings.
+type warnCount struct{ n atomic.Int32 }
+
+func (w *warnCount) Enabled(context.Context, slog.Level) bool { return true }
+func (w *warnCount) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *warnCount) WithGroup(string) slog.Handler            { return w }
+func (w *warnCount) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn && strings.HasPrefix(r.Message, "access watch") {
+		w.n.Add(1)
+	}
+	return nil
 }
