@@ -28,9 +28,6 @@ const (
 	// countedTotals: totals of whole lists, and of lists with one enum or
 	// boolean filter, come from the counters triggers keep.
 	countedTotals
-	// offsetOnIndex: past the first pages the offset is walked in a
-	// subquery reading only the index; the page's rows alone are fetched.
-	offsetOnIndex
 )
 
 // strategies are the strategies by name (ent/shortcut lists every name).
@@ -39,7 +36,6 @@ var strategies = map[string]strategy{
 	"searchKeys":     searchKeys,
 	"deepSkip":       deepSkip,
 	"countedTotals":  countedTotals,
-	"offsetOnIndex":  offsetOnIndex,
 }
 
 func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
@@ -104,28 +100,8 @@ func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQu
 	}
 }
 
-// subqueryOffset is where skipping index entries in a subquery starts to
-// beat skipping rows (the subquery's page is sorted once more);
-// keysSubqueryOffset is the same for pages that select keys only, whose
-// skipped rows cost an index entry each either way, so the subquery pays
-// only further in (the thresholds' measurement: docs/performance.md).
-const (
-	subqueryOffset     = 100
-	keysSubqueryOffset = 500
-)
-
 // pageSQL selects sel of one page of the rows matching where; the offset
-// is its last argument. With offsetOnIndex, past the first pages the
-// offset is walked in a subquery over the index alone.
-func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int) string {
-	from := " FROM " + p.r.Table + " t WHERE "
-	at := subqueryOffset
-	if sel == p.keys {
-		at = keysSubqueryOffset
-	}
-	if !e.uses(offsetOnIndex) || offset < at {
-		return "SELECT " + sel + from + where + newestFirst + database.LimitOffset(limit)
-	}
-	key := e.db.RowKey()
-	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + database.LimitOffset(limit) + ")" + newestFirst
+// is its last argument.
+func pageSQL(p *plan, sel, where string, limit int) string {
+	return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(limit)
 }

@@ -352,16 +352,6 @@ func RunTx(ctx context.Context, db interface {
 // binding does not expire the statement.
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
 
-// RowKey is the cheapest unique key of a row of the table aliased t, for
-// queries that find rows' keys first and read the rows after: SQLite's
-// rowid, PostgreSQL's id.
-func (d *DB) RowKey() string {
-	if d.Dialect == dialect.Postgres {
-		return "t.id"
-	}
-	return "t.rowid"
-}
-
 // Checkpointing reports whether the background checkpointer runs.
 func (d *DB) Checkpointing() bool { return d.ckpt != nil }
 

@@ -15,7 +15,6 @@ var Names = []string{
 	"searchKeys",     // q on a whole list counted by the search, which picks the page's keys
 	"deepSkip",       // a deep offset skips whole days by their counts
 	"countedTotals",  // totals from the counters triggers keep
-	"offsetOnIndex",  // a deep offset walked on the index alone
 	// the search:
 	"probeCache",     // small word lookups kept while the table is unchanged
 	"valuesLog",      // new values of a Few column read from their log, not all again
