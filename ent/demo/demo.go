@@ -100,7 +100,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		}
 		return ctx.Err()
 	}
-	if g.sqlite && !o.RowTriggers {
+	if g.sqlite && !o.RowTriggers && db.Uses("bulkLoad") {
 		err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: o.Alone}, load)
 	} else {
 		restore := shortcut.Of(db).BulkCache(ctx)

@@ -26,6 +26,8 @@ var Names = []string{
 	"txMemo",                // a workspace's webhook endpoints kept for the rest of a transaction
 	"accessWatch",           // key lookups cached while no key, role or workspace changed
 	"backgroundCheckpoints", // the WAL copied back off the writer
+	// loads:
+	"bulkLoad", // a load's insert triggers and indexes deferred to one pass (Bulk)
 }
 
 // Check refuses a name that is not one of Names.
