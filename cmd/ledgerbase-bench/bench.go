@@ -700,7 +700,7 @@ func restoreSnapshot(snapshot, path string) error {
 // saveSnapshot keeps the freshly seeded database for the runs after this
 // one. Nothing else writes while it runs: the server is not started yet.
 func saveSnapshot(ctx context.Context, db *database.DB, snapshot string) error {
-	// The whole WAL into the file first (the background checkpointer may
+	// The whole WAL into the file first (a checkpoint of another connection may
 	// hold the checkpoint lock for a moment: then busy is 1, try again).
 	for deadline := time.Now().Add(time.Minute); ; {
 		var busy, frames, done int

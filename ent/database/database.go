@@ -48,8 +48,8 @@ type DB struct {
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
-	// ckpt checkpoints the SQLite WAL off the writer (see checkpoints).
-	ckpt *checkpointer
+	// stopOptimize ends the hourly PRAGMA optimize (SQLite).
+	stopOptimize func()
 	// batch shares the writer's transactions among queued writes (SQLite;
 	// see InTx).
 	batch *batcher
@@ -113,13 +113,8 @@ const BusyTimeout = 10 * time.Second
 // and column read), is redundant: _mutex=no opens with SQLITE_OPEN_NOMUTEX.
 const SQLiteConnParams = "_mutex=no"
 
-const (
-	// SQLiteDriver opens SQLite connections with the settings below.
-	SQLiteDriver = "sqlite3_ledgerbase"
-	// sqliteWriter is the writer's driver: the same settings, and no
-	// checkpoints of its own (a background connection runs them).
-	sqliteWriter = "sqlite3_ledgerbase_writer"
-)
+// SQLiteDriver opens SQLite connections with the settings below.
+const SQLiteDriver = "sqlite3_ledgerbase"
 
 // memstatus records whether SQLite's memory statistics were switched off
 // (memstatusOff); it runs before any init, hence before any open.
@@ -132,18 +127,14 @@ func init() {
 		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", BusyTimeout.Milliseconds()),
 		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
 	}
-	hook := func(pragmas []string) func(c *sqlite3.SQLiteConn) error {
-		return func(c *sqlite3.SQLiteConn) error {
-			for _, p := range pragmas {
-				if _, err := c.Exec(p, nil); err != nil {
-					return fmt.Errorf("%s: %w", p, err)
-				}
+	sql.Register(SQLiteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		for _, p := range pragmas {
+			if _, err := c.Exec(p, nil); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
 			}
-			return nil
 		}
-	}
-	sql.Register(SQLiteDriver, &sqlite3.SQLiteDriver{ConnectHook: hook(pragmas)})
-	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: hook(append(pragmas[:len(pragmas):len(pragmas)], "PRAGMA wal_autocheckpoint=0"))})
+		return nil
+	}})
 }
 
 // Open connects to url: "sqlite:PATH" (or a bare path) or "postgres://...".
@@ -171,12 +162,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// within its memory budget; the OS page cache holds the rest of the file.
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	off := offSet(o.ShortcutsOff)
-	writerDriver := sqliteWriter
-	if off["backgroundCheckpoints"] {
-		writerDriver = SQLiteDriver // SQLite's own checkpoints, in commits
-	}
-	w, err := sql.Open(writerDriver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	w, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
@@ -199,22 +185,16 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		return fail(err)
 	}
 	optimize(ctx, w)
-	var ckpt *checkpointer
-	if !off["backgroundCheckpoints"] {
-		if ckpt, err = startCheckpoints(path, w); err != nil {
-			return fail(err)
-		}
-	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
 	d := &DB{
-		ckpt:      ckpt,
-		Writer:    writer,
-		Reader:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
-		ReadPool:  r,
-		WritePool: w,
-		Dialect:   dialect.SQLite,
-		Path:      path,
-		off:       off,
+		stopOptimize: optimizeHourly(w),
+		Writer:       writer,
+		Reader:       ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
+		ReadPool:     r,
+		WritePool:    w,
+		Dialect:      dialect.SQLite,
+		Path:         path,
+		off:          offSet(o.ShortcutsOff),
 	}
 	d.batch = &batcher{ent: writer, turn: make(chan struct{}, 1), ends: &d.ends}
 	return d, nil
@@ -249,10 +229,8 @@ func (d *DB) Close() error {
 		}
 		d.parts = nil
 		d.partsMu.Unlock()
-		// The checkpointer next: the writer's close then checkpoints
-		// what is left and removes the WAL.
-		if d.ckpt != nil {
-			d.ckpt.stop()
+		if d.stopOptimize != nil {
+			d.stopOptimize()
 		}
 		if d.Dialect == dialect.SQLite {
 			optimize(context.Background(), d.WritePool)
@@ -351,20 +329,3 @@ func RunTx(ctx context.Context, db interface {
 // few small numbers, so each text stays in the statement cache; an OFFSET
 // binding does not expire the statement.
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
-
-// Checkpointing reports whether the background checkpointer runs.
-func (d *DB) Checkpointing() bool { return d.ckpt != nil }
-
-// PauseCheckpoints stops the background checkpointer, if it runs, until
-// resume (a load alone in the file, ent/shortcut's Bulk).
-func (d *DB) PauseCheckpoints() (resume func()) {
-	if d.ckpt == nil {
-		return func() {}
-	}
-	d.ckpt.stop()
-	return func() {
-		// Without it (nil on error) the WAL still gets checkpointed when
-		// the writer closes; the next open starts a checkpointer again.
-		d.ckpt, _ = startCheckpoints(d.Path, d.WritePool)
-	}
-}

@@ -292,7 +292,7 @@ func (d *Set) BulkCache(ctx context.Context) (restore func()) {
 // Leaving WAL mode needs the writer to be the file's only connection, so
 // only a load whose caller promises to use the DB for nothing else while it
 // runs (BulkOptions.Alone) tries: alone closes this process's other
-// connections — idle readers, the checkpointer, the data-version
+// connections — idle readers, the data-version
 // connection — and asks for the switch. When another process has the file
 // open, or a reader of this one is busy, the file stays in WAL mode and
 // the load runs there as before, just slower. While the load runs in
@@ -306,14 +306,12 @@ func (d *Set) BulkCache(ctx context.Context) (restore func()) {
 // did, and back, which must run once the load's transaction has ended: it
 // returns the file to WAL mode and reopens what alone closed.
 func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
-	resumeCheckpoints := d.db.PauseCheckpoints()
 	resumeDV := d.dv.suspend()
 	idle := d.db.ReadPool.Stats().MaxOpenConnections // openSQLite keeps every reader idle
 	d.db.ReadPool.SetMaxIdleConns(0)                 // closes the idle readers
 	reopen := func() {
 		d.db.ReadPool.SetMaxIdleConns(idle)
 		resumeDV()
-		resumeCheckpoints()
 	}
 	if !journalMode(ctx, conn, "DELETE", 0) {
 		reopen()
@@ -334,8 +332,22 @@ func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) 
 // locks that needs, and reports whether it is in that mode after.
 func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) bool {
 	var now string
-	err := database.WithBusyTimeout(ctx, conn, wait, func() error {
+	err := withBusyTimeout(ctx, conn, wait, func() error {
 		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
 	})
 	return err == nil && strings.EqualFold(now, mode)
+}
+
+// withBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it
+// back. A connection whose timeout cannot be set back is discarded: it is
+// never handed back with the short one.
+func withBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn func() error) error {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
+		return err
+	}
+	err := fn()
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", database.BusyTimeout.Milliseconds())); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
 }
