@@ -55,7 +55,7 @@ func TestStrategiesAnswerAsThePlainPath(t *testing.T) {
 		records.Only(engines[name], name)
 	}
 	// The search's own shortcuts: each off, every other on.
-	for _, name := range []string{"probeCache", "valuesLog", "searchGenCache"} {
+	for _, name := range []string{"probeCache", "valuesLog"} {
 		engines["all but "+name] = engine(t, openOff(t, url, name))
 		records.Only(engines["all but "+name], all...)
 	}

@@ -16,9 +16,8 @@ var Names = []string{
 	"deepSkip",       // a deep offset skips whole days by their counts
 	"countedTotals",  // totals from the counters triggers keep
 	// the search:
-	"probeCache",     // small word lookups kept while the table is unchanged
-	"valuesLog",      // new values of a Few column read from their log, not all again
-	"searchGenCache", // the search's generations kept while nothing was committed
+	"probeCache", // small word lookups kept while the table is unchanged
+	"valuesLog",  // new values of a Few column read from their log, not all again
 	// the dashboard:
 	"keptSums",       // money figures from the sums triggers keep
 	"dashboardCache", // the dashboard's counts and sums kept while nothing was committed

@@ -366,16 +366,12 @@ type searchGens struct {
 	table  int64
 }
 
-// searchGensOf reads both generations in one round trip, or none: what was
-// read while the data version stayed the same holds for as long as it
-// does, since nothing was committed meanwhile.
+// searchGensOf reads both generations in one round trip.
 func (d *Set) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
-	return cached(&d.searchGens, wsID+"|"+table, d.dataVersionGen(ctx, "searchGenCache"), func() (searchGens, error) {
-		var g searchGens
-		err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
-			wsID, table, wsID, table).Scan(&g.values, &g.table)
-		return g, err
-	})
+	var g searchGens
+	err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
+		wsID, table, wsID, table).Scan(&g.values, &g.table)
+	return g, err
 }
 
 // cond is the exact condition: every token starts a word of the word index
