@@ -4,10 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"entgo.io/ent/dialect"
-
-	"github.com/ledgerbase/ledgerbase/ent"
-
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
@@ -92,47 +88,4 @@ type Cache[V any] struct{ c genCache[V] }
 // the shortcut (Names) that switches the cache.
 func (c *Cache[V]) Get(ctx context.Context, db *database.DB, name, key string, read func() (V, error)) (V, error) {
 	return cached(&c.c, key, Of(db).dataVersionGen(ctx, name), read)
-}
-
-// TxMemo keeps what a SQLite write transaction read, for the rest of that
-// transaction: SQLite lets one connection write at a time, so until the
-// transaction ends only its own statements change what it read, and a
-// caller that updates the memo with them can skip the read next time
-// (group commit runs many writes in one transaction). On PostgreSQL, whose
-// writers run side by side, it keeps nothing. One slot: a value read in
-// another transaction is never answered.
-type TxMemo[V any] struct {
-	mu   sync.Mutex
-	tx   *ent.Tx
-	vals map[string]V
-}
-
-// Get answers the value kept for key in tx.
-func (m *TxMemo[V]) Get(d *database.DB, tx *ent.Tx, key string) (v V, ok bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if d.Dialect != dialect.Postgres && m.tx == tx && d.Uses("txMemo") {
-		v, ok = m.vals[key]
-	}
-	return v, ok
-}
-
-// Put keeps v for key in tx.
-func (m *TxMemo[V]) Put(d *database.DB, tx *ent.Tx, key string, v V) {
-	if d.Dialect == dialect.Postgres {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.tx != tx {
-		m.tx, m.vals = tx, map[string]V{}
-	}
-	m.vals[key] = v
-}
-
-// Forget drops everything kept: the caller changed what it depends on.
-func (m *TxMemo[V]) Forget() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.tx, m.vals = nil, nil
 }

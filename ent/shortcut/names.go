@@ -22,7 +22,6 @@ var Names = []string{
 	"keptSums",       // money figures from the sums triggers keep
 	"dashboardCache", // the dashboard's counts and sums kept while nothing was committed
 	// writes and keys:
-	"txMemo",      // a workspace's webhook endpoints kept for the rest of a transaction
 	"accessWatch", // key lookups cached while no key, role or workspace changed
 	// loads:
 	"bulkLoad", // a load's insert triggers and indexes deferred to one pass (Bulk)
