@@ -65,6 +65,7 @@ type DB struct {
 	// parts live and close with the DB (Part).
 	partsMu sync.Mutex
 	parts   map[any]io.Closer
+	closed  bool // Close ran
 }
 
 // Part is the value kept under key, made by make on first use, and closed
@@ -80,6 +81,9 @@ func (d *DB) Part(key any, make func() io.Closer) io.Closer {
 	if !ok {
 		p = make()
 		d.parts[key] = p
+	}
+	if d.closed {
+		p.Close() // made after Close: nothing of it may start
 	}
 	return p
 }
@@ -227,7 +231,7 @@ func (d *DB) Close() error {
 		for _, p := range d.parts {
 			d.closeErr = errors.Join(d.closeErr, p.Close())
 		}
-		d.parts = nil
+		d.parts, d.closed = nil, true
 		d.partsMu.Unlock()
 		if d.stopOptimize != nil {
 			d.stopOptimize()
