@@ -21,7 +21,7 @@ type Search struct {
 	// index instead, see search.go.
 	Few []string
 	// Counted are the table's enum and boolean columns that lists filter
-	// on: rows are counted per value of each (see DB.values). A Search
+	// on: rows are counted per value of each (see Set.values). A Search
 	// may carry only these, with no Columns.
 	Counted []string
 }
