@@ -19,13 +19,14 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // Config is what the core needs from the appliance's settings.
 type Config struct {
 	Logger *slog.Logger
 	// KeyCacheTTL is the longest a cached key lookup is used; changes by
-	// any process are seen within a second regardless (database.AccessGen).
+	// any process are seen within a second regardless (shortcut.Set.AccessGen).
 	KeyCacheTTL time.Duration
 	// RecordCacheBytes sizes the render cache of records (records.SetCache):
 	// 0 is records.DefaultCacheBytes, negative turns it off.
@@ -76,7 +77,7 @@ func New(db *database.DB, cfg Config) (*Core, error) {
 	}
 	// Every process's key, role and workspace changes reach the key cache
 	// within a second (database triggers, watched by the DB).
-	c.Auth.Changes = db.AccessGen
+	c.Auth.Changes = shortcut.Of(db).AccessGen
 	if cfg.KeyCacheTTL > 0 {
 		c.Auth.TTL = cfg.KeyCacheTTL
 	}

@@ -2,10 +2,8 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -42,61 +40,33 @@ type dashboardData struct {
 	Money   moneyView
 }
 
-// countsCache keeps a workspace's record counts read at a SQLite data
-// version: shown again with nothing committed meanwhile, they are the same
-// (a scoped count, such as products among items, scans its rows).
-var countsCache struct {
-	sync.Mutex
-	m map[string]cachedCounts
-}
-
-type cachedCounts struct {
-	version int64
-	cards   []countCard
-}
-
 // countsOf counts each resource's records as GET /v1/{resource}?limit=1
-// answers meta.total.
+// answers meta.total. They are kept while nothing is committed (u.counts):
+// shown again with nothing committed meanwhile, they are the same (a
+// scoped count, such as products among items, scans its rows).
 func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, error) {
-	dv, ok, err := u.db.DataVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%p|%s", u.db, ws.ID)
-	countsCache.Lock()
-	hit, found := countsCache.m[key]
-	countsCache.Unlock()
-	if ok && found && hit.version == dv {
-		return hit.cards, nil
-	}
-	var cards []countCard
-	for _, r := range browsable() {
-		card := countCard{R: r}
-		if m := missing(ws, r); m != "" {
-			card.Gate = "needs " + m
+	return u.counts.Get(ctx, u.db, "dashboardCache", ws.ID, func() ([]countCard, error) {
+		var cards []countCard
+		for _, r := range browsable() {
+			card := countCard{R: r}
+			if m := missing(ws, r); m != "" {
+				card.Gate = "needs " + m
+				cards = append(cards, card)
+				continue
+			}
+			b, err := u.core.Records.List(ctx, r, recordsWorkspace(ws), records.Page{Limit: 1})
+			if err != nil {
+				return nil, err
+			}
+			env, _, err := decodeList(b)
+			if err != nil {
+				return nil, err
+			}
+			card.Count = env.Meta.Total
 			cards = append(cards, card)
-			continue
 		}
-		b, err := u.core.Records.List(ctx, r, recordsWorkspace(ws), records.Page{Limit: 1})
-		if err != nil {
-			return nil, err
-		}
-		env, _, err := decodeList(b)
-		if err != nil {
-			return nil, err
-		}
-		card.Count = env.Meta.Total
-		cards = append(cards, card)
-	}
-	if again, still, err := u.db.DataVersion(ctx); ok && err == nil && still && again == dv {
-		countsCache.Lock()
-		if countsCache.m == nil || len(countsCache.m) > 10_000 {
-			countsCache.m = map[string]cachedCounts{}
-		}
-		countsCache.m[key] = cachedCounts{version: dv, cards: cards}
-		countsCache.Unlock()
-	}
-	return cards, nil
+		return cards, nil
+	})
 }
 
 func (u *UI) dashboard(c *fiber.Ctx) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // money is an amount in one currency.
@@ -120,7 +121,7 @@ func listURL(ws *ent.Workspace, r *resource.Resource, params ...string) string {
 	return u
 }
 
-// moneyOf reads the figures from the kept sums (database.Sums) and the
+// moneyOf reads the figures from the kept sums (shortcut.Sums) and the
 // kept per-status counts: a few hundred small rows whatever the number of
 // invoices.
 func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (moneyView, error) {
@@ -143,7 +144,7 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 		v.Aging = append(v.Aging, figure{Label: b.Label,
 			Href: listURL(ws, inv, "status", "overdue", "due_date_from", froms[i], "due_date_to", tos[i])})
 	}
-	open, err := u.db.SumsOf(ctx, ws.ID, "invoices.open")
+	open, err := shortcut.Of(u.db).SumsOf(ctx, ws.ID, "invoices.open")
 	if err != nil {
 		return v, err
 	}
@@ -165,7 +166,7 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 
 	v.Bills = figure{Label: "Open bills", Href: listURL(ws, bills, "status", strings.Join(openBillStates, ","))}
 	v.BillsPastDue = figure{Label: "Past due", Href: listURL(ws, bills, "status", strings.Join(openBillStates, ","), "due_date_to", day(1))}
-	owed, err := u.db.SumsOf(ctx, ws.ID, "bills.open")
+	owed, err := shortcut.Of(u.db).SumsOf(ctx, ws.ID, "bills.open")
 	if err != nil {
 		return v, err
 	}
@@ -187,7 +188,7 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 				"date_from", m.Format(time.DateOnly), "date_to", last.Format(time.DateOnly)),
 		}})
 	}
-	issued, err := u.db.SumsOf(ctx, ws.ID, "invoices.issued")
+	issued, err := shortcut.Of(u.db).SumsOf(ctx, ws.ID, "invoices.issued")
 	if err != nil {
 		return v, err
 	}

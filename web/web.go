@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/assets"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 	"github.com/ledgerbase/ledgerbase/web/session"
 )
 
@@ -49,6 +50,8 @@ type UI struct {
 	accounts        *session.AccountLimit
 	AccountFailures int
 	AccountWindow   time.Duration
+	// counts are the dashboard's record counts by workspace (countsOf).
+	counts shortcut.Cache[[]countCard]
 }
 
 // New prepares the UI of the core; mount it with the REST server's

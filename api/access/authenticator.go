@@ -30,7 +30,7 @@ type Authenticator struct {
 	TTL time.Duration
 	// Changes reports a number that changes after every committed change
 	// to keys, roles and workspaces, and whether it is current (see
-	// database.DB.AccessGen); when it is not, every call reads the key
+	// shortcut.Set.AccessGen); when it is not, every call reads the key
 	// afresh. Nil trusts the cache for TTL.
 	Changes func() (gen int64, ok bool)
 

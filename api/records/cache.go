@@ -19,7 +19,7 @@ import (
 // this process or another one sharing the database.
 //
 // On SQLite a read asks first whether anything at all was committed since
-// the entry was last checked (database.DB.DataVersion, a counter in shared
+// the entry was last checked (shortcut.Set.DataVersion, a counter in shared
 // memory): if nothing was, the entry is served without touching the row.
 type rendered struct {
 	version string
@@ -161,7 +161,7 @@ func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids [
 	}
 	// The ids must come from the same state as the records: nothing may
 	// have been committed while they were read either.
-	if v, ok, err := e.db.DataVersion(ctx); err != nil || !ok || v != dv {
+	if v, ok, err := e.sc.DataVersion(ctx); err != nil || !ok || v != dv {
 		return nil, false, err
 	}
 	return joinParts(b, parts), true, nil

@@ -11,14 +11,16 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // Engine reads records.
 type Engine struct {
 	db    *database.DB
+	sc    *shortcut.Set // db's
 	plans map[*resource.Resource]*plan
 	cache *otter.Cache[string, rendered] // nil: off
-	off   strategy                       // strategies switched off (tests)
+	off   strategy                       // strategies switched off
 	// Refresh, when set, runs before every Get and list of a resource: it
 	// brings up to date the states that follow the clock (a promotion past
 	// its ends_at is expired), so records, filters, totals and cached
@@ -43,9 +45,9 @@ type Workspace struct {
 }
 
 // Searches are the search indexes and per-value counts the declarations
-// ask for: what database.Migrate builds and what `q` and filtered lists read.
-func Searches(rs []*resource.Resource) []database.Search {
-	var out []database.Search
+// ask for: what their Migrate builds and what `q` and filtered lists read.
+func Searches(rs []*resource.Resource) shortcut.Searches {
+	var out shortcut.Searches
 	for _, r := range rs {
 		var counted []string
 		for _, f := range r.Filters {
@@ -54,7 +56,7 @@ func Searches(rs []*resource.Resource) []database.Search {
 			}
 		}
 		if r.Table != "" && (len(r.Search) > 0 || len(counted) > 0) {
-			out = append(out, database.Search{Table: r.Table, Columns: r.Search, Few: r.SearchFew, Counted: counted})
+			out = append(out, shortcut.Search{Table: r.Table, Columns: r.Search, Few: r.SearchFew, Counted: counted})
 		}
 	}
 	return out
@@ -62,11 +64,16 @@ func Searches(rs []*resource.Resource) []database.Search {
 
 // New compiles a plan for every resource that has a table.
 func New(db *database.DB, rs []*resource.Resource) (*Engine, error) {
-	merged := map[string]database.Search{}
-	for _, s := range database.MergeSearches(Searches(rs)) {
+	merged := map[string]shortcut.Search{}
+	for _, s := range shortcut.MergeSearches(Searches(rs)) {
 		merged[s.Table] = s
 	}
-	e := &Engine{db: db, plans: map[*resource.Resource]*plan{}}
+	e := &Engine{db: db, sc: shortcut.Of(db), plans: map[*resource.Resource]*plan{}}
+	for name, s := range strategies {
+		if !db.Uses(name) {
+			e.off |= s
+		}
+	}
 	for _, r := range rs {
 		if r.Table == "" {
 			continue

@@ -141,7 +141,6 @@ func BenchmarkStrategies(b *testing.B) {
 		"searchKeys":     append(pages(records.Page{Q: "Acme Holdings"}, 0, 25), pages(records.Page{Q: "INV-0001"}, 0)...),
 		"deepSkip":       pages(records.Page{}, 6000, 7000, 8000, 9000),
 		"countedTotals":  pages(records.Page{}, 0, 25, 50, 75),
-		"offsetOnIndex":  pages(records.Page{}, 600, 1200, 2400, 4800),
 	}
 	var all []string
 	for name := range records.Strategies {

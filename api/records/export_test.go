@@ -1,13 +1,7 @@
 package records
 
 // Strategies names every strategy of the list pipeline (strategies.go).
-var Strategies = map[string]strategy{
-	"unchangedPages": unchangedPages,
-	"searchKeys":     searchKeys,
-	"deepSkip":       deepSkip,
-	"countedTotals":  countedTotals,
-	"offsetOnIndex":  offsetOnIndex,
-}
+var Strategies = strategies
 
 // Only leaves e's lists the named strategies alone: none, the plain path.
 func Only(e *Engine, names ...string) {

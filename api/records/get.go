@@ -22,12 +22,12 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	// Read before the row: a commit in between makes the next reading
 	// differ, so an entry is never marked checked at a version newer than
 	// the row it holds.
-	v, ok, err := e.db.DataVersion(ctx)
+	v, ok, err := e.sc.DataVersion(ctx)
 	if err != nil {
 		return nil, apierr.Internal(err)
 	}
 	dv := int64(noVersion)
-	if ok && parentID == "" {
+	if ok && parentID == "" && e.uses(unchangedPages) {
 		dv = v
 		if b, ok := e.unchanged(p, ws, id, dv); ok {
 			return b, nil

@@ -127,7 +127,7 @@ func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, erro
 	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil || pg.ParentID != "" {
 		return noVersion, nil
 	}
-	v, ok, err := e.db.DataVersion(ctx)
+	v, ok, err := e.sc.DataVersion(ctx)
 	if err != nil {
 		return noVersion, apierr.Internal(err)
 	}
@@ -175,9 +175,9 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 				return out, err
 			}
 		}
-		return e.pageCached(ctx, p, ws, pg.ParentID, e.pageSQL(p, p.keys, lq.where, pg.Limit, lq.offset), args, b, dv)
+		return e.pageCached(ctx, p, ws, pg.ParentID, pageSQL(p, p.keys, lq.where, pg.Limit), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.ReadPool, p, ws, e.pageSQL(p, p.selects, lq.where, pg.Limit, lq.offset), args)
+	s, err := e.query(ctx, e.db.ReadPool, p, ws, pageSQL(p, p.selects, lq.where, pg.Limit), args)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 type column struct {
@@ -30,7 +31,7 @@ type plan struct {
 	// anySQL is getSQL without the resource's Scope: the answer of a write
 	// that moved a record out of it (an archived promotion).
 	anySQL   string
-	search   database.Search
+	search   shortcut.Search
 	embeds   []*embedPlan
 	flag     int // index of the commerce flag column, or -1
 	colIndex map[string]int

@@ -20,18 +20,23 @@ const (
 	// the index alone (cache.go). The render cache is switched by SetCache.
 	unchangedPages strategy = 1 << iota
 	// searchKeys: a q on a whole list is counted by the search, which
-	// also picks the page's keys when that is cheap (database.Find).
+	// also picks the page's keys when that is cheap (shortcut.Set.Find).
 	searchKeys
 	// deepSkip: a deep offset of a whole list skips whole days by their
-	// counts (database.Skip), then only the rest of its day.
+	// counts (shortcut.Set.Skip), then only the rest of its day.
 	deepSkip
 	// countedTotals: totals of whole lists, and of lists with one enum or
 	// boolean filter, come from the counters triggers keep.
 	countedTotals
-	// offsetOnIndex: past the first pages the offset is walked in a
-	// subquery reading only the index; the page's rows alone are fetched.
-	offsetOnIndex
 )
+
+// strategies are the strategies by name (ent/shortcut lists every name).
+var strategies = map[string]strategy{
+	"unchangedPages": unchangedPages,
+	"searchKeys":     searchKeys,
+	"deepSkip":       deepSkip,
+	"countedTotals":  countedTotals,
+}
 
 func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
 
@@ -39,7 +44,7 @@ func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
 // them, and picks the page's keys, when the search can).
 func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery) error {
 	whole := e.uses(searchKeys) && !lq.filtered && p.r.Scope == "" && p.r.Parent == nil
-	f, err := e.db.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
+	f, err := e.sc.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
 	if err != nil {
 		return apierr.Internal(err)
 	}
@@ -63,12 +68,12 @@ func (e *Engine) countedTotal(ctx context.Context, r *resource.Resource, ws Work
 	}
 	switch {
 	case !lq.filtered:
-		return e.db.Count(ctx, ws.ID, r.Table, r.Scope)
+		return e.sc.Count(ctx, ws.ID, r.Table, r.Scope)
 	case len(pg.Filters) == 1 && pg.Q == "" && pg.Filters[0].values() != nil:
 		// One enum or boolean filter: each value is counted too.
 		var total int64
 		for _, v := range pg.Filters[0].values() {
-			n, ok := e.db.Count(ctx, ws.ID, e.db.ValueKey(r.Table, pg.Filters[0].Column, v), r.Scope)
+			n, ok := e.sc.Count(ctx, ws.ID, e.sc.ValueKey(r.Table, pg.Filters[0].Column, v), r.Scope)
 			if !ok {
 				return 0, false
 			}
@@ -88,35 +93,15 @@ func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQu
 	if !e.uses(deepSkip) || lq.offset < deepOffset || lq.filtered || p.r.Parent != nil || p.r.Scope != "" {
 		return
 	}
-	if cond, arg, rest, ok := e.db.Skip(ctx, ws.ID, p.r.Table, lq.offset); ok {
+	if cond, arg, rest, ok := e.sc.Skip(ctx, ws.ID, p.r.Table, lq.offset); ok {
 		lq.where += " AND " + cond
 		lq.args = append(lq.args, arg)
 		lq.offset = rest
 	}
 }
 
-// subqueryOffset is where skipping index entries in a subquery starts to
-// beat skipping rows (the subquery's page is sorted once more);
-// keysSubqueryOffset is the same for pages that select keys only, whose
-// skipped rows cost an index entry each either way, so the subquery pays
-// only further in (the thresholds' measurement: docs/performance.md).
-const (
-	subqueryOffset     = 100
-	keysSubqueryOffset = 500
-)
-
 // pageSQL selects sel of one page of the rows matching where; the offset
-// is its last argument. With offsetOnIndex, past the first pages the
-// offset is walked in a subquery over the index alone.
-func (e *Engine) pageSQL(p *plan, sel, where string, limit, offset int) string {
-	from := " FROM " + p.r.Table + " t WHERE "
-	at := subqueryOffset
-	if sel == p.keys {
-		at = keysSubqueryOffset
-	}
-	if !e.uses(offsetOnIndex) || offset < at {
-		return "SELECT " + sel + from + where + newestFirst + database.LimitOffset(limit)
-	}
-	key := e.db.RowKey()
-	return "SELECT " + sel + from + key + " IN (SELECT " + key + from + where + newestFirst + database.LimitOffset(limit) + ")" + newestFirst
+// is its last argument.
+func pageSQL(p *plan, sel, where string, limit int) string {
+	return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(limit)
 }

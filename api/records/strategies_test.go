@@ -12,6 +12,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/ent/invoice"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }
@@ -27,7 +29,7 @@ type listCase struct {
 // render cache. The workspace is large enough for deep offsets to skip
 // days, and the queries take every way of a search.
 func TestStrategiesAnswerAsThePlainPath(t *testing.T) {
-	db, _ := apitest.DB(t)
+	db, url := apitest.DB(t)
 	ctx := context.Background()
 	ws, err := access.NewWorkspace(ctx, db.Writer, "Strategies", "business", true, true)
 	if err != nil {
@@ -38,40 +40,70 @@ func TestStrategiesAnswerAsThePlainPath(t *testing.T) {
 	}
 	cases := strategyCases(t, db, ws.ID)
 	w := records.Workspace{ID: ws.ID, Commerce: true}
-	plain := engine(t, db)
+	// The plain path: every shortcut off, the database's too.
+	plain := engine(t, openOff(t, url, shortcut.Names...))
 	plain.SetCache(0)
 	records.Only(plain)
-	want := make([][]byte, len(cases))
-	for i, c := range cases {
-		if want[i], err = plain.List(ctx, c.r, w, c.pg); err != nil {
-			t.Fatalf("%s %+v: %v", c.r.Name, c.pg, err)
-		}
-	}
 	var all []string
 	for name := range records.Strategies {
 		all = append(all, name)
 	}
-	configs := map[string][]string{"all": all}
+	engines := map[string]*records.Engine{"all": engine(t, db)}
+	records.Only(engines["all"], all...)
 	for _, name := range all {
-		configs[name] = []string{name}
+		engines[name] = engine(t, db)
+		records.Only(engines[name], name)
 	}
-	for name, on := range configs {
-		t.Run(name, func(t *testing.T) {
-			e := engine(t, db)
-			records.Only(e, on...)
-			for round := range 2 { // the second from the render cache
-				for i, c := range cases {
-					got, err := e.List(ctx, c.r, w, c.pg)
-					if err != nil {
-						t.Fatalf("%s %+v: %v", c.r.Name, c.pg, err)
-					}
-					if !bytes.Equal(got, want[i]) {
-						t.Errorf("round %d, %s %+v:\n got %.300s\nwant %.300s", round, c.r.Name, c.pg, got, want[i])
+	// The search's own shortcuts: each off, every other on.
+	for _, name := range []string{"probeCache", "valuesLog"} {
+		engines["all but "+name] = engine(t, openOff(t, url, name))
+		records.Only(engines["all but "+name], all...)
+	}
+	compare := func(pass string) {
+		want := make([][]byte, len(cases))
+		for i, c := range cases {
+			if want[i], err = plain.List(ctx, c.r, w, c.pg); err != nil {
+				t.Fatalf("%s %+v: %v", c.r.Name, c.pg, err)
+			}
+		}
+		for name, e := range engines {
+			t.Run(pass+"/"+name, func(t *testing.T) {
+				for round := range 2 { // the second from the render cache
+					for i, c := range cases {
+						got, err := e.List(ctx, c.r, w, c.pg)
+						if err != nil {
+							t.Fatalf("%s %+v: %v", c.r.Name, c.pg, err)
+						}
+						if !bytes.Equal(got, want[i]) {
+							t.Errorf("round %d, %s %+v:\n got %.300s\nwant %.300s", round, c.r.Name, c.pg, got, want[i])
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
+	compare("seeded")
+	// A new client name on some invoices: searches read it from the log of
+	// new values, or read every value again.
+	if err := db.Writer.Invoice.Update().Where(invoice.WorkspaceID(ws.ID), invoice.NumberHasSuffix("7")).SetClientName("Zyxel Neuname").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"Zyxel Neuname", "neuname", "zyx"} {
+		cases = append(cases, listCase{resource.Invoices, records.Page{Q: q, Limit: 25}}, listCase{resource.Invoices, records.Page{Q: q, Limit: 25, Offset: 120}})
+	}
+	compare("a new name")
+}
+
+// openOff opens another handle on the database at url with the named
+// shortcuts off.
+func openOff(t *testing.T, url string, off ...string) *database.DB {
+	t.Helper()
+	db, err := database.Open(context.Background(), url, database.Options{ShortcutsOff: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 func engine(t *testing.T, db *database.DB) *records.Engine {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 	"github.com/ledgerbase/ledgerbase/ent/invoice"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // searchRow is what q sees of an invoice.
@@ -26,8 +26,8 @@ type searchRow struct {
 // want is q's documented meaning, evaluated by brute force: every word of
 // q starts a word of the number or of the client's name.
 func (r searchRow) matches(q string) bool {
-	words := database.SearchTokens(r.number + " " + r.client)
-	toks := database.SearchTokens(q)
+	words := shortcut.SearchTokens(r.number + " " + r.client)
+	toks := shortcut.SearchTokens(q)
 	if len(toks) > 16 {
 		toks = toks[:16]
 	}
@@ -128,9 +128,9 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	}
 	check("seeded")
 	// Every way through: no row checked one by one (the SQL condition), or a few.
-	prev := database.SetProbeCap(2)
+	prev := shortcut.SetProbeCap(2)
 	check("probe cap 2")
-	database.SetProbeCap(prev)
+	shortcut.SetProbeCap(prev)
 
 	// Names change (a new name too), numbers change, rows go.
 	for i := range rows {
@@ -162,9 +162,9 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	rows = slices.DeleteFunc(rows, func(r searchRow) bool { return r.id == "" })
 	queries = append(queries, "initech", "initech holdings", "inv-9", "holdings", "Société", "générale soc")
 	check("after updates and deletes")
-	prev = database.SetProbeCap(2)
+	prev = shortcut.SetProbeCap(2)
 	check("after updates and deletes, probe cap 2")
-	database.SetProbeCap(prev)
+	shortcut.SetProbeCap(prev)
 }
 
 // On PostgreSQL the word indexes take new entries at once (fastupdate off):

@@ -73,7 +73,6 @@ func encodeTypes(t []string) string { b, _ := json.Marshal(t); return string(b) 
 // CreateEndpoint stores a checked change as a new endpoint of workspace
 // ws, with a new secret (shown once: the returned endpoint carries it).
 func CreateEndpoint(ctx context.Context, db *ent.Client, ws string, ch EndpointChange) (*ent.WebhookEndpoint, error) {
-	endpointsOf.Forget()
 	cr := db.WebhookEndpoint.Create().SetWorkspaceID(ws).SetURL(*ch.URL).
 		SetEnabledEvents(encodeTypes(ch.Events)).SetSecret(NewSecret())
 	if ch.Description != nil {
@@ -97,7 +96,6 @@ func FindEndpoint(ctx context.Context, db *ent.Client, ws, id string) (*ent.Webh
 // UpdateEndpoint applies a checked change. Enabling an endpoint again
 // clears why it was disabled and starts its failure streak over.
 func UpdateEndpoint(ctx context.Context, e *ent.WebhookEndpoint, db *ent.Client, ch EndpointChange) (*ent.WebhookEndpoint, error) {
-	endpointsOf.Forget()
 	up := db.WebhookEndpoint.UpdateOne(e)
 	if ch.URL != nil {
 		up.SetURL(*ch.URL)
@@ -128,7 +126,6 @@ func DeleteEndpoint(ctx context.Context, tx *ent.Tx, id string) error {
 		_, err = tx.WebhookDelivery.Delete().Where(webhookdelivery.EndpointID(id)).Exec(ctx)
 	}
 	if err == nil {
-		endpointsOf.Forget()
 		err = tx.WebhookEndpoint.DeleteOneID(id).Exec(ctx)
 	}
 	return err

@@ -7,28 +7,11 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // enabledEndpoints are a workspace's endpoints that take deliveries ($1 is
 // the first argument on SQLite and PostgreSQL alike).
 const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
-
-// Endpoints are the workspace's endpoints that take deliveries, as tx sees
-// them now: a write reads them when it appends its events, so an event goes
-// to the endpoints enabled when its change was made, even when its delivery
-// jobs are stored later in the transaction.
-func Endpoints(ctx context.Context, db *database.DB, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
-	eps, ok := endpointsOf.Get(db, tx, ws)
-	if !ok {
-		var err error
-		if eps, err = enabledOf(ctx, tx, ws); err != nil {
-			return nil, err
-		}
-		endpointsOf.Put(db, tx, ws, eps)
-	}
-	return eps, nil
-}
 
 // Enqueue stores, in the transaction that appends events, one delivery
 // per event and endpoint of eps (Endpoints) that wants its type: the job
@@ -55,14 +38,12 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoi
 	return len(jobs), tx.WebhookDelivery.CreateBulk(jobs...).Exec(ctx)
 }
 
-// endpointsOf keeps a workspace's enabled endpoints for the rest of a SQLite
-// transaction: every write asks, and most workspaces have none. Saving an
-// endpoint forgets them (the endpoint's write may share the transaction).
-var endpointsOf database.TxMemo[[]ent.WebhookEndpoint]
-
-// enabledOf reads a workspace's enabled endpoints, by a fixed statement
-// (the driver's statement cache answers it) rather than ent's builder.
-func enabledOf(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
+// Endpoints are the workspace's endpoints that take deliveries, as tx sees
+// them now, read by a fixed statement (the driver's statement cache answers
+// it) rather than ent's builder: a write reads them when it appends its
+// events, so an event goes to the endpoints enabled when its change was
+// made, even when its delivery jobs are stored later in the transaction.
+func Endpoints(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
 	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
 	if err != nil {
 		return nil, err

@@ -14,9 +14,8 @@ import (
 
 func TestMain(m *testing.M) { apitest.Main(m) }
 
-// Group commit runs many writes in one transaction, and Enqueue keeps a
-// workspace's endpoints for the rest of it: an endpoint saved in that
-// transaction, or disabled, counts for the writes after it.
+// Group commit runs many writes in one transaction: an endpoint saved in
+// that transaction, or disabled, counts for the writes after it.
 func TestAnEndpointSavedInASharedTransactionGetsTheEventsAfterIt(t *testing.T) {
 	t.Parallel()
 	db, _ := apitest.DB(t)
@@ -40,7 +39,7 @@ func TestAnEndpointSavedInASharedTransactionGetsTheEventsAfterIt(t *testing.T) {
 	counts := []int{}
 	err = db.InTx(ctx, func(tx *ent.Tx) error {
 		enqueue := func() {
-			eps, err := webhooks.Endpoints(ctx, db, tx, ws.ID)
+			eps, err := webhooks.Endpoints(ctx, tx, ws.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

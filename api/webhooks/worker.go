@@ -381,7 +381,6 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) (st
 		}
 		reason := fmt.Sprintf("every delivery failed since %s (last: %s)", cur.FailingSince.UTC().Format(time.RFC3339), why)
 		w.s.Logger.Warn("webhooks: endpoint disabled", "endpoint", ep.ID, "workspace", d.WorkspaceID, "reason", reason)
-		endpointsOf.Forget()
 		return outcome, tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
 	}
 	return outcome, nil

@@ -413,7 +413,7 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	case q.Principal.Admin != "":
 		actorType, actorID = "admin", q.Principal.Admin
 	}
-	eps, err := webhooks.Endpoints(q.Ctx, q.DB, tx, ws)
+	eps, err := webhooks.Endpoints(q.Ctx, tx, ws)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,7 @@ The webhook rows register an endpoint on a receiver in this process.`,
 	f.String("only", "", "run only the scenarios whose name contains one of these comma-separated words")
 	f.String("dir", filepath.Join(os.TempDir(), "ledgerbase-bench"), "SQLite file (when no --database-url) and server logs")
 	f.String("serve-flags", "", "extra flags for the measured 'ledgerbase serve', e.g. \"--log-access=false\" (default: its production defaults)")
+	f.String("against-flags", "", "extra flags for the --against server only, e.g. \"--shortcuts-off=probeCache\": the same binary with and without a shortcut")
 	c.AddCommand(baselineCmd())
 	return c
 }
@@ -187,7 +188,8 @@ func runBench(c *cobra.Command, _ []string) error {
 		return err
 	}
 	if against != "" {
-		if env.against, err = startChild(ctx, dir, "against", against, serveArgs...); err != nil {
+		againstFlags, _ := f.GetString("against-flags")
+		if env.against, err = startChild(ctx, dir, "against", against, append(serveArgs[:len(serveArgs):len(serveArgs)], strings.Fields(againstFlags)...)...); err != nil {
 			return err
 		}
 		defer env.against.stop()
@@ -698,7 +700,7 @@ func restoreSnapshot(snapshot, path string) error {
 // saveSnapshot keeps the freshly seeded database for the runs after this
 // one. Nothing else writes while it runs: the server is not started yet.
 func saveSnapshot(ctx context.Context, db *database.DB, snapshot string) error {
-	// The whole WAL into the file first (the background checkpointer may
+	// The whole WAL into the file first (a checkpoint of another connection may
 	// hold the checkpoint lock for a moment: then busy is 1, try again).
 	for deadline := time.Now().Add(time.Minute); ; {
 		var busy, frames, done int

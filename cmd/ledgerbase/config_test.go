@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -179,7 +180,7 @@ func TestEverySettingIsListedAndDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the example configuration does not load: %v", err)
 	}
-	if def := defaultConfig(); cfg != def {
+	if def := defaultConfig(); !reflect.DeepEqual(cfg, def) {
 		t.Errorf("the example's values differ from the defaults:\n%+v\n%+v", cfg, def)
 	}
 	def := defaultConfig()

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/role"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
 	"github.com/ledgerbase/ledgerbase/web/webtest"
 )
@@ -211,7 +212,7 @@ func TestChangesAreSeenWhileAndAfterTheReadPoolsConnectionsAreCut(t *testing.T) 
 		t.Fatal(err)
 	}
 	seenWithin(t, time.Second, "revocation after the connections were cut", func() bool { return r.env.Get(t, "/v1/me", first).Status == 401 })
-	seenWithin(t, 5*time.Second, "the watcher current again", func() bool { _, ok := r.env.DB.AccessGen(); return ok })
+	seenWithin(t, 5*time.Second, "the watcher current again", func() bool { _, ok := shortcut.Of(r.env.DB).AccessGen(); return ok })
 	cached(t, r, "/v1/me", second) // the cache is trusted again
 	if err := access.RevokeKey(t.Context(), other.Writer, secondID); err != nil {
 		t.Fatal(err)

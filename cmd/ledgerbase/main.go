@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func root() *cobra.Command {
 }
 
 // searches are the search indexes the declarations ask for.
-func searches() []database.Search { return records.Searches(resource.All) }
+func searches() shortcut.Searches { return records.Searches(resource.All) }
 
 // openDB opens and migrates the database the settings name: --database-url,
 // else LEDGERBASE_DATABASE_URL, else the --config file's database.url.

@@ -27,6 +27,10 @@ import (
 // disk): nothing of it was committed and it can run again.
 var ErrBatchLost = errors.New("database: the shared transaction was rolled back by another write; run again")
 
+// lostBatch is ErrBatchLost for a transaction lost to cause, which stays
+// unwrappable: FaultOf sees the full disk that lost it.
+func lostBatch(cause error) error { return fmt.Errorf("%w (%w)", ErrBatchLost, cause) }
+
 // maxBatch bounds a transaction's writes, so others waiting for the writer
 // connection (the webhook worker, retention) wait for at most that many.
 const maxBatch = 128
@@ -132,7 +136,7 @@ func (b *batcher) member(cur *batch, fn func(tx *ent.Tx) error) (panicked any, f
 	ctx := context.Background()
 	if _, err := cur.tx.ExecContext(ctx, "SAVEPOINT write"); err != nil {
 		cur.lost = err
-		return nil, fmt.Errorf("%w (%v)", ErrBatchLost, err)
+		return nil, lostBatch(err)
 	}
 	func() {
 		defer func() { panicked = recover() }()
@@ -161,7 +165,7 @@ func (b *batcher) finish(cur *batch) {
 	if cur.lost != nil {
 		_ = b.ends.end(cur.tx, false)
 		_ = cur.tx.Rollback() // SQLite may have rolled it back already
-		cur.err = fmt.Errorf("%w (%v)", ErrBatchLost, cur.lost)
+		cur.err = lostBatch(cur.lost)
 	} else {
 		cur.err = cur.tx.Commit()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // inOrder runs write(0) first and, once it holds the writer's turn (it
@@ -164,6 +165,26 @@ func TestALostTransactionAcknowledgesNothing(t *testing.T) {
 		return tx.Workspace.Create().SetName("after").SetPlan("starter").Exec(ctx)
 	}); err != nil || !exists(t, db, "after") {
 		t.Fatalf("a write after the lost transaction: %v", err)
+	}
+}
+
+// A transaction lost to a full disk answers ErrBatchLost, and its cause
+// stays visible to FaultOf: the write is answered 507, not 500.
+func TestALostTransactionKeepsItsCause(t *testing.T) {
+	sqliteOnly(t)
+	t.Parallel()
+	db := openSQLite(t)
+	ctx := context.Background()
+	full := database.NewDeferred(func(*ent.Tx, *struct{}) error { return sqlite3.Error{Code: sqlite3.ErrFull} })
+	err := db.InTx(ctx, func(tx *ent.Tx) error {
+		full.In(db, tx)
+		return tx.Workspace.Create().SetName("lost").SetPlan("starter").Exec(ctx)
+	})
+	if !errors.Is(err, database.ErrBatchLost) || database.FaultOf(err) != database.StorageFull {
+		t.Fatalf("got %v (fault %q), want ErrBatchLost of a full disk", err, database.FaultOf(err))
+	}
+	if exists(t, db, "lost") {
+		t.Error("the lost write was stored")
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package database opens Ledgerbase's store — SQLite by default, PostgreSQL
-// to scale out — migrates it, and owns the parts of the schema ent cannot
-// express: the full-text search indexes behind `q`.
+// to scale out —, migrates ent's schema, commits (group commit on SQLite,
+// InTx), classifies database faults (FaultOf) and holds the few SQL helpers
+// both dialects share. The indexes, counters and caches that make reads
+// short are ent/shortcut's.
 package database
 
 import (
@@ -9,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,65 +45,80 @@ type DB struct {
 	WritePool *sql.DB
 	// Dialect is dialect.SQLite or dialect.Postgres.
 	Dialect string
-	// sql is the SQL that differs between them.
-	sql sqlDialect
 	// Path is the SQLite file (empty on PostgreSQL).
 	Path string
 
-	// ckpt checkpoints the SQLite WAL off the writer (see checkpoints).
-	ckpt *checkpointer
-	// dv tells whether anything was committed (SQLite; see DataVersion).
-	dv *dataVersion
+	// stopOptimize ends the hourly PRAGMA optimize (SQLite).
+	stopOptimize func()
 	// batch shares the writer's transactions among queued writes (SQLite;
 	// see InTx).
 	batch *batcher
 	// ends are what writes left to their transactions' ends (Deferred).
 	ends ends
 
-	// values are, by table, the columns whose values lists filter on
-	// (declared enums and booleans: status, online...), set by Migrate:
-	// rows are also counted per value, so a list filtered on one of them
-	// has an exact total without a scan. Only declared filters are counted:
-	// every counter is one more write in every insert's transaction.
-	values map[string][]string
-	// searches are the word-indexed searches by table (set by Migrate;
-	// Bulk fills their indexes itself).
-	searches map[string]Search
-
-	// searchGens keeps a search's generations under the data version they
-	// were read at (see Find).
-	searchGens genCache[searchGens]
-
 	closeOnce sync.Once
 	closeErr  error
 
-	// access watches for changes to API keys, roles and workspaces by any
-	// process (see AccessGen); it starts on first use.
-	access     *accessWatch
-	accessOnce sync.Once
+	// off are the shortcuts switched off (Options.ShortcutsOff).
+	off map[string]bool
+
+	// parts live and close with the DB (Part).
+	partsMu sync.Mutex
+	parts   map[any]io.Closer
+	closed  bool // Close ran
+}
+
+// Part is the value kept under key, made by make on first use, and closed
+// when the DB closes, before its pools: what a package keeps per database
+// (ent/shortcut's caches and watchers) lives with it, in no global.
+func (d *DB) Part(key any, make func() io.Closer) io.Closer {
+	d.partsMu.Lock()
+	defer d.partsMu.Unlock()
+	if d.parts == nil {
+		d.parts = map[any]io.Closer{}
+	}
+	p, ok := d.parts[key]
+	if !ok {
+		p = make()
+		d.parts[key] = p
+	}
+	if d.closed {
+		p.Close() // made after Close: nothing of it may start
+	}
+	return p
 }
 
 // Options tunes the pools; zero values pick defaults.
 type Options struct {
 	MaxOpenConns int
 	MaxIdleConns int
+	// ShortcutsOff names shortcuts switched off: the plain path answers
+	// in their place (the names: ent/shortcut).
+	ShortcutsOff []string
 }
 
-// busyTimeout is how long a connection waits for a lock another holds.
-const busyTimeout = 10 * time.Second
+// Uses reports whether the shortcut name is on (see Options.ShortcutsOff).
+func (d *DB) Uses(name string) bool { return !d.off[name] }
 
-// sqliteConnParams go on every SQLite connection's DSN. database/sql never
+func offSet(names []string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// BusyTimeout is how long a connection waits for a lock another holds.
+const BusyTimeout = 10 * time.Second
+
+// SQLiteConnParams go on every SQLite connection's DSN. database/sql never
 // uses a connection from two goroutines at once, so SQLite's own
 // per-connection mutex, taken and released on every call (each bind, step
 // and column read), is redundant: _mutex=no opens with SQLITE_OPEN_NOMUTEX.
-const sqliteConnParams = "_mutex=no"
+const SQLiteConnParams = "_mutex=no"
 
-const (
-	sqliteDriver = "sqlite3_ledgerbase"
-	// sqliteWriter is the writer's driver: the same settings, and no
-	// checkpoints of its own (a background connection runs them).
-	sqliteWriter = "sqlite3_ledgerbase_writer"
-)
+// SQLiteDriver opens SQLite connections with the settings below.
+const SQLiteDriver = "sqlite3_ledgerbase"
 
 // memstatus records whether SQLite's memory statistics were switched off
 // (memstatusOff); it runs before any init, hence before any open.
@@ -110,21 +128,17 @@ func init() {
 	// PocketBase's proven settings, applied on every new connection; the
 	// page cache is sized per pool in the DSN (see openSQLite).
 	pragmas := []string{
-		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds()),
+		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", BusyTimeout.Milliseconds()),
 		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
 	}
-	hook := func(pragmas []string) func(c *sqlite3.SQLiteConn) error {
-		return func(c *sqlite3.SQLiteConn) error {
-			for _, p := range pragmas {
-				if _, err := c.Exec(p, nil); err != nil {
-					return fmt.Errorf("%s: %w", p, err)
-				}
+	sql.Register(SQLiteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		for _, p := range pragmas {
+			if _, err := c.Exec(p, nil); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
 			}
-			return nil
 		}
-	}
-	sql.Register(sqliteDriver, &sqlite3.SQLiteDriver{ConnectHook: hook(pragmas)})
-	sql.Register(sqliteWriter, &sqlite3.SQLiteDriver{ConnectHook: hook(append(pragmas[:len(pragmas):len(pragmas)], "PRAGMA wal_autocheckpoint=0"))})
+		return nil
+	}})
 }
 
 // Open connects to url: "sqlite:PATH" (or a bare path) or "postgres://...".
@@ -152,13 +166,13 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// within its memory budget; the OS page cache holds the rest of the file.
 	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
 	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
-	w, err := sql.Open(sqliteWriter, "file:"+path+"?"+sqliteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	w, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1) // SQLite has one writer; a queue in Go beats lock retries
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open(sqliteDriver, "file:"+path+"?"+sqliteConnParams+"&_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
+	r, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_fk=1&_query_only=1&_stmt_cache_size=256&_cache_size=-4000")
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -175,26 +189,16 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 		return fail(err)
 	}
 	optimize(ctx, w)
-	ckpt, err := startCheckpoints(path, w)
-	if err != nil {
-		return fail(err)
-	}
-	dv := &dataVersion{path: path}
-	if err := dv.open(); err != nil {
-		ckpt.stop()
-		return fail(err)
-	}
 	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
 	d := &DB{
-		ckpt:      ckpt,
-		dv:        dv,
-		Writer:    writer,
-		Reader:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
-		ReadPool:  r,
-		WritePool: w,
-		Dialect:   dialect.SQLite,
-		sql:       sqliteSQL{},
-		Path:      path,
+		stopOptimize: optimizeHourly(w),
+		Writer:       writer,
+		Reader:       ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
+		ReadPool:     r,
+		WritePool:    w,
+		Dialect:      dialect.SQLite,
+		Path:         path,
+		off:          offSet(o.ShortcutsOff),
 	}
 	d.batch = &batcher{ent: writer, turn: make(chan struct{}, 1), ends: &d.ends}
 	return d, nil
@@ -216,26 +220,26 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
 	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
-	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, sql: postgresSQL{}}, nil
+	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, off: offSet(o.ShortcutsOff)}, nil
 }
 
 // Close closes every pool. Calling it again (a shutdown, then a deferred
 // close) does nothing and returns the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
-		d.stopAccessWatch()
-		// The checkpointer first: the writer's close then checkpoints
-		// what is left and removes the WAL.
-		if d.ckpt != nil {
-			d.ckpt.stop()
+		d.partsMu.Lock()
+		for _, p := range d.parts {
+			d.closeErr = errors.Join(d.closeErr, p.Close())
 		}
-		if d.dv != nil {
-			d.dv.close()
+		d.parts, d.closed = nil, true
+		d.partsMu.Unlock()
+		if d.stopOptimize != nil {
+			d.stopOptimize()
 		}
 		if d.Dialect == dialect.SQLite {
 			optimize(context.Background(), d.WritePool)
 		}
-		d.closeErr = d.Writer.Close()
+		d.closeErr = errors.Join(d.closeErr, d.Writer.Close())
 		if d.ReadPool != d.WritePool {
 			d.closeErr = errors.Join(d.closeErr, d.ReadPool.Close())
 		}
@@ -264,21 +268,21 @@ func (d *DB) Rebind(q string) string {
 	}
 }
 
-// querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.
-type querier interface {
+// Querier is a *sql.DB, a *sql.Tx, a *sql.Conn or an *ent.Tx.
+type Querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }
 
 // QueryStrings is the first column of the rows of q.
-func QueryStrings(ctx context.Context, db querier, q string, args ...any) ([]string, error) {
+func QueryStrings(ctx context.Context, db Querier, q string, args ...any) ([]string, error) {
 	var out []string
 	var s string
-	err := eachRow(ctx, db, q, args, []any{&s}, func() { out = append(out, s) })
+	err := EachRow(ctx, db, q, args, []any{&s}, func() { out = append(out, s) })
 	return out, err
 }
 
-// eachRow runs q and, for every row, scans it into dest and calls fn.
-func eachRow(ctx context.Context, db querier, q string, args, dest []any, fn func()) error {
+// EachRow runs q and, for every row, scans it into dest and calls fn.
+func EachRow(ctx context.Context, db Querier, q string, args, dest []any, fn func()) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -293,9 +297,9 @@ func eachRow(ctx context.Context, db querier, q string, args, dest []any, fn fun
 	return rows.Err()
 }
 
-// execAll runs stmts in order on db (a *sql.DB, *sql.Tx or *sql.Conn); an
+// ExecAll runs stmts in order on db (a *sql.DB, *sql.Tx or *sql.Conn); an
 // error names the statement that failed.
-func execAll(ctx context.Context, db interface {
+func ExecAll(ctx context.Context, db interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }, stmts ...string) error {
 	for _, q := range stmts {
@@ -306,9 +310,9 @@ func execAll(ctx context.Context, db interface {
 	return nil
 }
 
-// inTx runs fn in a transaction of db (a *sql.DB or *sql.Conn) and commits
+// RunTx runs fn in a transaction of db (a *sql.DB or *sql.Conn) and commits
 // it unless fn fails.
-func inTx(ctx context.Context, db interface {
+func RunTx(ctx context.Context, db interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
 }, fn func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
@@ -321,3 +325,11 @@ func inTx(ctx context.Context, db interface {
 	}
 	return tx.Commit()
 }
+
+// LimitOffset ends a page query: the limit written out, the offset bound.
+// SQLite 3.53 plans with a bound LIMIT's value, and so marks the statement
+// to be prepared again whenever that parameter is bound: with "LIMIT ?"
+// every run of a cached statement parsed and planned it anew. Limits are a
+// few small numbers, so each text stays in the statement cache; an OFFSET
+// binding does not expire the statement.
+func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }

@@ -1,8 +1,5 @@
 package database
 
-// Checkpointing reports whether the background checkpointer runs.
-func (d *DB) Checkpointing() bool { return d.ckpt != nil }
-
 // SQLiteMemoryCounted is SQLite's count of its allocated bytes (0 while its
 // memory statistics are off), and whether they were switched off at start.
 func SQLiteMemoryCounted() (int64, bool) { return memoryCounted(), memstatus }

@@ -11,6 +11,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
+func TestMain(m *testing.M) { apitest.Main(m) }
+
 // sqliteOnly skips a test of SQLite's own machinery when the suite runs on
 // PostgreSQL.
 func sqliteOnly(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // sqliteFile is a fresh, migrated SQLite database of its own: the
@@ -121,7 +122,7 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 	same("index entries", "SELECT count(*) FROM invoices INDEXED BY invoices_client_name_newest WHERE workspace_id = 'ws_same' AND client_name > ''")
 	// And the API's exact totals agree with the rows.
 	for _, table := range []string{"invoices", "clients", "sales_orders", "order_lines", "variants", "items"} {
-		n, ok := bulk.Count(ctx, "ws_same", table, "")
+		n, ok := shortcut.Of(bulk).Count(ctx, "ws_same", table, "")
 		var want int64
 		if err := bulk.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table+" WHERE workspace_id = 'ws_same'").Scan(&want); err != nil {
 			t.Fatal(err)
@@ -151,7 +152,7 @@ func TestFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	err = db.Bulk(ctx, database.BulkOptions{}, func(tx *sql.Tx) error {
+	err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{}, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vendors (id, workspace_id, created_at, updated_at, name, currency_code) VALUES ('ven_x', ?, '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00', 'Gone', 'EUR')", ws.ID); err != nil {
 			return err
 		}
@@ -192,7 +193,7 @@ func TestMigrateRestoresMissingInsertTriggers(t *testing.T) {
 	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('vendors_totals_ai', 'vendors_fts_ai')").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d of the 2 triggers after Migrate (%v)", n, err)
 	}
-	if c, ok := db.Count(ctx, ws.ID, "vendors", ""); !ok || c != 1 {
+	if c, ok := shortcut.Of(db).Count(ctx, ws.ID, "vendors", ""); !ok || c != 1 {
 		t.Fatalf("vendors total %d, %v; want 1", c, ok)
 	}
 	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors_fts WHERE body MATCH 'zanzibar' AND lid = (SELECT lid FROM search_workspaces WHERE workspace_id = ?)", ws.ID).Scan(&n); err != nil || n != 1 {

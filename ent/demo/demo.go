@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 	"github.com/ledgerbase/ledgerbase/ent/sequence"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // Options scales the data: Invoices invoices, every other resource in
@@ -42,7 +43,7 @@ type Options struct {
 	// end: all or nothing, the same result, less CPU per row.
 	RowTriggers bool
 	// Alone promises that nothing else uses the database while the run
-	// loads (database.BulkOptions.Alone): on SQLite the load may then skip
+	// loads (shortcut.BulkOptions.Alone): on SQLite the load may then skip
 	// the WAL.
 	Alone bool
 	// Progress, when set, hears the name of each step as it starts
@@ -99,10 +100,10 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		}
 		return ctx.Err()
 	}
-	if g.sqlite && !o.RowTriggers {
-		err = db.Bulk(ctx, database.BulkOptions{Alone: o.Alone}, load)
+	if g.sqlite && !o.RowTriggers && db.Uses("bulkLoad") {
+		err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: o.Alone}, load)
 	} else {
-		restore := db.BulkCache(ctx)
+		restore := shortcut.Of(db).BulkCache(ctx)
 		err = load(nil)
 		restore()
 	}

@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // journal is the journal mode a connection of pool sees.
@@ -39,7 +40,7 @@ func probeLoad(t *testing.T, table string, mode *string, fail error) func(tx *sq
 
 func dataVersion(t *testing.T, db *database.DB) int64 {
 	t.Helper()
-	v, ok, err := db.DataVersion(context.Background())
+	v, ok, err := shortcut.Of(db).DataVersion(context.Background())
 	if err != nil || !ok {
 		t.Fatalf("DataVersion: %v, %v", ok, err)
 	}
@@ -48,7 +49,7 @@ func dataVersion(t *testing.T, db *database.DB) int64 {
 
 // With no other connection to the file, a bulk load runs in rollback-journal
 // mode (its pages go straight into the file instead of through the WAL),
-// and the file is back in WAL mode after it, with the checkpointer and the
+// and the file is back in WAL mode after it, with the
 // data-version connection working again.
 func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	sqliteOnly(t)
@@ -62,7 +63,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	before := dataVersion(t, db)
 
 	var during string
-	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
+	if err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if during != "delete" {
@@ -70,9 +71,6 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 	}
 	if w, r := journal(t, db.WritePool), journal(t, db.ReadPool); w != "wal" || r != "wal" {
 		t.Fatalf("after the load: writer %q, reader %q; want wal", w, r)
-	}
-	if !db.Checkpointing() {
-		t.Fatal("the checkpointer did not start again")
 	}
 	var n int
 	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM probe").Scan(&n); err != nil || n != 3 {
@@ -93,7 +91,7 @@ func TestBulkLoadRunsOutsideTheWALAndReturnsToIt(t *testing.T) {
 
 	// A load that fails is rolled back and returns the file to WAL mode too.
 	boom := errors.New("boom")
-	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "gone", &during, boom)); !errors.Is(err, boom) {
+	if err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: true}, probeLoad(t, "gone", &during, boom)); !errors.Is(err, boom) {
 		t.Fatalf("Bulk = %v, want the load's error", err)
 	}
 	if during != "delete" || journal(t, db.WritePool) != "wal" {
@@ -123,7 +121,7 @@ func TestBulkLoadStaysInWALWhileTheFileIsShared(t *testing.T) {
 
 	var during string
 	start := time.Now()
-	if err := db.Bulk(ctx, database.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
+	if err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: true}, probeLoad(t, "probe", &during, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if during != "wal" {
@@ -136,9 +134,6 @@ func TestBulkLoadStaysInWALWhileTheFileIsShared(t *testing.T) {
 	if err := other.QueryRowContext(ctx, "SELECT COUNT(*) FROM probe").Scan(&n); err != nil || n != 3 {
 		t.Fatalf("the other connection sees %d rows (%v), want 3", n, err)
 	}
-	if !db.Checkpointing() {
-		t.Fatal("the checkpointer did not start again")
-	}
 }
 
 // Without the promise that nothing else uses the DB, a load stays in WAL
@@ -149,7 +144,7 @@ func TestBulkLoadStaysInWALUnlessAlone(t *testing.T) {
 	ctx := context.Background()
 	db := openSQLite(t)
 	var during string
-	err := db.Bulk(ctx, database.BulkOptions{}, func(tx *sql.Tx) error {
+	err := shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{}, func(tx *sql.Tx) error {
 		if err := probeLoad(t, "probe", &during, nil)(tx); err != nil {
 			return err
 		}

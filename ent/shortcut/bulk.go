@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // Bulk loading. On SQLite every insert fires two per-row triggers: one adds
@@ -65,14 +67,14 @@ type BulkOptions struct {
 // through tx only: on SQLite it holds the one writer connection. On
 // PostgreSQL, whose totals triggers already work per statement, load runs
 // in a plain transaction.
-func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
-	if d.Dialect != dialect.SQLite {
-		return inTx(ctx, d.WritePool, load)
+func (d *Set) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
+	if d.db.Dialect != dialect.SQLite {
+		return database.RunTx(ctx, d.db.WritePool, load)
 	}
 	// The writer pool's one connection, which conn below takes: restored
 	// after conn is handed back.
 	defer d.BulkCache(ctx)()
-	conn, err := d.WritePool.Conn(ctx)
+	conn, err := d.db.WritePool.Conn(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,7 +87,7 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 	if err := d.bulk(ctx, conn, load); err != nil {
 		return err
 	}
-	if st, err := os.Stat(d.Path + "-wal"); err == nil && st.Size() > bulkTruncateWAL && !alone {
+	if st, err := os.Stat(d.db.Path + "-wal"); err == nil && st.Size() > bulkTruncateWAL && !alone {
 		// Best effort: readers may hold the WAL; it shrinks at a later checkpoint then.
 		_, _ = conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	}
@@ -93,8 +95,8 @@ func (d *DB) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) erro
 }
 
 // bulk is Bulk's transaction on SQLite.
-func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) error) error {
-	return inTx(ctx, conn, func(tx *sql.Tx) error {
+func (d *Set) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) error) error {
+	return database.RunTx(ctx, conn, func(tx *sql.Tx) error {
 		deferred, err := d.deferredTriggers(ctx, tx)
 		if err != nil {
 			return fmt.Errorf("database: bulk load: %w", err)
@@ -120,7 +122,7 @@ func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) err
 		for _, ix := range indexes {
 			drops, restores = append(drops, "DROP INDEX "+quoteIdent(ix.name)), append(restores, ix.sql)
 		}
-		if err := execAll(ctx, tx, drops...); err != nil {
+		if err := database.ExecAll(ctx, tx, drops...); err != nil {
 			return fmt.Errorf("database: bulk load: %w", err)
 		}
 		if err := load(tx); err != nil {
@@ -138,7 +140,7 @@ func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) err
 			}
 		}
 		// The triggers and indexes come back from their own SQL.
-		if err := execAll(ctx, tx, restores...); err != nil {
+		if err := database.ExecAll(ctx, tx, restores...); err != nil {
 			return fmt.Errorf("database: bulk load: restore: %w", err)
 		}
 		return nil
@@ -155,7 +157,7 @@ func (d *DB) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) err
 func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]sqlIndex, error) {
 	var all []sqlIndex
 	var ix sqlIndex
-	err := eachRow(ctx, tx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
+	err := database.EachRow(ctx, tx, `SELECT t.name, i.name, i.sql FROM sqlite_master t, pragma_index_list(t.name) l, sqlite_master i
 		WHERE t.type = 'table' AND l.origin = 'c' AND NOT l."unique" AND i.type = 'index' AND i.name = l.name AND i.sql IS NOT NULL
 		ORDER BY i.name`, nil, []any{&ix.table, &ix.name, &ix.sql}, func() { all = append(all, ix) })
 	if err != nil {
@@ -185,10 +187,10 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 
 // deferredTriggers finds the insert triggers Bulk knows how to replace. A
 // trigger of another shape keeps firing row by row: slower, never wrong.
-func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigger, error) {
+func (d *Set) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigger, error) {
 	var out []deferredTrigger
 	var t deferredTrigger
-	err := eachRow(ctx, tx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", nil, []any{&t.name, &t.table, &t.sql}, func() {
+	err := database.EachRow(ctx, tx, "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name", nil, []any{&t.name, &t.table, &t.sql}, func() {
 		t.fill = nil
 		switch t.name {
 		case t.table + "_fts_ai":
@@ -217,7 +219,7 @@ func (d *DB) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigge
 // per value of each enum or boolean column. gen grows by one per row, as
 // it does under the trigger. One scan of the table fills a small temporary
 // table of counts by workspace, day and values; the counters come from it.
-func (d *DB) bulkTotals(t string) []bulkStmt {
+func (d *Set) bulkTotals(t string) []bulkStmt {
 	sel, group := "workspace_id AS w, "+d.sql.dayOf("")+" AS d", "1, 2"
 	cols := d.values[t]
 	for i, c := range cols {
@@ -244,13 +246,13 @@ func (d *DB) bulkTotals(t string) []bulkStmt {
 // lacks its insert trigger <table><suffix> on SQLite (Bulk restores them
 // before it commits; this is Migrate's second line of defence), so Migrate
 // rebuilds them and counts again.
-func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.Context) bool {
+func (d *Set) insertTriggersMissing(tables []string, suffix string) func(context.Context) bool {
 	return func(ctx context.Context) bool {
-		if d.Dialect != dialect.SQLite {
+		if d.db.Dialect != dialect.SQLite {
 			return false
 		}
 		var n int
-		err := d.WritePool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || ? FROM json_each(?))",
+		err := d.db.WritePool.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value || ? FROM json_each(?))",
 			suffix, `["`+strings.Join(tables, `","`)+`"]`).Scan(&n)
 		return err != nil || n != len(tables)
 	}
@@ -260,15 +262,15 @@ func (d *DB) insertTriggersMissing(tables []string, suffix string) func(context.
 // until restore is called: a long load keeps its tables' and indexes' hot
 // pages in memory instead of reading them back through the OS page cache.
 // It does nothing on PostgreSQL.
-func (d *DB) BulkCache(ctx context.Context) (restore func()) {
+func (d *Set) BulkCache(ctx context.Context) (restore func()) {
 	var cache int64
 	// The writer pool holds one connection, kept open (no idle timeout).
-	if d.Dialect != dialect.SQLite || d.WritePool.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache) != nil ||
-		execAll(ctx, d.WritePool, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)) != nil {
+	if d.db.Dialect != dialect.SQLite || d.db.WritePool.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache) != nil ||
+		database.ExecAll(ctx, d.db.WritePool, fmt.Sprintf("PRAGMA cache_size=%d", -bulkCacheKiB)) != nil {
 		return func() {}
 	}
 	return func() {
-		_, _ = d.WritePool.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
+		_, _ = d.db.WritePool.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size=%d", cache))
 	}
 }
 
@@ -290,7 +292,7 @@ func (d *DB) BulkCache(ctx context.Context) (restore func()) {
 // Leaving WAL mode needs the writer to be the file's only connection, so
 // only a load whose caller promises to use the DB for nothing else while it
 // runs (BulkOptions.Alone) tries: alone closes this process's other
-// connections — idle readers, the checkpointer, the data-version
+// connections — idle readers, the data-version
 // connection — and asks for the switch. When another process has the file
 // open, or a reader of this one is busy, the file stays in WAL mode and
 // the load runs there as before, just slower. While the load runs in
@@ -303,19 +305,13 @@ func (d *DB) BulkCache(ctx context.Context) (restore func()) {
 // alone tries to leave WAL mode on conn, the writer. It returns whether it
 // did, and back, which must run once the load's transaction has ended: it
 // returns the file to WAL mode and reopens what alone closed.
-func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
-	if d.ckpt != nil {
-		d.ckpt.stop()
-	}
+func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 	resumeDV := d.dv.suspend()
-	idle := d.ReadPool.Stats().MaxOpenConnections // openSQLite keeps every reader idle
-	d.ReadPool.SetMaxIdleConns(0)                 // closes the idle readers
+	idle := d.db.ReadPool.Stats().MaxOpenConnections // openSQLite keeps every reader idle
+	d.db.ReadPool.SetMaxIdleConns(0)                 // closes the idle readers
 	reopen := func() {
-		d.ReadPool.SetMaxIdleConns(idle)
+		d.db.ReadPool.SetMaxIdleConns(idle)
 		resumeDV()
-		// Without it (nil on error) the WAL still gets checkpointed when
-		// the writer closes; the next open starts a checkpointer again.
-		d.ckpt, _ = startCheckpoints(d.Path, d.WritePool)
 	}
 	if !journalMode(ctx, conn, "DELETE", 0) {
 		reopen()
@@ -323,7 +319,7 @@ func (d *DB) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 	}
 	return true, func() {
 		ctx := context.WithoutCancel(ctx)
-		if !journalMode(ctx, conn, "WAL", busyTimeout) {
+		if !journalMode(ctx, conn, "WAL", database.BusyTimeout) {
 			// Never hand a rollback-mode writer back: a fresh connection
 			// puts the file in WAL mode again (see init's pragmas).
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
@@ -350,7 +346,7 @@ func withBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn
 		return err
 	}
 	err := fn()
-	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", busyTimeout.Milliseconds())); err != nil {
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", database.BusyTimeout.Milliseconds())); err != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 	return err

@@ -1,12 +1,10 @@
-package database
+package shortcut
 
 import (
 	"context"
 	"sync"
 
-	"entgo.io/ent/dialect"
-
-	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // genCache keeps values derived from the database while a gen counter read
@@ -68,15 +66,6 @@ func cached[V any](c *genCache[V], key string, gen func() (g int64, ok bool), re
 	return v, err
 }
 
-// dataVersionGen is the gen of values that hold while nothing is
-// committed (SQLite's data version; none on PostgreSQL).
-func (d *DB) dataVersionGen(ctx context.Context) func() (int64, bool) {
-	return func() (int64, bool) {
-		v, ok, err := d.DataVersion(ctx)
-		return v, ok && err == nil
-	}
-}
-
 func (c *genCache[V]) reset() {
 	c.mu.Lock()
 	c.m = nil
@@ -90,45 +79,13 @@ func (c *genCache[V]) reset() {
 // subquery beside the values' gen.
 const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"
 
-// TxMemo keeps what a SQLite write transaction read, for the rest of that
-// transaction: SQLite lets one connection write at a time, so until the
-// transaction ends only its own statements change what it read, and a
-// caller that updates the memo with them can skip the read next time
-// (group commit runs many writes in one transaction). On PostgreSQL, whose
-// writers run side by side, it keeps nothing. One slot: a value read in
-// another transaction is never answered.
-type TxMemo[V any] struct {
-	mu   sync.Mutex
-	tx   *ent.Tx
-	vals map[string]V
-}
+// Cache keeps values read from the database while nothing is committed
+// (SQLite's data version): for a caller that derives them from several
+// reads. On PostgreSQL, or with its shortcut off, it keeps nothing.
+type Cache[V any] struct{ c genCache[V] }
 
-// Get answers the value kept for key in tx.
-func (m *TxMemo[V]) Get(d *DB, tx *ent.Tx, key string) (v V, ok bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if d.Dialect != dialect.Postgres && m.tx == tx {
-		v, ok = m.vals[key]
-	}
-	return v, ok
-}
-
-// Put keeps v for key in tx.
-func (m *TxMemo[V]) Put(d *DB, tx *ent.Tx, key string, v V) {
-	if d.Dialect == dialect.Postgres {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.tx != tx {
-		m.tx, m.vals = tx, map[string]V{}
-	}
-	m.vals[key] = v
-}
-
-// Forget drops everything kept: the caller changed what it depends on.
-func (m *TxMemo[V]) Forget() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.tx, m.vals = nil, nil
+// Get is read's value, kept under key while nothing is committed; name is
+// the shortcut (Names) that switches the cache.
+func (c *Cache[V]) Get(ctx context.Context, db *database.DB, name, key string, read func() (V, error)) (V, error) {
+	return cached(&c.c, key, Of(db).dataVersionGen(ctx, name), read)
 }

@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // sqliteSQL is SQLite's half of sqlDialect.
@@ -24,11 +26,11 @@ func (sqliteSQL) wordsOf(expr string) string {
 
 // foldTokens asks unicode61 to fold q when q is not ASCII (it also folds
 // diacritics), in q's order.
-func (sqliteSQL) foldTokens(ctx context.Context, d *DB, q string) ([]string, bool, error) {
+func (sqliteSQL) foldTokens(ctx context.Context, d *Set, q string) ([]string, bool, error) {
 	if ascii(q) {
 		return nil, false, nil
 	}
-	toks, err := QueryStrings(ctx, d.ReadPool, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
+	toks, err := database.QueryStrings(ctx, d.db.ReadPool, "SELECT token FROM "+tokenizeTable+" WHERE input = ? ORDER BY position", q)
 	return toks, true, err
 }
 
@@ -77,7 +79,7 @@ func (sqliteSQL) newValueTrigger(body string) []string {
 // staleTotals drops the value counters' triggers of every column: those
 // still declared are created again.
 func (sqliteSQL) staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	return QueryStrings(ctx, tx, `SELECT 'DROP TRIGGER IF EXISTS ' || name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
+	return database.QueryStrings(ctx, tx, `SELECT 'DROP TRIGGER IF EXISTS ' || name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_totals\_%\_au' ESCAPE '\'`)
 }
 
 func (sqliteSQL) valuesTriggers(t, c string) []string {
@@ -114,7 +116,7 @@ func searchInsertTrigger(s Search) string {
 	return fmt.Sprintf("CREATE TRIGGER %s_fts_ai AFTER INSERT ON %s BEGIN %s; END", s.Table, s.Table, strings.Join(searchInserts(s, false), "; "))
 }
 
-func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
+func (sqliteSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 	fts := s.Table + "_fts"
 	bump := ""
 	if hasWorkspaceColumn(s.Table) {
@@ -141,7 +143,7 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	if len(cols) == 0 {
 		stmts = append(stmts, drops...)
 	}
-	if err := execAll(ctx, d.WritePool, stmts...); err != nil {
+	if err := database.ExecAll(ctx, d.db.WritePool, stmts...); err != nil {
 		return err
 	}
 	if len(cols) == 0 {
@@ -157,8 +159,8 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid", matchinfo=fts3)`, fts)
 	// Rebuild only when the table or the searched columns changed since the last start.
 	var haveTrigger, haveTable string
-	_ = d.WritePool.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
-	_ = d.WritePool.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
+	_ = d.db.WritePool.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", fts+"_ai").Scan(&haveTrigger)
+	_ = d.db.WritePool.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", fts).Scan(&haveTable)
 	if haveTrigger == triggers[0] && haveTable == create {
 		return nil
 	}
@@ -175,10 +177,10 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		// few as rows arrive one transaction at a time.
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
-	return inTx(ctx, d.WritePool, func(tx *sql.Tx) error { return execAll(ctx, tx, append(stmts, triggers...)...) })
+	return database.RunTx(ctx, d.db.WritePool, func(tx *sql.Tx) error { return database.ExecAll(ctx, tx, append(stmts, triggers...)...) })
 }
 
-func (sqliteSQL) totalsTriggers(d *DB, t string) []string {
+func (sqliteSQL) totalsTriggers(d *Set, t string) []string {
 	up := func(key, ref string, delta int) string {
 		return fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) VALUES (%sworkspace_id, %s, 0, %d, 1) "+
 			"ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = n + %d, gen = gen + 1;", totalsTable, ref, key, delta, delta)

@@ -1,8 +1,9 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
 	"database/sql"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 	"os"
 	"os/exec"
 	"testing"
@@ -40,7 +41,7 @@ func TestDataVersionMovesOnEveryCommit(t *testing.T) {
 	ctx := context.Background()
 	read := func() int64 {
 		t.Helper()
-		v, ok, err := db.DataVersion(ctx)
+		v, ok, err := shortcut.Of(db).DataVersion(ctx)
 		if err != nil || !ok {
 			t.Fatalf("DataVersion: %v, %v", ok, err)
 		}

@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // postgresSQL is PostgreSQL's half of sqlDialect.
@@ -29,7 +31,7 @@ func (postgresSQL) wordsOf(expr string) string {
 
 // foldTokens: SearchTokens folds as to_tsvector('simple') over the
 // lowered, punctuation-free text does.
-func (postgresSQL) foldTokens(context.Context, *DB, string) ([]string, bool, error) {
+func (postgresSQL) foldTokens(context.Context, *Set, string) ([]string, bool, error) {
 	return nil, false, nil
 }
 
@@ -106,7 +108,7 @@ func postgresVector(prefix string, cols []string) string {
 	return fmt.Sprintf(`to_tsvector('simple'::regconfig, regexp_replace(lower(%s), '[^[:alnum:]]+', ' ', 'g'))`, document(prefix, cols))
 }
 
-func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
+func (postgresSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 	name := ""
 	if cols := s.words(); len(cols) > 0 {
 		vec := postgresVector("", cols)
@@ -118,7 +120,7 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		// until a lookup of a word nothing holds reads the whole list.
 		// Indexes made before this are switched, and what they queued is
 		// merged, on every start.
-		if err := execAll(ctx, d.WritePool,
+		if err := database.ExecAll(ctx, d.db.WritePool,
 			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
 			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),
 			fmt.Sprintf("SELECT gin_clean_pending_list('%s')", name)); err != nil {
@@ -126,15 +128,15 @@ func (postgresSQL) searchIndex(ctx context.Context, d *DB, s Search) error {
 		}
 	}
 	// Drop indexes of earlier column sets.
-	drops, err := QueryStrings(ctx, d.WritePool, "SELECT 'DROP INDEX IF EXISTS ' || indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
+	drops, err := database.QueryStrings(ctx, d.db.WritePool, "SELECT 'DROP INDEX IF EXISTS ' || indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE $2 AND indexname <> $3",
 		s.Table, s.Table+"_q_%", name)
 	if err != nil {
 		return err
 	}
-	return execAll(ctx, d.WritePool, drops...)
+	return database.ExecAll(ctx, d.db.WritePool, drops...)
 }
 
-func (postgresSQL) totalsTriggers(d *DB, t string) []string {
+func (postgresSQL) totalsTriggers(d *Set, t string) []string {
 	add := func(rows, sign string) string {
 		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
 	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id

@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -55,13 +55,13 @@ type accessWatch struct {
 }
 
 // migrateAccess installs the counter row and the triggers that bump it.
-func (d *DB) migrateAccess(ctx context.Context) error {
-	return d.rebuild(ctx, "access_changes_version", accessVersion, d.accessTriggersMissing, func(*sql.Tx) ([]string, error) {
+func (d *Set) migrateAccess(ctx context.Context) error {
+	return d.db.Rebuild(ctx, "access_changes_version", accessVersion, d.accessTriggersMissing, func(*sql.Tx) ([]string, error) {
 		out := []string{
 			"CREATE TABLE IF NOT EXISTS " + accessTable + " (id INTEGER PRIMARY KEY CHECK (id = 0), gen BIGINT NOT NULL)",
 			"INSERT INTO " + accessTable + " (id, gen) VALUES (0, 0) ON CONFLICT (id) DO NOTHING",
 		}
-		if d.Dialect == dialect.Postgres {
+		if d.db.Dialect == dialect.Postgres {
 			return append(out, postgresAccess()...), nil
 		}
 		return append(out, sqliteAccess()...), nil
@@ -102,28 +102,31 @@ func postgresAccess() []string {
 
 // accessTriggersMissing reports whether a trigger was lost (a table
 // rebuilt by hand), so Migrate installs them again.
-func (d *DB) accessTriggersMissing(ctx context.Context) bool {
+func (d *Set) accessTriggersMissing(ctx context.Context) bool {
 	q, want := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%\_access\_a_' ESCAPE '\'`, 8
-	if d.Dialect == dialect.Postgres {
+	if d.db.Dialect == dialect.Postgres {
 		q, want = `SELECT COUNT(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 			WHERE c.relnamespace = current_schema()::regnamespace AND t.tgname IN ('api_keys_access', 'roles_access', 'workspaces_access')`, 3
 	}
 	var n int
-	return d.WritePool.QueryRowContext(ctx, q).Scan(&n) != nil || n != want
+	return d.db.WritePool.QueryRowContext(ctx, q).Scan(&n) != nil || n != want
 }
 
 // AccessGen is a number that changes within a second of any committed
 // change to what an API key stands for, by any process; ok says whether it
 // can be trusted now (false while the watcher cannot see the database, or
 // before its first look). The first call starts the watcher; Close stops it.
-func (d *DB) AccessGen() (gen int64, ok bool) {
+func (d *Set) AccessGen() (gen int64, ok bool) {
+	if !d.uses("accessWatch") {
+		return 0, false
+	}
 	d.accessOnce.Do(d.startAccessWatch)
 	w := d.access
 	synced := w.synced.Load()
 	return w.gen.Load(), synced != 0 && time.Since(time.Unix(0, synced)) < accessStale
 }
 
-func (d *DB) startAccessWatch() {
+func (d *Set) startAccessWatch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &accessWatch{stop: cancel, done: make(chan struct{})}
 	d.access = w
@@ -134,7 +137,7 @@ func (d *DB) startAccessWatch() {
 }
 
 // stopAccessWatch ends the watcher, if it runs, before the pools close.
-func (d *DB) stopAccessWatch() {
+func (d *Set) stopAccessWatch() {
 	d.accessOnce.Do(func() {}) // none may start after this
 	if w := d.access; w != nil {
 		w.stop()
@@ -145,7 +148,7 @@ func (d *DB) stopAccessWatch() {
 // watchAccess reads the counter every accessPoll until ctx ends. It
 // reports trouble to the process's default logger, which `serve` sets to
 // its structured log.
-func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
+func (d *Set) watchAccess(ctx context.Context, w *accessWatch) {
 	var version, gen int64
 	known := false // version and gen hold a successful reading
 	failing := false
@@ -167,7 +170,7 @@ func (d *DB) watchAccess(ctx context.Context, w *accessWatch) {
 				return nil // nothing committed since the last look
 			}
 			var g int64
-			if err := d.ReadPool.QueryRowContext(ctx, "SELECT gen FROM "+accessTable+" WHERE id = 0").Scan(&g); err != nil {
+			if err := d.db.ReadPool.QueryRowContext(ctx, "SELECT gen FROM "+accessTable+" WHERE id = 0").Scan(&g); err != nil {
 				return err
 			}
 			// Whatever changed while nobody looked is unknown: the first

@@ -1,9 +1,11 @@
-package database
+package shortcut
 
 import (
 	"context"
 	"database/sql"
 	"sync"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // dataVersion watches a SQLite database for commits by any connection, in
@@ -29,7 +31,7 @@ type dataVersion struct {
 func (v *dataVersion) open() error {
 	// Its one statement stays prepared (_stmt_cache_size): it runs on every
 	// cached read, and parsing it cost more than running it.
-	db, err := sql.Open(sqliteDriver, "file:"+v.path+"?"+sqliteConnParams+"&_query_only=1&_cache_size=-64&_stmt_cache_size=4")
+	db, err := sql.Open(database.SQLiteDriver, "file:"+v.path+"?"+database.SQLiteConnParams+"&_query_only=1&_cache_size=-64&_stmt_cache_size=4")
 	if err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func (v *dataVersion) open() error {
 // anything was committed to the database in between, and ok. Readings are
 // only comparable with each other, within one open DB. On PostgreSQL ok is
 // false: there is no such counter.
-func (d *DB) DataVersion(ctx context.Context) (n int64, ok bool, err error) {
+func (d *Set) DataVersion(ctx context.Context) (n int64, ok bool, err error) {
 	v := d.dv
 	if v == nil {
 		return 0, false, nil

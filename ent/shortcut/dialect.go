@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type sqlDialect interface {
 	manyAmong(cond string) string
 	// foldTokens splits q as the word index folds it, when SearchTokens
 	// would not (ok false: SearchTokens folds it alike).
-	foldTokens(ctx context.Context, d *DB, q string) ([]string, bool, error)
+	foldTokens(ctx context.Context, d *Set, q string) ([]string, bool, error)
 	// dayOf is the SQL of a row's UTC day of creation, "2006-01-02".
 	dayOf(ref string) string
 	// dayBound is the argument of "created_at < ?" for the start of day.
@@ -46,14 +46,10 @@ type sqlDialect interface {
 	newValueTrigger(body string) []string
 	// totalsTriggers keep the list counters of table t; staleTotals drops
 	// those of value columns no longer declared.
-	totalsTriggers(d *DB, t string) []string
+	totalsTriggers(d *Set, t string) []string
 	staleTotals(ctx context.Context, tx *sql.Tx) ([]string, error)
 	// sumsTriggers keep list_sums' sums of table t's rows.
 	sumsTriggers(t string) []string
 	// searchIndex builds the word index of s.
-	searchIndex(ctx context.Context, d *DB, s Search) error
+	searchIndex(ctx context.Context, d *Set, s Search) error
 }
-
-// RowKey is the cheapest unique key of a row of the table aliased t, for
-// queries that find rows' keys first and read the rows after.
-func (d *DB) RowKey() string { return d.sql.rowKey() }

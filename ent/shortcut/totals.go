@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // List totals: an unfiltered list's meta.total must be exact, and COUNT(*)
@@ -62,7 +64,7 @@ var countedTables = sync.OnceValue(func() []string {
 
 // setValueColumns keeps, of each search's Counted columns, the enums and
 // booleans of its table.
-func (d *DB) setValueColumns(searches []Search) {
+func (d *Set) setValueColumns(searches []Search) {
 	d.values = map[string][]string{}
 	for _, s := range searches {
 		for _, t := range migrate.Tables {
@@ -87,7 +89,7 @@ func valueKey(table, c, ref string) string {
 
 // ValueKey is the counter name of the rows of table whose column c is v
 // (a string or a bool, as list filters carry them).
-func (d *DB) ValueKey(table, c string, v any) string {
+func (d *Set) ValueKey(table, c string, v any) string {
 	s := fmt.Sprint(v)
 	if b, ok := v.(bool); ok {
 		s = d.sql.boolText(b)
@@ -95,7 +97,7 @@ func (d *DB) ValueKey(table, c string, v any) string {
 	return table + ":" + c + "=" + s
 }
 
-func (d *DB) migrateTotals(ctx context.Context) error {
+func (d *Set) migrateTotals(ctx context.Context) error {
 	tables := countedTables()
 	marker := totalsVersion + ":" + strings.Join(tables, ",")
 	for _, t := range tables {
@@ -103,7 +105,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
 		}
 	}
-	return d.rebuild(ctx, "list_totals_version", marker, d.insertTriggersMissing(tables, "_totals_ai"), func(tx *sql.Tx) ([]string, error) {
+	return d.db.Rebuild(ctx, "list_totals_version", marker, d.insertTriggersMissing(tables, "_totals_ai"), func(tx *sql.Tx) ([]string, error) {
 		return d.totalsSchema(ctx, tx, tables)
 	})
 }
@@ -111,7 +113,7 @@ func (d *DB) migrateTotals(ctx context.Context) error {
 // totalsSchema is the SQL that builds the list counters of tables from
 // scratch: tables, triggers and a recount under the same transaction as the
 // triggers, so no insert is counted twice or missed.
-func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]string, error) {
+func (d *Set) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]string, error) {
 	// The counters are rebuilt from the rows below: their tables too.
 	// gen grows on every change of a counter, so a cache of what was
 	// derived from the counters can tell it is still current.
@@ -147,7 +149,7 @@ func (d *DB) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]s
 // workspace's table created before the end of that day (cond, with its
 // argument) start at the returned offset rest. ok is false for a table
 // without counts.
-func (d *DB) Skip(ctx context.Context, workspaceID, table string, offset int) (cond string, arg any, rest int, ok bool) {
+func (d *Set) Skip(ctx context.Context, workspaceID, table string, offset int) (cond string, arg any, rest int, ok bool) {
 	if !d.counted(table) {
 		return "", nil, 0, false
 	}
@@ -174,20 +176,16 @@ type days struct {
 	before []int64 // rows of newer days
 }
 
-// dayCache keeps each workspace table's days while its counters' gen is
-// unchanged: reading a few hundred day rows costs more than the page.
-var dayCache genCache[*days]
-
-func (d *DB) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
+func (d *Set) dayCounts(ctx context.Context, workspaceID, table string) (*days, error) {
 	gen := func() (g int64, ok bool) {
-		err := d.ReadPool.QueryRowContext(ctx, d.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
+		err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind(tableGenSQL), workspaceID, table).Scan(&g)
 		return g, err == nil
 	}
-	return cached(&dayCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, table), gen, func() (*days, error) {
+	return cached(&d.dayCache, workspaceID+"|"+table, gen, func() (*days, error) {
 		c := &days{}
 		var day string
 		var n, sum int64
-		err := eachRow(ctx, d.ReadPool, d.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
+		err := database.EachRow(ctx, d.db.ReadPool, d.db.Rebind("SELECT day, CAST(SUM(n) AS BIGINT) FROM "+daysTable+" WHERE workspace_id = ? AND tbl = ? GROUP BY day ORDER BY day DESC"),
 			[]any{workspaceID, table}, []any{&day, &n}, func() {
 				c.day, c.n, c.before = append(c.day, day), append(c.n, n), append(c.before, sum)
 				sum += n
@@ -206,7 +204,7 @@ var countedSet = sync.OnceValue(func() map[string]bool {
 })
 
 // counted reports whether name ("table" or "table:column") has totals.
-func (d *DB) counted(name string) bool {
+func (d *Set) counted(name string) bool {
 	t, c, ok := strings.Cut(name, ":")
 	if !ok {
 		return countedSet()[t]
@@ -217,13 +215,13 @@ func (d *DB) counted(name string) bool {
 // Count answers the exact number of rows of table (or of a ValueKey) in the
 // workspace from the maintained totals; ok is false for a scoped subset (scope is an extra
 // condition such as "is_product = true"), which the caller counts itself.
-func (d *DB) Count(ctx context.Context, workspaceID, table, scope string) (int64, bool) {
+func (d *Set) Count(ctx context.Context, workspaceID, table, scope string) (int64, bool) {
 	name, _, _ := strings.Cut(table, "=")
 	if scope != "" || !d.counted(name) {
 		return 0, false
 	}
 	var n int64
-	if err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
+	if err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM "+totalsTable+" WHERE workspace_id = ? AND tbl = ?"),
 		workspaceID, table).Scan(&n); err != nil {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // A look whose answer takes 700 ms to come back (under accessStale, so it
@@ -37,8 +38,8 @@ func TestAccessGenKeepsItsPromiseWhenLooksAreSlow(t *testing.T) {
 		time.Sleep(time.Duration(trial*137) * time.Millisecond)
 		// Slow looks leave the number trusted only briefly (from each
 		// look's start): change it while it is.
-		g0, ok := watched.AccessGen()
-		for wait := time.Now(); !ok; g0, ok = watched.AccessGen() {
+		g0, ok := shortcut.Of(watched).AccessGen()
+		for wait := time.Now(); !ok; g0, ok = shortcut.Of(watched).AccessGen() {
 			if time.Since(wait) > 5*time.Second {
 				t.Fatal("never trusted while looks take 700 ms")
 			}
@@ -48,7 +49,7 @@ func TestAccessGenKeepsItsPromiseWhenLooksAreSlow(t *testing.T) {
 		c := time.Now()
 		last := c
 		for time.Since(c) < 3*time.Second {
-			g, ok := watched.AccessGen()
+			g, ok := shortcut.Of(watched).AccessGen()
 			if g != g0 {
 				break
 			}

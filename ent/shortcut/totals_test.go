@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
 )
 
@@ -66,11 +67,11 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 		return out
 	}
 	all := page("", nil, 0, 100)
-	if n, ok := db.Count(ctx, ws.ID, "vendors", ""); !ok || n != int64(len(all)) || n != 15 {
+	if n, ok := shortcut.Of(db).Count(ctx, ws.ID, "vendors", ""); !ok || n != int64(len(all)) || n != 15 {
 		t.Fatalf("Count = %d, %v; want %d", n, ok, len(all))
 	}
 	for off := 0; off < len(all); off++ {
-		cond, arg, rest, ok := db.Skip(ctx, ws.ID, "vendors", off)
+		cond, arg, rest, ok := shortcut.Of(db).Skip(ctx, ws.ID, "vendors", off)
 		if !ok {
 			t.Fatalf("offset %d: no skip", off)
 		}
@@ -95,7 +96,7 @@ func TestSkipLandsDeepOffsetsOnTheRightRow(t *testing.T) {
 		SetCreatedAt(at).SetUpdatedAt(at).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, rest, _ := db.Skip(ctx, ws.ID, "vendors", 11); rest != 0 {
+	if _, _, rest, _ := shortcut.Of(db).Skip(ctx, ws.ID, "vendors", 11); rest != 0 {
 		t.Fatalf("after an insert, offset 11 starts the first day: rest %d, want 0", rest)
 	}
 }

@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"cmp"
@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"entgo.io/ent/dialect"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // How `q` is answered.
@@ -64,7 +66,7 @@ func init() { probeCap.Store(2000) }
 // returns the previous value.
 func SetProbeCap(n int) int { return int(probeCap.Swap(int64(n))) }
 
-func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
+func (d *Set) migrateValues(ctx context.Context, searches []Search) error {
 	var few []Search
 	var sig []string
 	for _, s := range searches {
@@ -74,9 +76,9 @@ func (d *DB) migrateValues(ctx context.Context, searches []Search) error {
 		}
 	}
 	marker := valuesVersion + ":" + strings.Join(sig, ",")
-	return d.rebuild(ctx, "search_values_version", marker, nil, func(*sql.Tx) ([]string, error) {
+	return d.db.Rebuild(ctx, "search_values_version", marker, nil, func(*sql.Tx) ([]string, error) {
 		// Cached values of an earlier schema must not survive a rebuild.
-		valuesCache.reset()
+		d.valuesCache.reset()
 		// The distinct-value counts of few's columns, built from scratch.
 		var stmts []string
 		for _, t := range countedTables() {
@@ -159,8 +161,6 @@ func (x *values) startedBy(t string) []int {
 	return slices.Compact(out)
 }
 
-var valuesCache genCache[*values]
-
 // fewValues is a workspace's distinct values of a table's Few column. The
 // first call reads them all; after that, a gen that moved on means new
 // values, and only those are read, from the log of new values, and folded.
@@ -168,13 +168,13 @@ var valuesCache genCache[*values]
 // first search after each new name.
 // g is the values' generation, which Find reads with the table's; not valid
 // when the workspace has no values yet.
-func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64) (*values, error) {
+func (d *Set) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64) (*values, error) {
 	if !g.Valid {
 		return &values{}, nil
 	}
 	gen := g.Int64
-	key := fmt.Sprintf("%p|%s|%s", d, wsID, table)
-	if c, ok := valuesCache.get(key, gen); ok {
+	key := wsID + "|" + table
+	if c, ok := d.valuesCache.get(key, gen); ok {
 		return c, nil
 	}
 	// Values that arrive after gen was read make gen newer: the next search
@@ -182,13 +182,13 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 	// in a second PostgreSQL shard) is kept once.
 	var q string
 	var args []any
-	old, oldGen, ok := valuesCache.last(key)
-	if ok && oldGen < gen {
+	old, oldGen, ok := d.valuesCache.last(key)
+	if ok && oldGen < gen && d.uses("valuesLog") {
 		q, args = "SELECT value FROM "+valuesLog+" WHERE workspace_id = ? AND tbl = ? AND gen > ? AND gen <= ?", []any{wsID, table, oldGen, gen}
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
 	}
-	vals, err := QueryStrings(ctx, d.ReadPool, d.Rebind(q), args...)
+	vals, err := database.QueryStrings(ctx, d.db.ReadPool, d.db.Rebind(q), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 			words = SearchTokens(v) // what unicode61 and PostgreSQL's fold make of ASCII
 		} else {
 			var w sql.NullString
-			if err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT "+d.sql.wordsOf("?")), v).Scan(&w); err != nil {
+			if err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind("SELECT "+d.sql.wordsOf("?")), v).Scan(&w); err != nil {
 				return nil, err
 			}
 			words = strings.Fields(w.String)
@@ -220,7 +220,7 @@ func (d *DB) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64)
 		}
 	}
 	c.index(added)
-	valuesCache.put(key, gen, c)
+	d.valuesCache.put(key, gen, c)
 	return c, nil
 }
 
@@ -249,14 +249,14 @@ type Found struct {
 }
 
 // paged is the Found of a page whose keys the search read.
-func (d *DB) paged(total int64, keys []any, ids []string) Found {
+func (d *Set) paged(total int64, keys []any, ids []string) Found {
 	b, _ := json.Marshal(keys)
 	return Found{Cond: d.sql.rowKey() + " IN " + d.sql.jsonList(), Args: []any{string(b)}, Counted: true, Total: total, Page: true, IDs: ids}
 }
 
 // search is one q being answered.
 type search struct {
-	d     *DB
+	d     *Set
 	s     Search
 	wsID  string
 	toks  []string
@@ -276,7 +276,7 @@ type search struct {
 // Find answers q over the workspace's rows of s.Table. With whole (the list
 // has no other condition) it also counts the matches and picks the page at
 // offset, when that is cheap; otherwise it answers a condition.
-func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, offset, limit int) (Found, error) {
+func (d *Set) Find(ctx context.Context, s Search, wsID, q string, whole bool, offset, limit int) (Found, error) {
 	// q's first maxTokens words folded as the word index folds them,
 	// without repeats.
 	toks, folded, err := d.sql.foldTokens(ctx, d, q)
@@ -290,7 +290,7 @@ func (d *DB) Find(ctx context.Context, s Search, wsID, q string, whole bool, off
 		return Found{}, nil
 	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
-		probeCached: d.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table)}
+		probeCached: d.db.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table) && d.uses("probeCache")}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {
@@ -338,12 +338,12 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 	d := x.d
 	var keys string
 	q := "SELECT " + d.sql.jsonAgg("docid") + ", COUNT(*) FROM (" + f.sub + " LIMIT " + strconv.Itoa(maxKeys+1) + ") x"
-	if err := d.ReadPool.QueryRowContext(ctx, d.Rebind(q), f.Args...).Scan(&keys, &f.Total); err != nil {
+	if err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind(q), f.Args...).Scan(&keys, &f.Total); err != nil {
 		return Found{}, err
 	}
 	if f.Total <= maxKeys {
 		f.Cond, f.Args = d.sql.rowKey()+" IN "+d.sql.jsonList(), []any{keys}
-	} else if err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT COUNT(*) FROM ("+f.sub+") x"), f.Args...).Scan(&f.Total); err != nil {
+	} else if err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind("SELECT COUNT(*) FROM ("+f.sub+") x"), f.Args...).Scan(&f.Total); err != nil {
 		return Found{}, err
 	}
 	f.Counted = true
@@ -366,16 +366,12 @@ type searchGens struct {
 	table  int64
 }
 
-// searchGensOf reads both generations in one round trip, or none: what was
-// read while the data version stayed the same holds for as long as it
-// does, since nothing was committed meanwhile.
-func (d *DB) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
-	return cached(&d.searchGens, wsID+"|"+table, d.dataVersionGen(ctx), func() (searchGens, error) {
-		var g searchGens
-		err := d.ReadPool.QueryRowContext(ctx, d.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
-			wsID, table, wsID, table).Scan(&g.values, &g.table)
-		return g, err
-	})
+// searchGensOf reads both generations in one round trip.
+func (d *Set) searchGensOf(ctx context.Context, wsID, table string) (searchGens, error) {
+	var g searchGens
+	err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind("SELECT (SELECT gen FROM "+valuesGen+" WHERE workspace_id = ? AND tbl = ?), ("+tableGenSQL+")"),
+		wsID, table, wsID, table).Scan(&g.values, &g.table)
+	return g, err
 }
 
 // cond is the exact condition: every token starts a word of the word index
@@ -487,7 +483,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 		// One value's rows alone: the page is a stretch of its index,
 		// without the merge's subquery and sort.
 		q = "SELECT " + d.sql.rowKey() + " AS k, t.id AS i" + counted + " FROM " + t + " t WHERE t.workspace_id = ? AND t." + few + " = ?" +
-			" ORDER BY t.created_at DESC, t.id DESC" + LimitOffset(limit)
+			" ORDER BY t.created_at DESC, t.id DESC" + database.LimitOffset(limit)
 		args = append(args, x.wsID, x.vals.vals[x.full[0]], offset)
 	} else {
 		var arms []string
@@ -509,7 +505,7 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 			arms = append(arms, "SELECT "+d.sql.rowKey()+" AS k, t.created_at AS c, t.id AS i FROM "+t+" t WHERE "+all.Cond)
 			args = append(args, all.Args...)
 		}
-		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + LimitOffset(limit)
+		q = "SELECT k, i" + counted + " FROM (" + strings.Join(arms, " UNION ALL ") + ") u ORDER BY c DESC, i DESC" + database.LimitOffset(limit)
 		args = append(args, offset)
 	}
 	f, err := x.pageRows(ctx, q, args, count)
@@ -526,24 +522,16 @@ func (x *search) pageRows(ctx context.Context, q string, args []any, count strin
 	keys, ids := []any{}, []string{}
 	var k any
 	var id string
-	if err := eachRow(ctx, d.ReadPool, d.Rebind(q), args, []any{&k, &id, &total}, func() { keys, ids = append(keys, k), append(ids, id) }); err != nil {
+	if err := database.EachRow(ctx, d.db.ReadPool, d.db.Rebind(q), args, []any{&k, &id, &total}, func() { keys, ids = append(keys, k), append(ids, id) }); err != nil {
 		return Found{}, err
 	}
 	if len(keys) == 0 {
-		if err := d.ReadPool.QueryRowContext(ctx, d.Rebind(count), args[:3]...).Scan(&total); err != nil {
+		if err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind(count), args[:3]...).Scan(&total); err != nil {
 			return Found{}, err
 		}
 	}
 	return d.paged(total, keys, ids), nil
 }
-
-// LimitOffset ends a page query: the limit written out, the offset bound.
-// SQLite 3.53 plans with a bound LIMIT's value, and so marks the statement
-// to be prepared again whenever that parameter is bound: with "LIMIT ?"
-// every run of a cached statement parsed and planned it anew. Limits are a
-// few small numbers, so each text stays in the statement cache; an OFFSET
-// binding does not expire the statement.
-func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }
 
 type match struct {
 	key       any
@@ -551,7 +539,7 @@ type match struct {
 }
 
 // window is the Found of m's page at offset.
-func (d *DB) window(m []match, offset, limit int) Found {
+func (d *Set) window(m []match, offset, limit int) Found {
 	keys, ids := []any{}, []string{}
 	for i := offset; i < len(m) && i < offset+limit; i++ {
 		keys, ids = append(keys, m[i].key), append(ids, m[i].id)
@@ -576,18 +564,18 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 	// while the workspace's word index is unchanged.
 	var key string
 	if x.probeCached {
-		key = fmt.Sprintf("%p|%s|%s|%v|%d", d, x.wsID, x.s.Table, match, x.cap)
-		if p, ok := probeCache.get(key, x.tableGen); ok {
+		key = fmt.Sprintf("%s|%s|%v|%d", x.wsID, x.s.Table, match, x.cap)
+		if p, ok := d.probeCache.get(key, x.tableGen); ok {
 			return p.keys, p.n, nil
 		}
 	}
 	var keys string
 	var n int
-	if err := d.ReadPool.QueryRowContext(ctx, d.Rebind(q), args...).Scan(&keys, &n); err != nil {
+	if err := d.db.ReadPool.QueryRowContext(ctx, d.db.Rebind(q), args...).Scan(&keys, &n); err != nil {
 		return "", 0, err
 	}
 	if x.probeCached && n <= 16 {
-		probeCache.put(key, x.tableGen, probed{keys: keys, n: n})
+		d.probeCache.put(key, x.tableGen, probed{keys: keys, n: n})
 	}
 	return keys, n, nil
 }
@@ -596,8 +584,6 @@ type probed struct {
 	keys string
 	n    int
 }
-
-var probeCache genCache[probed]
 
 // check reads the rows of keys newest first and keeps those where every
 // token starts a word of a searched column.
@@ -613,7 +599,7 @@ func (x *search) check(ctx context.Context, keys string) ([]match, error) {
 	var out []match
 	var m match
 	var w string
-	err := eachRow(ctx, d.ReadPool, d.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
+	err := database.EachRow(ctx, d.db.ReadPool, d.db.Rebind(q), []any{keys}, []any{&m.key, &m.id, &m.value, &w}, func() {
 		fields := strings.Fields(w)
 		for _, t := range x.toks {
 			if !slices.ContainsFunc(fields, func(f string) bool { return strings.HasPrefix(f, t) }) {

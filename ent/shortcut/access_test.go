@@ -1,13 +1,17 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // The access tests are not parallel: other tests' keys and roles would
@@ -47,7 +51,7 @@ func trustedGen(t *testing.T, db *database.DB) int64 {
 	t.Helper()
 	var gen int64
 	within(t, time.Second, "access watch current", func() bool {
-		g, ok := db.AccessGen()
+		g, ok := shortcut.Of(db).AccessGen()
 		gen = g
 		return ok
 	})
@@ -65,7 +69,7 @@ func TestAccessGenFollowsChangesByAnotherConnection(t *testing.T) {
 		if err := change(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		within(t, time.Second, what, func() bool { g, ok := watched.AccessGen(); return ok && g != before })
+		within(t, time.Second, what, func() bool { g, ok := shortcut.Of(watched).AccessGen(); return ok && g != before })
 	}
 	var wsID, keyID string
 	seen("new workspace and role", func() error {
@@ -95,7 +99,7 @@ func TestAccessGenFollowsChangesByAnotherConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * 100 * time.Millisecond) // three of the watcher's looks
-	if g, ok := watched.AccessGen(); !ok || g != before {
+	if g, ok := shortcut.Of(watched).AccessGen(); !ok || g != before {
 		t.Fatalf("after a key's last use: number %d (trusted %v), want %d trusted", g, ok, before)
 	}
 }
@@ -147,14 +151,49 @@ func TestAccessGenIsNotTrustedWhileTheCounterCannotBeRead(t *testing.T) {
 					on() // the package's other tests need the counter
 				}
 			}()
-			within(t, time.Second, "untrusted", func() bool { _, ok := watched.AccessGen(); return !ok })
+			within(t, time.Second, "untrusted", func() bool { _, ok := shortcut.Of(watched).AccessGen(); return !ok })
 			time.Sleep(time.Second) // and it stays so
-			if g, ok := watched.AccessGen(); ok {
+			if g, ok := shortcut.Of(watched).AccessGen(); ok {
 				t.Fatalf("trusted (number %d) while the counter cannot be read", g)
 			}
 			on()
 			restored = true
-			within(t, time.Second, "trusted again under a new number", func() bool { g, ok := watched.AccessGen(); return ok && g != before })
+			within(t, time.Second, "trusted again under a new number", func() bool { g, ok := shortcut.Of(watched).AccessGen(); return ok && g != before })
 		})
 	}
+}
+
+// A database the watcher cannot read is reported once per outage, not at
+// every poll (ten a second).
+func TestAccessWatchWarnsOncePerOutage(t *testing.T) {
+	sqliteOnly(t)
+	db := openSQLite(t)
+	warns := &warnCount{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(warns))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	sc := shortcut.Of(db)
+	within(t, time.Second, "trusted", func() bool { _, ok := sc.AccessGen(); return ok })
+	db.ReadPool.Close() // every read fails from now on
+	if _, err := access.NewWorkspace(context.Background(), db.Writer, "outage", "starter", false, false); err != nil {
+		t.Fatal(err) // a commit, so the watcher reads
+	}
+	within(t, time.Second, "untrusted", func() bool { _, ok := sc.AccessGen(); return !ok })
+	time.Sleep(10 * 100 * time.Millisecond) // ten more polls
+	if n := warns.n.Load(); n != 1 {
+		t.Errorf("%d warnings in one outage, want 1", n)
+	}
+}
+
+// warnCount counts the access watch's warnings.
+type warnCount struct{ n atomic.Int32 }
+
+func (w *warnCount) Enabled(context.Context, slog.Level) bool { return true }
+func (w *warnCount) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *warnCount) WithGroup(string) slog.Handler            { return w }
+func (w *warnCount) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn && strings.HasPrefix(r.Message, "access watch") {
+		w.n.Add(1)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package database
+package shortcut
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // Kept sums: the money figures of the admin dashboard (what clients owe by
@@ -134,12 +136,12 @@ func sumRows(t, where string) string {
 	return strings.Join(parts, " UNION ALL ")
 }
 
-func (d *DB) migrateSums(ctx context.Context) error {
+func (d *Set) migrateSums(ctx context.Context) error {
 	marker := sumsVersion
 	for _, s := range Sums {
 		marker += ";" + s.Name + "=" + s.key("") + " " + s.states() + " " + s.Amount
 	}
-	return d.rebuild(ctx, sumsTable+"_version", marker, d.insertTriggersMissing(sumsTables(), "_sums_ai"), func(tx *sql.Tx) ([]string, error) {
+	return d.db.Rebuild(ctx, sumsTable+"_version", marker, d.insertTriggersMissing(sumsTables(), "_sums_ai"), func(tx *sql.Tx) ([]string, error) {
 		stmts := []string{"DROP TABLE IF EXISTS " + sumsTable,
 			`CREATE TABLE ` + sumsTable + ` (workspace_id TEXT NOT NULL, k TEXT NOT NULL, shard INTEGER NOT NULL,
 				n BIGINT NOT NULL, cents BIGINT NOT NULL, PRIMARY KEY (workspace_id, k, shard))`}
@@ -156,33 +158,37 @@ func (d *DB) migrateSums(ctx context.Context) error {
 
 // bulkSums adds the rows a bulk load inserted (rowid above its argument)
 // to list_sums, as the insert trigger would have one by one.
-func (d *DB) bulkSums(t string) []bulkStmt {
+func (d *Set) bulkSums(t string) []bulkStmt {
 	return []bulkStmt{{q: fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT workspace_id, k, 0, n, cents FROM (%s) x WHERE true"+sumsUpsert,
 		sumsTable, sumRows(t, "rowid > ?1"), sumsTable), above: true}}
 }
 
-// sumsCache keeps each workspace's sums read at a SQLite data version: a
-// dashboard viewed again with nothing committed meanwhile reads no rows
-// (the sums of a million invoices are a few thousand rows, milliseconds).
-// PostgreSQL has no data version; there every view reads them.
-var sumsCache genCache[[]SumRow]
-
 // SumsOf reads a kept sum of the workspace: one row per status, currency
 // and grouping value that has rows. Callers must not change the slice.
-func (d *DB) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	return cached(&sumsCache, fmt.Sprintf("%p|%s|%s", d, workspaceID, name), d.dataVersionGen(ctx), func() ([]SumRow, error) {
+func (d *Set) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
+	return cached(&d.sumsCache, workspaceID+"|"+name, d.dataVersionGen(ctx, "dashboardCache"), func() ([]SumRow, error) {
 		var out []SumRow
 		var k string
 		var r SumRow
-		err := eachRow(ctx, d.ReadPool, d.Rebind("SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k"),
-			[]any{workspaceID, name + ":", name + ";"}, []any{&k, &r.N, &r.Cents}, func() {
-				parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
-				// r.N == 0: every row of it left the sum.
-				if r.N != 0 && len(parts) == 3 {
-					r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
-					out = append(out, r)
+		q, args := "SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k",
+			[]any{workspaceID, name + ":", name + ";"}
+		if !d.uses("keptSums") {
+			// The plain path: the rows summed.
+			for _, s := range Sums {
+				if s.Name == name {
+					q, args = fmt.Sprintf("SELECT %s, COUNT(*), CAST(SUM(%s) AS BIGINT) FROM %s WHERE workspace_id = ? AND status IN %s GROUP BY 1",
+						s.key(""), s.Amount, s.Table, s.states()), []any{workspaceID}
 				}
-			})
+			}
+		}
+		err := database.EachRow(ctx, d.db.ReadPool, d.db.Rebind(q), args, []any{&k, &r.N, &r.Cents}, func() {
+			parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
+			// r.N == 0: every row of it left the sum.
+			if r.N != 0 && len(parts) == 3 {
+				r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
+				out = append(out, r)
+			}
+		})
 		return out, err
 	})
 }

@@ -1,4 +1,4 @@
-package database_test
+package shortcut_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
 // The kept sums equal the sums of the rows, after a bulk load, a load
@@ -17,8 +18,15 @@ import (
 // sums, into and out of them.
 func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
-	db, _ := apitest.DB(t)
+	db, url := apitest.DB(t)
 	ctx := context.Background()
+	// The plain path: the rows summed at every view (keptSums and
+	// dashboardCache off).
+	plain, err := database.Open(ctx, url, database.Options{ShortcutsOff: []string{"keptSums", "dashboardCache"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
 	var wss []string
 	for i, rowTriggers := range []bool{false, true} {
 		ws, err := access.NewWorkspace(ctx, db.Writer, fmt.Sprintf("sums %d", i), "business", true, true)
@@ -33,18 +41,20 @@ func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		for _, ws := range wss {
-			for _, s := range database.Sums {
-				got, err := db.SumsOf(ctx, ws, s.Name)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, s := range shortcut.Sums {
 				want := rowSums(t, db, ws, s)
 				if len(want) == 0 && when == "seeded" {
 					t.Fatalf("%s: %s: the demo data has no rows in the sum", when, s.Name)
 				}
-				slices.SortFunc(got, cmpSum)
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s: %s of %s:\nkept %v\nrows %v", when, s.Name, ws, got, want)
+				for _, h := range []*database.DB{db, plain} {
+					got, err := shortcut.Of(h).SumsOf(ctx, ws, s.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					slices.SortFunc(got, cmpSum)
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s: %s of %s (shortcuts off: %v):\nkept %v\nrows %v", when, s.Name, ws, h != db, got, want)
+					}
 				}
 			}
 		}
@@ -73,12 +83,12 @@ func TestKeptSumsFollowEveryWrite(t *testing.T) {
 	check("deleted")
 }
 
-func cmpSum(a, b database.SumRow) int {
+func cmpSum(a, b shortcut.SumRow) int {
 	return slices.Compare([]string{a.Status, a.Currency, a.By}, []string{b.Status, b.Currency, b.By})
 }
 
 // rowSums sums the rows themselves, grouped as the kept sums are.
-func rowSums(t *testing.T, db *database.DB, ws string, s database.Sum) []database.SumRow {
+func rowSums(t *testing.T, db *database.DB, ws string, s shortcut.Sum) []shortcut.SumRow {
 	t.Helper()
 	states := ""
 	for i, st := range s.States {
@@ -94,9 +104,9 @@ func rowSums(t *testing.T, db *database.DB, ws string, s database.Sum) []databas
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var out []database.SumRow
+	var out []shortcut.SumRow
 	for rows.Next() {
-		var r database.SumRow
+		var r shortcut.SumRow
 		if err := rows.Scan(&r.Status, &r.Currency, &r.By, &r.N, &r.Cents); err != nil {
 			t.Fatal(err)
 		}
