@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -387,7 +388,7 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	var first int64
 	if q.locks() {
 		var err error
-		if first, err = reserve(q.Ctx, tx, ws, "events", int64(len(changes))); err != nil {
+		if first, err = numbering.Reserve(q.Ctx, tx, ws, "events", int64(len(changes))); err != nil {
 			return err
 		}
 	} else {
