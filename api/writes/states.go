@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
 // A document's states and the actions that move it are declared on its
@@ -62,9 +63,7 @@ func stateConflict(format string, a ...any) error {
 
 // setState moves the request's record to st.
 func (q *Request) setState(tx *ent.Tx, st string) error {
-	_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("UPDATE "+q.Resource.Table+" SET status = ?, updated_at = ? WHERE id = ?"),
-		st, time.Now().UTC(), q.ID)
-	return err
+	return sqlstore.SetStatus(q.Ctx, q.DB, tx, q.Resource.Table, st, time.Now().UTC(), q.ID)
 }
 
 // move runs an action: the state check, then extra (a rule of the action's
@@ -105,8 +104,7 @@ func (q *Request) removing(extra func(tx *ent.Tx) error) (Result, error) {
 			}
 		}
 		id = q.ID
-		_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("DELETE FROM "+q.Resource.Table+" WHERE id = ?"), q.ID)
-		return err
+		return sqlstore.Delete(q.Ctx, q.DB, tx, q.Resource.Table, q.ID)
 	}, func() Answer {
 		return Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
 	})

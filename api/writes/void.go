@@ -2,9 +2,11 @@ package writes
 
 import (
 	"database/sql"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
 // voidUnpaid is the void of a document that takes payments (invoices,
@@ -30,8 +32,7 @@ func voidUnpaid(payments *resource.Resource, instead string, more func(*Request,
 			case err != sql.ErrNoRows:
 				return err
 			}
-			_, err = tx.ExecContext(q.Ctx, q.DB.Rebind("UPDATE "+q.Resource.Table+" SET remaining_cents = 0 WHERE id = ?"), q.ID)
-			return err
+			return sqlstore.ClearBalance(q.Ctx, q.DB, tx, q.Resource.Table, q.ID, time.Now().UTC())
 		})
 	}
 }
