@@ -1,20 +1,14 @@
 // Package clock moves the records whose state follows time, with no
-// request: an invoice past its due date with money open becomes overdue,
-// a gift card past its expiry expired, a promotion starts and ends by its
-// dates. Each move is a write like the others (writes.Request.MoveStale):
-// one transaction on the writer, one event per record moved, by {type:
-// system, id: the move's job}, with the record as GET shows it after and
-// previous_attributes, and the webhook deliveries committed with them.
-//
-// One table says every move (moves, checked against the declarations'
-// Resource.Clock); one runner makes them (Clock.run), on two triggers: the
-// tick (Clock.Run, once a minute in every serving process) makes every
-// move in every workspace, and before each read of a resource whose state
-// must be exact when read (its status filter, totals and cached renderings
-// never show a stale state), the records engine has that resource's moves
-// made in the reader's workspace (Clock.Exact, records.Engine.Refresh).
-// Processes and readers need no coordination: each record moves, and is
-// told of, once.
+// request: an invoice past its due date becomes overdue, a gift card past
+// its expiry expired, a promotion starts and ends by its dates. Each move
+// is a write like the others (writes.Request.MoveStale), with one event
+// per record moved by {type: system, id: the move's job}. One table says
+// every move (moves); one runner makes them (Clock.run) on two triggers:
+// the tick (Clock.Run, every minute in every serving process) makes every
+// move in every workspace, and a read of a resource whose state must be
+// exact when read first has its moves made in the reader's workspace
+// (Clock.Exact, the records engine's Refresh). Each record moves, and is
+// told of, once, however many processes and readers race.
 package clock
 
 import (

@@ -197,12 +197,7 @@ func setTotals(m entgo.Mutation, k *docKind, lines []shape.DocLine, t money.Tota
 	if k.balance {
 		set["paid_cents"], set["remaining_cents"] = int64(0), t.InclVATCents
 	}
-	for name, v := range set {
-		if err := m.SetField(name, v); err != nil {
-			return internalf("set %s: %w", name, err)
-		}
-	}
-	return nil
+	return setFields(m, set)
 }
 
 // setParty stores the party the body names.
@@ -211,22 +206,18 @@ func setParty(m entgo.Mutation, k *docKind, p party, clear bool) error {
 		if err := m.ClearField(k.party + "_id"); err != nil {
 			return internalf("clear %s_id: %w", k.party, err)
 		}
-	} else if p.id != nil {
-		if err := m.SetField(k.party+"_id", *p.id); err != nil {
-			return internalf("set %s_id: %w", k.party, err)
-		}
+	}
+	set := map[string]any{}
+	if p.id != nil && !clear {
+		set[k.party+"_id"] = *p.id
 	}
 	if p.name != "" {
-		if err := m.SetField(k.party+"_name", p.name); err != nil {
-			return internalf("set %s_name: %w", k.party, err)
-		}
+		set[k.party+"_name"] = p.name
 	}
 	if p.currency != "" {
-		if err := m.SetField("currency_code", p.currency); err != nil {
-			return internalf("set currency_code: %w", err)
-		}
+		set["currency_code"] = p.currency
 	}
-	return nil
+	return setFields(m, set)
 }
 
 // createDocument makes a draft document of the request's kind.
@@ -313,10 +304,8 @@ func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string,
 		d.date = today()
 	}
 	m, save := k.create(tx)
-	for name, v := range map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": d.date} {
-		if err := m.SetField(name, v); err != nil {
-			return "", internalf("set %s: %w", name, err)
-		}
+	if err := setFields(m, map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": d.date}); err != nil {
+		return "", err
 	}
 	if err := setParty(m, k, d.party, false); err != nil {
 		return "", err
@@ -413,6 +402,7 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 			return err
 		}
 	}
+	set := map[string]any{}
 	if num, ok := q.Body.String("number"); ok {
 		taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
 		if err != nil {
@@ -421,14 +411,13 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 		if taken {
 			return duplicate("number", "the number %s is already used in this workspace", num)
 		}
-		if err := m.SetField("number", num); err != nil {
-			return internalf("set number: %w", err)
-		}
+		set["number"] = num
 	}
 	if date, ok := q.Body.String("date"); ok {
-		if err := m.SetField("date", date); err != nil {
-			return internalf("set date: %w", err)
-		}
+		set["date"] = date
+	}
+	if err := setFields(m, set); err != nil {
+		return err
 	}
 	if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
 		return err

@@ -49,15 +49,7 @@ func invoiceQuote(q *Request) (Result, error) {
 		}
 		invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{
 			party: party{id: qu.ClientID, name: qu.ClientName, currency: qu.CurrencyCode}, lines: lines, totals: tot,
-			set: func(m entgo.Mutation) error {
-				if err := m.SetField("notes", qu.Notes); err != nil {
-					return internalf("set notes: %w", err)
-				}
-				if err := m.SetField("quote_id", q.ID); err != nil {
-					return internalf("set quote_id: %w", err)
-				}
-				return nil
-			}})
+			set: func(m entgo.Mutation) error { return setFields(m, map[string]any{"notes": qu.Notes, "quote_id": q.ID}) }})
 		if err != nil {
 			return err
 		}

@@ -51,26 +51,14 @@ func orderLines(v Values) ([]orderLine, money.Totals, error) {
 	if len(raw) == 0 {
 		return nil, money.Totals{}, apierr.Invalid("lines", "a sales order needs at least one line")
 	}
+	priced, t, err := money.Lines(v) // an order's lines have no discount
 	lines := make([]orderLine, len(raw))
-	priced := make([]shape.DocLine, len(raw))
 	for i, l := range raw {
-		var o orderLine
-		if id, ok := l.String("item_id"); ok {
-			o.ItemID = &id
-		}
-		if id, ok := l.String("variant_id"); ok {
-			o.variantID = &id
-		}
-		o.sku, _ = l.String("sku")
-		o.Description, _ = l.String("description")
-		o.QtyMilli, _ = l.Int("qty_milli")
-		o.UnitPriceCents, _ = l.Int("unit_price_cents")
-		o.VATRateBasisPoints, _ = l.Int("vat_rate_bp")
-		lines[i], priced[i] = o, o.DocLine
-	}
-	t, err := money.Price(priced)
-	for i := range lines {
 		lines[i].DocLine = priced[i]
+		if id, ok := l.String("variant_id"); ok {
+			lines[i].variantID = &id
+		}
+		lines[i].sku, _ = l.String("sku")
 	}
 	return lines, t, err
 }

@@ -1,7 +1,9 @@
-// Package writes implements the business rules of every write. Each file
-// registers its operations in init; the core's one way in (api.Core.Write)
-// finds them by resource and operation kind, after gating, permission and
-// body validation.
+// Package writes implements the business rules of every write, a file per
+// resource (or per kind of document: documents.go, states.go), bound to
+// their operations in one table (operations); the core's one way in
+// (api.Core.Write) finds them there (Lookup), after gating, permission and
+// body validation. Every write runs in one transaction (tx.go) that also
+// renders its answer and appends its events (events.go).
 package writes
 
 import (
