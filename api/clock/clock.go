@@ -79,24 +79,23 @@ func New(db *database.DB, eng *records.Engine) *Clock { return &Clock{db: db, en
 // read: the records engine's Refresh, run before every Get and list of r.
 // It costs one indexed read per move, and a write only when a record is due.
 func (c *Clock) Exact(ctx context.Context, r *resource.Resource, ws string) error {
-	now := time.Now()
-	for _, m := range moves {
-		if m.r == r && m.exact {
-			if _, err := c.run(ctx, m, now, ws); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	_, err := c.runAll(ctx, time.Now(), ws, func(m move) bool { return m.r == r && m.exact })
+	return err
 }
 
 // Tick makes the moves of rs (of every resource, with none) in every
 // workspace, as of now, and says how many records moved.
 func (c *Clock) Tick(ctx context.Context, now time.Time, rs ...*resource.Resource) (int64, error) {
+	return c.runAll(ctx, now, "", func(m move) bool { return len(rs) == 0 || slices.Contains(rs, m.r) })
+}
+
+// runAll runs the moves which picks, in table order, in workspace ws
+// (every workspace, with ""), and says how many records moved.
+func (c *Clock) runAll(ctx context.Context, now time.Time, ws string, which func(move) bool) (int64, error) {
 	var total int64
 	for _, m := range moves {
-		if len(rs) == 0 || slices.Contains(rs, m.r) {
-			n, err := c.run(ctx, m, now, "")
+		if which(m) {
+			n, err := c.run(ctx, m, now, ws)
 			total += n
 			if err != nil {
 				return total, err

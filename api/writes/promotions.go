@@ -201,11 +201,7 @@ func createPromotion(q *Request) (Result, error) {
 // promotions only.
 func updatePromotion(q *Request) (Result, error) {
 	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx) // locks the row: two edits apply one after the other
-		if err != nil {
-			return err
-		}
-		if err := q.check(q.Op, st); err != nil {
+		if _, err := q.allowed(tx); err != nil { // locks the row: two edits apply one after the other
 			return err
 		}
 		p, err := tx.Promotion.Get(q.Ctx, q.ID)
@@ -248,16 +244,13 @@ func updatePromotion(q *Request) (Result, error) {
 func archivePromotion(q *Request) (Result, error) {
 	var b []byte
 	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx)
-		if err != nil {
-			return err
-		}
-		if err := q.check(q.Op, st); err != nil {
+		if _, err := q.allowed(tx); err != nil {
 			return err
 		}
 		if err := q.setState(tx, q.Op.To); err != nil {
 			return err
 		}
+		var err error
 		b, err = q.Records.RenderUnscoped(q.Ctx, tx, q.Resource, q.Workspace(), q.ID)
 		return err
 	}, func() Answer { return Answer{Status: http.StatusOK, Body: b} })
