@@ -33,7 +33,7 @@ type Request struct {
 	// ChildID the sub-resource's own id (address_id).
 	ID, ChildID string
 	RequestID   string
-	// System names the job of a write no request made (the overdue sweep):
+	// System names the job of a write no request made (a move of api/clock):
 	// its events' actor is {type: system, id: System}.
 	System string
 	// Idem, when the POST carries an Idempotency-Key, keeps the answer in
