@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/clock"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -42,7 +43,10 @@ type Core struct {
 	DB      *database.DB
 	Auth    *access.Authenticator
 	Records *records.Engine
-	Usage   *usage.Recorder // each key's traffic, for the admin dashboard
+	// Clock moves the records whose state follows time (Clock.Run is the
+	// periodic tick a serving process runs).
+	Clock *clock.Clock
+	Usage *usage.Recorder // each key's traffic, for the admin dashboard
 	// Webhooks are the endpoint URL rules checked when an endpoint is saved.
 	Webhooks webhooks.Settings
 	Log      *slog.Logger
@@ -65,9 +69,11 @@ func New(db *database.DB, cfg Config) (*Core, error) {
 	if cfg.RecordCacheBytes != 0 {
 		eng.SetCache(cfg.RecordCacheBytes)
 	}
-	eng.Refresh = writes.Refresher(db, eng)
+	clk := clock.New(db, eng)
+	eng.Refresh = clk.Exact // gift cards' and promotions' states are exact when read
 	c := &Core{
 		DB:       db,
+		Clock:    clk,
 		Auth:     access.NewAuthenticator(db.Reader, db.Writer),
 		Records:  eng,
 		Usage:    usage.New(db.Writer),

@@ -12,9 +12,9 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
+	pricing "github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/api/writes"
 )
 
 // The rows editor of a document's lines: add, remove and move rows, pick
@@ -281,7 +281,7 @@ func pickID(field string, row int) string   { return "picks-" + field + "-" + st
 func amountID(field string, row int) string { return "amount-" + field + "-" + strconv.Itoa(row) }
 
 // sumsOf prices the rows of f as the write would: the body's lines,
-// checked by the declaration, through api/writes' own money code.
+// checked by the declaration, through the writes' own pricing (api/money).
 func sumsOf(f resource.Field, v formValues) lineSums {
 	s := lineSums{Amounts: map[int]string{}, Currency: v["currency_code"]}
 	raw, paths := bodyOf([]resource.Field{f}, v, nil)
@@ -290,7 +290,7 @@ func sumsOf(f resource.Field, v formValues) lineSums {
 		s.Problem = problemOf(err, paths)
 		return s
 	}
-	lines, t, err := writes.PriceLines(vals)
+	lines, t, err := pricing.Lines(vals)
 	if err != nil {
 		s.Problem = problemOf(err, paths)
 		return s

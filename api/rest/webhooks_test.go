@@ -21,9 +21,9 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/clock"
 	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
-	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
@@ -377,7 +377,7 @@ func TestOldDeliveriesArePrunedWithTheirEvents(t *testing.T) {
 		}
 	}
 	oldEvent = agedEvent
-	if _, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour)); err != nil {
+	if _, err := clock.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	env.Get(t, "/v1/events/"+oldEvent, w.Key).WantError(t, 404, "not_found")

@@ -5,6 +5,7 @@ import (
 
 	entgo "entgo.io/ent"
 
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 )
@@ -14,7 +15,7 @@ import (
 // (payments.go) apply; void follows the invoices' rule.
 // billKind is how bills are made and edited (documents.go).
 var billKind = &docKind{
-	r: resource.Bills, party: "vendor", numbers: series{"bills", "BILL"}, balance: true,
+	r: resource.Bills, party: "vendor", numbers: numbering.Bills, balance: true,
 	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
 		return build[*ent.BillMutation](tx.Bill.Create())
 	},

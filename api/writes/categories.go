@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/category"
@@ -41,7 +42,7 @@ func saveCategory(q *Request) (Result, error) {
 	return q.inTx(func(tx *ent.Tx) error {
 		catID = id
 		if moves {
-			if err := serialize(q.Ctx, tx, ws, "category-tree"); err != nil {
+			if err := numbering.Serialize(q.Ctx, tx, ws, "category-tree"); err != nil {
 				return err
 			}
 		}
@@ -51,7 +52,7 @@ func saveCategory(q *Request) (Result, error) {
 		// retries run out (500). Waiting for the lock, each sees the slugs
 		// committed before it; SQLite's single writer already serializes.
 		if hasSlug || id == "" {
-			if err := serialize(q.Ctx, tx, ws, "category-slugs"); err != nil {
+			if err := numbering.Serialize(q.Ctx, tx, ws, "category-slugs"); err != nil {
 				return err
 			}
 		}

@@ -59,7 +59,7 @@ func setRef(m *ent.CustomerMutation, r *extRef) {
 // setRefFields stores the normalized ref and its unique key on any mutation
 // of a record that keeps one (clients, invoices).
 func setRefFields(m entgo.Mutation, r *extRef) error {
-	set := map[string]string{"ext_system": r.system, "ext_external_id": r.id, "ext_key": r.key()}
+	set := map[string]any{"ext_system": r.system, "ext_external_id": r.id, "ext_key": r.key()}
 	if r.connection == "" {
 		if err := m.ClearField("ext_connection_id"); err != nil {
 			return internalf("clear ext_connection_id: %w", err)
@@ -67,12 +67,7 @@ func setRefFields(m entgo.Mutation, r *extRef) error {
 	} else {
 		set["ext_connection_id"] = r.connection
 	}
-	for name, v := range set {
-		if err := m.SetField(name, v); err != nil {
-			return internalf("set %s: %w", name, err)
-		}
-	}
-	return nil
+	return setFields(m, set)
 }
 
 func clientEnum(column, value string) entgo.Value {

@@ -6,6 +6,7 @@ import (
 	entgo "entgo.io/ent"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
@@ -14,7 +15,7 @@ import (
 
 // creditNoteKind is how credit notes are made and edited (documents.go).
 var creditNoteKind = &docKind{
-	r: resource.CreditNotes, party: "client", numbers: series{"credit_notes", "CRN"},
+	r: resource.CreditNotes, party: "client", numbers: numbering.CreditNotes,
 	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
 		return build[*ent.CreditNoteMutation](tx.CreditNote.Create())
 	},

@@ -11,6 +11,8 @@ import (
 	entgo "entgo.io/ent"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/money"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/item"
@@ -19,14 +21,14 @@ import (
 
 // Documents with lines — invoices, quotes, credit notes, bills — are
 // written alike: a party (client or vendor), a number unique in the
-// workspace, lines priced by money.go, and totals that are the lines'
+// workspace, lines priced by api/money, and totals that are the lines'
 // sums. docKind holds the little that differs; createDocument and
 // updateDocument are every kind's create and edit.
 
 type docKind struct {
 	r       *resource.Resource
 	party   string // "client" or "vendor"
-	numbers series
+	numbers numbering.Series
 	// balance: the document keeps paid_cents and remaining_cents.
 	balance bool
 	// create and update are the kind's ent builders, as a mutation to set
@@ -63,29 +65,6 @@ func build[M entgo.Mutation](b builder[M]) (entgo.Mutation, func(context.Context
 // docOwnFields are the body fields the operation sets itself; the others
 // are columns of the same name, set as they come.
 var docOwnFields = []string{"lines", "number", "client_id", "client_name", "vendor_id", "vendor_name", "currency_code", "date", "external_ref"}
-
-// pricedLines reads and prices a body's lines.
-func pricedLines(v Values) ([]shape.DocLine, docTotals, error) {
-	raw, _ := v.Objects("lines")
-	lines := make([]shape.DocLine, len(raw))
-	for i, l := range raw {
-		d := shape.DocLine{}
-		if id, ok := l.String("item_id"); ok {
-			d.ItemID = &id
-		}
-		d.Description, _ = l.String("description")
-		d.QtyMilli, _ = l.Int("qty_milli")
-		d.UnitPriceCents, _ = l.Int("unit_price_cents")
-		d.VATRateBasisPoints, _ = l.Int("vat_rate_bp")
-		d.DiscountBP, _ = l.Int("discount_bp")
-		if err := priceLine(&d, d.DiscountBP, fmt.Sprintf("lines[%d]", i)); err != nil {
-			return nil, docTotals{}, err
-		}
-		lines[i] = d
-	}
-	t, err := sumLines(lines)
-	return lines, t, err
-}
 
 // checkItems refuses lines naming an item that is not the workspace's.
 func (q *Request) checkItems(tx *ent.Tx, lines []shape.DocLine) error {
@@ -178,10 +157,10 @@ func isNoRows(err error) bool { return err == sql.ErrNoRows }
 
 // docNumber is num, which must be free in the workspace, or when num is
 // empty the next one of the kind's series.
-func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s series, num string) (string, error) {
+func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s numbering.Series, num string) (string, error) {
 	// Numbers take turns on the series' counter, so two concurrent creates
 	// of one number cannot both pass the check.
-	if err := serialize(q.Ctx, tx, q.Workspace().ID, s.name); err != nil {
+	if err := numbering.Serialize(q.Ctx, tx, q.Workspace().ID, s.Name); err != nil {
 		return "", err
 	}
 	if num != "" {
@@ -194,7 +173,7 @@ func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s series, num stri
 		}
 		return num, nil
 	}
-	nums, err := s.allocate(q.Ctx, tx, q.Workspace().ID, 1, func(batch []string) (map[string]bool, error) {
+	nums, err := s.Allocate(q.Ctx, tx, q.Workspace().ID, 1, func(batch []string) (map[string]bool, error) {
 		used := map[string]bool{}
 		for _, n := range batch {
 			ok, err := q.numberTaken(tx, r, n, "")
@@ -213,17 +192,12 @@ func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s series, num stri
 
 // setTotals stores the lines and their sums; a document with a balance
 // owes all of it again (only drafts change lines, and drafts take no money).
-func setTotals(m entgo.Mutation, k *docKind, lines []shape.DocLine, t docTotals) error {
-	set := map[string]any{"lines": lines, "amount_excl_vat_cents": t.excl, "vat_amount_cents": t.vat, "amount_incl_vat_cents": t.incl}
+func setTotals(m entgo.Mutation, k *docKind, lines []shape.DocLine, t money.Totals) error {
+	set := map[string]any{"lines": lines, "amount_excl_vat_cents": t.ExclVATCents, "vat_amount_cents": t.VATCents, "amount_incl_vat_cents": t.InclVATCents}
 	if k.balance {
-		set["paid_cents"], set["remaining_cents"] = int64(0), t.incl
+		set["paid_cents"], set["remaining_cents"] = int64(0), t.InclVATCents
 	}
-	for name, v := range set {
-		if err := m.SetField(name, v); err != nil {
-			return internalf("set %s: %w", name, err)
-		}
-	}
-	return nil
+	return setFields(m, set)
 }
 
 // setParty stores the party the body names.
@@ -232,28 +206,24 @@ func setParty(m entgo.Mutation, k *docKind, p party, clear bool) error {
 		if err := m.ClearField(k.party + "_id"); err != nil {
 			return internalf("clear %s_id: %w", k.party, err)
 		}
-	} else if p.id != nil {
-		if err := m.SetField(k.party+"_id", *p.id); err != nil {
-			return internalf("set %s_id: %w", k.party, err)
-		}
+	}
+	set := map[string]any{}
+	if p.id != nil && !clear {
+		set[k.party+"_id"] = *p.id
 	}
 	if p.name != "" {
-		if err := m.SetField(k.party+"_name", p.name); err != nil {
-			return internalf("set %s_name: %w", k.party, err)
-		}
+		set[k.party+"_name"] = p.name
 	}
 	if p.currency != "" {
-		if err := m.SetField("currency_code", p.currency); err != nil {
-			return internalf("set currency_code: %w", err)
-		}
+		set["currency_code"] = p.currency
 	}
-	return nil
+	return setFields(m, set)
 }
 
 // createDocument makes a draft document of the request's kind.
 func createDocument(q *Request) (Result, error) {
 	k := docKinds[q.Resource]
-	lines, tot, err := pricedLines(q.Body)
+	lines, tot, err := money.Lines(q.Body)
 	if err != nil {
 		return Result{}, err
 	}
@@ -312,7 +282,7 @@ type newDocument struct {
 	party        party
 	number, date string // "": the next number of the kind's series; today
 	lines        []shape.DocLine
-	totals       docTotals
+	totals       money.Totals
 	// set sets the remaining columns (may be nil).
 	set func(m entgo.Mutation) error
 }
@@ -334,10 +304,8 @@ func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string,
 		d.date = today()
 	}
 	m, save := k.create(tx)
-	for name, v := range map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": d.date} {
-		if err := m.SetField(name, v); err != nil {
-			return "", internalf("set %s: %w", name, err)
-		}
+	if err := setFields(m, map[string]any{"workspace_id": q.Workspace().ID, "number": number, "date": d.date}); err != nil {
+		return "", err
 	}
 	if err := setParty(m, k, d.party, false); err != nil {
 		return "", err
@@ -371,10 +339,10 @@ var lateFields = []string{"notes", "due_date", "external_ref"}
 func updateDocument(q *Request) (Result, error) {
 	k := docKinds[q.Resource]
 	var lines []shape.DocLine
-	var tot docTotals
+	var tot money.Totals
 	if q.Body.Has("lines") {
 		var err error
-		if lines, tot, err = pricedLines(q.Body); err != nil {
+		if lines, tot, err = money.Lines(q.Body); err != nil {
 			return Result{}, err
 		}
 	}
@@ -384,7 +352,7 @@ func updateDocument(q *Request) (Result, error) {
 
 // editDocument applies the body to document q.ID by the edit rules; lines
 // and tot are the body's lines, priced.
-func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, tot docTotals) error {
+func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, tot money.Totals) error {
 	st, err := q.state(tx)
 	if err != nil {
 		return err
@@ -434,6 +402,7 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 			return err
 		}
 	}
+	set := map[string]any{}
 	if num, ok := q.Body.String("number"); ok {
 		taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
 		if err != nil {
@@ -442,14 +411,13 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 		if taken {
 			return duplicate("number", "the number %s is already used in this workspace", num)
 		}
-		if err := m.SetField("number", num); err != nil {
-			return internalf("set number: %w", err)
-		}
+		set["number"] = num
 	}
 	if date, ok := q.Body.String("date"); ok {
-		if err := m.SetField("date", date); err != nil {
-			return internalf("set date: %w", err)
-		}
+		set["date"] = date
+	}
+	if err := setFields(m, set); err != nil {
+		return err
 	}
 	if err := applyBody(m, q.Op.Body, q.Body, nil, docOwnFields...); err != nil {
 		return err

@@ -7,15 +7,16 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
+	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
 // Every committed write appends its events in its own transaction (see
@@ -363,16 +364,6 @@ func previousAttributes(before, after []byte) []byte {
 	return out
 }
 
-// insertEvents appends n events (ent/schema/events.go) in one statement.
-func insertEvents(n int) string {
-	return "INSERT INTO events (id, workspace_id, created_at, updated_at, seq, type, object_type, object_id, data, previous, " +
-		"request_id, actor_type, actor_id) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
-}
-
-// eventsPerInsert bounds one statement's events (13 arguments each) well
-// below both databases' limits on arguments.
-const eventsPerInsert = 64
-
 // emit appends changes as events. On PostgreSQL their numbers come from the
 // workspace's "events" counter, whose row stays locked until commit: a
 // workspace's events commit in the order of their numbers, so a consumer
@@ -387,7 +378,7 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	var first int64
 	if q.locks() {
 		var err error
-		if first, err = reserve(q.Ctx, tx, ws, "events", int64(len(changes))); err != nil {
+		if first, err = numbering.Reserve(q.Ctx, tx, ws, "events", int64(len(changes))); err != nil {
 			return err
 		}
 	} else {
@@ -430,30 +421,26 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 
 // writeEvents writes a transaction's events just before it commits: the
 // touched records not read yet are read, the events go in as few
-// statements as they fit (their SQL depends only on how many, so the
-// driver's statement cache answers it), and the endpoints' delivery jobs
-// commit with them (webhooks.Enqueue).
+// statements as they fit (sqlstore.InsertEvents), and the endpoints'
+// delivery jobs commit with them (webhooks.Enqueue).
 func writeEvents(tx *ent.Tx, queue *queue) error {
 	if err := readTouched(tx, queue.waiting(nil)); err != nil {
 		return err
 	}
 	all := queue.events
-	for start := 0; start < len(all); start += eventsPerInsert {
-		evs := all[start:min(start+eventsPerInsert, len(all))]
-		args := make([]any, 0, 13*len(evs))
-		for _, ev := range evs {
-			e := ev.e
-			var previous any
-			if ev.c.Previous != nil {
-				previous = string(ev.c.Previous)
-			}
-			args = append(args, e.ID, e.WorkspaceID, e.CreatedAt, e.UpdatedAt, e.Seq, e.Type, e.ObjectType, e.ObjectID,
-				string(ev.c.Object), previous, e.RequestID, e.ActorType, e.ActorID)
+	if len(all) == 0 {
+		return nil
+	}
+	rows := make([]*ent.Event, len(all))
+	for i, ev := range all {
+		rows[i], ev.e.Data = ev.e, string(ev.c.Object)
+		if ev.c.Previous != nil {
+			p := string(ev.c.Previous)
+			ev.e.Previous = &p
 		}
-		q := evs[0].q
-		if _, err := tx.ExecContext(context.WithoutCancel(q.Ctx), q.DB.Rebind(insertEvents(len(evs))), args...); err != nil {
-			return err
-		}
+	}
+	if err := sqlstore.InsertEvents(context.WithoutCancel(all[0].q.Ctx), all[0].q.DB, tx, rows); err != nil {
+		return err
 	}
 	// Each write's delivery jobs, for the endpoints enabled at its write.
 	for start := 0; start < len(all); {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/clock"
 	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
@@ -222,7 +222,7 @@ func TestOldEventsArePruned(t *testing.T) {
 		longAgo, oldID, p.Data[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	n, err := writes.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour))
+	n, err := clock.PruneEvents(t.Context(), env.DB, time.Now().Add(-30*24*time.Hour))
 	if err != nil || n < 1 {
 		t.Fatalf("pruned %d (%v)", n, err)
 	}
@@ -276,7 +276,7 @@ func TestOverdueSweepAppendsEvents(t *testing.T) {
 	theirs := mk(other, "2026-01-15", 0)
 	before := events(t, env, ws.Key, "").Meta.Total
 	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
-	n, err := writes.MarkOverdue(t.Context(), env.DB, env.Server.Records, now)
+	n, err := env.Server.Clock.Tick(t.Context(), now, resource.Invoices)
 	if err != nil || n < 3 {
 		t.Fatalf("sweep moved %d (%v), want at least these 3", n, err)
 	}
@@ -312,7 +312,7 @@ func TestOverdueSweepAppendsEvents(t *testing.T) {
 	if st := readInvoice(t, env.Get(t, "/v1/invoices/"+onTime, ws.Key)).Status; st != "sent" {
 		t.Fatalf("an invoice not yet due is %s", st)
 	}
-	if n, err := writes.MarkOverdue(t.Context(), env.DB, env.Server.Records, now); err != nil || n != 0 {
+	if n, err := env.Server.Clock.Tick(t.Context(), now, resource.Invoices); err != nil || n != 0 {
 		t.Fatalf("second sweep moved %d (%v)", n, err)
 	}
 	if got := len(systemEvents(t, env, ws.Key)); got != 2 {

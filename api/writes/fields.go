@@ -13,6 +13,16 @@ import (
 
 func internalf(format string, a ...any) error { return apierr.Internal(fmt.Errorf(format, a...)) }
 
+// setFields sets columns of an ent mutation by name.
+func setFields(m ent.Mutation, set map[string]any) error {
+	for name, v := range set {
+		if err := m.SetField(name, v); err != nil {
+			return internalf("set %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // enumOf converts a validated enum string to the ent type of a column
 // (ent types each enum column); nil means the column is not an enum.
 type enumOf func(column, value string) ent.Value

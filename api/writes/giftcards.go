@@ -1,10 +1,8 @@
 package writes
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"math"
 	"net/http"
@@ -12,37 +10,12 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
-	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
-
-// staleGiftCards are the workspace's active cards whose expiry has passed
-// (times compare as stored, as for promotions). A depleted card stays
-// depleted: nothing is left to expire.
-const staleGiftCards = "status = 'active' AND expires_at <= ?"
-
-// refreshGiftCards marks the workspace's active cards past their expiry
-// expired before they are read, as a system write with its events: one
-// indexed read, and a write only when a card is due.
-func refreshGiftCards(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
-	var one int
-	err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM gift_cards WHERE workspace_id = ? AND "+staleGiftCards+" LIMIT 1"), ws, now).Scan(&one)
-	if err == sql.ErrNoRows {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	m := clockMove{r: resource.GiftCards, job: "gift_card_expiry", stale: staleGiftCards, staleArgs: []any{now},
-		set: "status = 'expired', updated_at = ?", setArgs: []any{now}}
-	_, err = m.run(ctx, db, eng, ws)
-	return err
-}
 
 // GiftCodeLen is the length of a generated gift card code: 20 characters
 // of base32 (A–Z, 2–7) are 100 random bits, 80 of them unknown to someone

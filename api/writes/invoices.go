@@ -5,6 +5,7 @@ import (
 
 	entgo "entgo.io/ent"
 
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
@@ -14,7 +15,7 @@ import (
 
 // invoiceKind is how invoices are made and edited (documents.go).
 var invoiceKind = &docKind{
-	r: resource.Invoices, party: "client", numbers: series{"invoices", "INV"}, balance: true,
+	r: resource.Invoices, party: "client", numbers: numbering.Invoices, balance: true,
 	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
 		return build[*ent.InvoiceMutation](tx.Invoice.Create())
 	},

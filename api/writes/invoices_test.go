@@ -11,7 +11,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
-	"github.com/ledgerbase/ledgerbase/api/writes"
+	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
 type obj = map[string]any
@@ -391,7 +391,7 @@ func TestInvoicesBecomeOverdueByThemselves(t *testing.T) {
 	draft := readInvoice(t, env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Draft", "due_date": "2026-01-01",
 		"lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)).ID
 	now := time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := writes.MarkOverdue(t.Context(), env.DB, env.Server.Records, now); err != nil {
+	if _, err := env.Server.Clock.Tick(t.Context(), now, resource.Invoices); err != nil {
 		t.Fatal(err)
 	}
 	status := func(id string) string { return readInvoice(t, env.Get(t, "/v1/invoices/"+id, ws.Key)).Status }
@@ -412,7 +412,7 @@ func TestInvoicesBecomeOverdueByThemselves(t *testing.T) {
 		t.Fatalf("fully paid overdue invoice is %s", s)
 	}
 	// A second sweep changes nothing more.
-	if n, err := writes.MarkOverdue(t.Context(), env.DB, env.Server.Records, now); err != nil || n != 0 {
+	if n, err := env.Server.Clock.Tick(t.Context(), now, resource.Invoices); err != nil || n != 0 {
 		t.Fatalf("second sweep moved %d (%v)", n, err)
 	}
 }

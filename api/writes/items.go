@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/category"
@@ -255,7 +256,7 @@ func (b *catalogBatch) allocateNumbers() error {
 	for _, r := range b.ok() {
 		inBatch[r.number] = r.number != ""
 	}
-	nums, err := itemNumbers.allocate(b.ctx, b.tx, b.ws, len(need), func(cand []string) (map[string]bool, error) {
+	nums, err := numbering.Items.Allocate(b.ctx, b.tx, b.ws, len(need), func(cand []string) (map[string]bool, error) {
 		used, err := b.tx.Item.Query().Where(item.WorkspaceID(b.ws), item.NumberIn(cand...)).Select(item.FieldNumber).Strings(b.ctx)
 		taken := setOf(used)
 		for _, c := range cand {

@@ -1,17 +1,13 @@
 package writes
 
 import (
-	"context"
-	"database/sql"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
-	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
-	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/ent/promotion"
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 )
@@ -78,7 +74,7 @@ func addPromotionCode(q *Request) (Result, error) {
 // A promotion's status follows its dates — scheduled before starts_at,
 // expired from ends_at, active in between — until it is archived, which
 // only the archive action does. Writes store the status the dates give at
-// that moment; refreshPromotions moves the ones the clock has overtaken
+// that moment; the clock (api/clock) moves the ones it has overtaken
 // before every read, so lists, the status filter, totals and cached
 // renderings never show a stale state (docs/decisions.md).
 
@@ -205,11 +201,7 @@ func createPromotion(q *Request) (Result, error) {
 // promotions only.
 func updatePromotion(q *Request) (Result, error) {
 	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx) // locks the row: two edits apply one after the other
-		if err != nil {
-			return err
-		}
-		if err := q.check(q.Op, st); err != nil {
+		if _, err := q.allowed(tx); err != nil { // locks the row: two edits apply one after the other
 			return err
 		}
 		p, err := tx.Promotion.Get(q.Ctx, q.ID)
@@ -252,46 +244,14 @@ func updatePromotion(q *Request) (Result, error) {
 func archivePromotion(q *Request) (Result, error) {
 	var b []byte
 	return q.inTx(func(tx *ent.Tx) error {
-		st, err := q.state(tx)
-		if err != nil {
-			return err
-		}
-		if err := q.check(q.Op, st); err != nil {
+		if _, err := q.allowed(tx); err != nil {
 			return err
 		}
 		if err := q.setState(tx, q.Op.To); err != nil {
 			return err
 		}
+		var err error
 		b, err = q.Records.RenderUnscoped(q.Ctx, tx, q.Resource, q.Workspace(), q.ID)
 		return err
 	}, func() Answer { return Answer{Status: http.StatusOK, Body: b} })
-}
-
-// stalePromotions are the promotions whose dates have overtaken their
-// status: time only moves forward, so scheduled ones that started and
-// scheduled or active ones that ended. Times compare as stored: timestamptz
-// on PostgreSQL; on SQLite text in one UTC format, whose order is the time
-// order (every write stores UTC).
-const stalePromotions = "(status = 'scheduled' AND (starts_at IS NULL OR starts_at <= ?)) OR " +
-	"(status IN ('scheduled', 'active') AND ends_at <= ?)"
-
-// refreshPromotions stores the status the clock gives the stale promotions
-// of a workspace, with their events (promotion.active, promotion.expired).
-// The check is one read on the read pool; the move runs only when
-// something is stale, and picks the rows again under its lock, so
-// concurrent readers that all saw the same stale rows move them once.
-func refreshPromotions(ctx context.Context, db *database.DB, eng *records.Engine, ws string, now time.Time) error {
-	var one int
-	err := db.ReadPool.QueryRowContext(ctx, db.Rebind("SELECT 1 FROM promotions WHERE workspace_id = ? AND ("+stalePromotions+") LIMIT 1"), ws, now, now).Scan(&one)
-	if err == sql.ErrNoRows {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	m := clockMove{r: resource.Promotions, job: "promotion_dates", stale: stalePromotions, staleArgs: []any{now, now},
-		set:     "status = CASE WHEN starts_at > ? THEN 'scheduled' WHEN ends_at <= ? THEN 'expired' ELSE 'active' END, updated_at = ?",
-		setArgs: []any{now, now, now}}
-	_, err = m.run(ctx, db, eng, ws)
-	return err
 }

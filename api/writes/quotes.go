@@ -2,11 +2,12 @@ package writes
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	entgo "entgo.io/ent"
 
+	"github.com/ledgerbase/ledgerbase/api/money"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
@@ -14,7 +15,7 @@ import (
 
 // quoteKind is how quotes are made and edited (documents.go).
 var quoteKind = &docKind{
-	r: resource.Quotes, party: "client", numbers: series{"quotes", "QUO"},
+	r: resource.Quotes, party: "client", numbers: numbering.Quotes,
 	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {
 		return build[*ent.QuoteMutation](tx.Quote.Create())
 	},
@@ -42,26 +43,13 @@ func invoiceQuote(q *Request) (Result, error) {
 		// Priced again by today's rules rather than copied: an invoice's
 		// money is always computed from its lines.
 		lines := slices.Clone(qu.Lines)
-		for i := range lines {
-			if err := priceLine(&lines[i], lines[i].DiscountBP, fmt.Sprintf("lines[%d]", i)); err != nil {
-				return err
-			}
-		}
-		tot, err := sumLines(lines)
+		tot, err := money.Price(lines)
 		if err != nil {
 			return err
 		}
 		invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{
 			party: party{id: qu.ClientID, name: qu.ClientName, currency: qu.CurrencyCode}, lines: lines, totals: tot,
-			set: func(m entgo.Mutation) error {
-				if err := m.SetField("notes", qu.Notes); err != nil {
-					return internalf("set notes: %w", err)
-				}
-				if err := m.SetField("quote_id", q.ID); err != nil {
-					return internalf("set quote_id: %w", err)
-				}
-				return nil
-			}})
+			set: func(m entgo.Mutation) error { return setFields(m, map[string]any{"notes": qu.Notes, "quote_id": q.ID}) }})
 		if err != nil {
 			return err
 		}

@@ -3,12 +3,13 @@ package writes
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/money"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/orderline"
@@ -24,8 +25,6 @@ import (
 // its returns (all but rejected ones) already take back; the refund is at
 // most what was paid for the returned lines. Approve, receive and reject
 // are plain moves between declared states.
-
-var returnNumbers = series{"returns", "RMA"}
 
 // Returnable is one order line and how much of it may still come back.
 type Returnable struct {
@@ -120,7 +119,7 @@ func openReturn(q *Request) (Result, error) {
 				}
 			}
 		}
-		num, err := q.docNumber(tx, resource.Returns, returnNumbers, number)
+		num, err := q.docNumber(tx, resource.Returns, numbering.Returns, number)
 		if err != nil {
 			return err
 		}
@@ -260,16 +259,13 @@ func returnWorth(ctx context.Context, tx *ent.Tx, r *ent.ReturnRequest) (int64, 
 	for _, l := range lines {
 		byID[l.ID] = l
 	}
-	sum := new(big.Int)
+	var parts []money.Part
 	for _, rl := range r.Lines {
-		l := byID[rl.OrderLineID]
-		if l == nil || l.QtyMilli == 0 {
-			continue
+		if l := byID[rl.OrderLineID]; l != nil && l.QtyMilli != 0 {
+			parts = append(parts, money.Part{Amount: l.AmountInclVatCents, Qty: min(rl.QtyMilli, l.QtyMilli), Of: l.QtyMilli})
 		}
-		share := new(big.Int).Mul(big.NewInt(l.AmountInclVatCents), big.NewInt(min(rl.QtyMilli, l.QtyMilli)))
-		sum.Add(sum, roundDiv(share, big.NewInt(l.QtyMilli)))
 	}
-	return fits("amount_cents", sum)
+	return money.Parts("amount_cents", parts)
 }
 
 // rejectReturn rejects a return: its refund outcome is rejected too.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/money"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/item"
@@ -24,10 +26,9 @@ import (
 // their own (order lines, with what has shipped of each) that sell items
 // or variants, and an online order carries its store and the store's
 // payment transactions. The party, the number and the money are the
-// documents' (documents.go, money.go).
+// documents' (documents.go, api/money).
 
 var (
-	orderNumbers = series{"sales_orders", "SO"}
 	// orderParty is what setParty needs of a sales order.
 	orderParty = &docKind{r: resource.SalesOrders, party: "client"}
 	// orderOwnFields are set by the operations; the rest are columns.
@@ -45,32 +46,20 @@ type orderLine struct {
 }
 
 // orderLines reads and prices a body's lines; an order has at least one.
-func orderLines(v Values) ([]orderLine, docTotals, error) {
+func orderLines(v Values) ([]orderLine, money.Totals, error) {
 	raw, _ := v.Objects("lines")
 	if len(raw) == 0 {
-		return nil, docTotals{}, apierr.Invalid("lines", "a sales order needs at least one line")
+		return nil, money.Totals{}, apierr.Invalid("lines", "a sales order needs at least one line")
 	}
+	priced, t, err := money.Lines(v) // an order's lines have no discount
 	lines := make([]orderLine, len(raw))
-	priced := make([]shape.DocLine, len(raw))
 	for i, l := range raw {
-		var o orderLine
-		if id, ok := l.String("item_id"); ok {
-			o.ItemID = &id
-		}
+		lines[i].DocLine = priced[i]
 		if id, ok := l.String("variant_id"); ok {
-			o.variantID = &id
+			lines[i].variantID = &id
 		}
-		o.sku, _ = l.String("sku")
-		o.Description, _ = l.String("description")
-		o.QtyMilli, _ = l.Int("qty_milli")
-		o.UnitPriceCents, _ = l.Int("unit_price_cents")
-		o.VATRateBasisPoints, _ = l.Int("vat_rate_bp")
-		if err := priceLine(&o.DocLine, 0, fmt.Sprintf("lines[%d]", i)); err != nil {
-			return nil, docTotals{}, err
-		}
-		lines[i], priced[i] = o, o.DocLine
+		lines[i].sku, _ = l.String("sku")
 	}
-	t, err := sumLines(priced)
 	return lines, t, err
 }
 
@@ -253,7 +242,7 @@ func createSalesOrder(q *Request) (Result, error) {
 	}
 	var payStatus salesorder.PaymentStatus
 	if online {
-		if payStatus, err = paymentState(tot.incl, pays, ""); err != nil {
+		if payStatus, err = paymentState(tot.InclVATCents, pays, ""); err != nil {
 			return Result{}, err
 		}
 	}
@@ -294,7 +283,7 @@ func createSalesOrder(q *Request) (Result, error) {
 			return err
 		}
 		num, _ := q.Body.String("number")
-		number, err := q.docNumber(tx, q.Resource, orderNumbers, num)
+		number, err := q.docNumber(tx, q.Resource, numbering.SalesOrders, num)
 		if err != nil {
 			return err
 		}
@@ -302,7 +291,7 @@ func createSalesOrder(q *Request) (Result, error) {
 		if !ok {
 			date = today()
 		}
-		c.SetNumber(number).SetDate(date).SetAmountExclVatCents(tot.excl).SetVatAmountCents(tot.vat).SetAmountInclVatCents(tot.incl)
+		c.SetNumber(number).SetDate(date).SetAmountExclVatCents(tot.ExclVATCents).SetVatAmountCents(tot.VATCents).SetAmountInclVatCents(tot.InclVATCents)
 		if err := setParty(c.Mutation(), orderParty, p, false); err != nil {
 			return err
 		}
@@ -339,7 +328,7 @@ func createSalesOrder(q *Request) (Result, error) {
 // cancelled. An online draft's payment status follows its new total.
 func updateSalesOrder(q *Request) (Result, error) {
 	var lines []orderLine
-	var tot docTotals
+	var tot money.Totals
 	if q.Body.Has("lines") {
 		var err error
 		if lines, tot, err = orderLines(q.Body); err != nil {
@@ -410,14 +399,14 @@ func updateSalesOrder(q *Request) (Result, error) {
 
 // replaceLines swaps a draft's lines for new ones (a draft has shipped
 // nothing) and sets the totals and, online, the payment status they give.
-func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, lines []orderLine, tot docTotals) error {
+func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, lines []orderLine, tot money.Totals) error {
 	if _, err := tx.OrderLine.Delete().Where(orderline.SalesOrderID(q.ID)).Exec(q.Ctx); err != nil {
 		return err
 	}
 	if err := q.saveLines(tx, q.ID, lines); err != nil {
 		return err
 	}
-	u.SetAmountExclVatCents(tot.excl).SetVatAmountCents(tot.vat).SetAmountInclVatCents(tot.incl)
+	u.SetAmountExclVatCents(tot.ExclVATCents).SetVatAmountCents(tot.VATCents).SetAmountInclVatCents(tot.InclVATCents)
 	if !online {
 		return nil
 	}
@@ -430,7 +419,7 @@ func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool,
 	for i, r := range rows {
 		pays[i] = storePayment{kind: r.Kind, amount: r.AmountCents}
 	}
-	ps, err := paymentState(tot.incl, pays, "lines")
+	ps, err := paymentState(tot.InclVATCents, pays, "lines")
 	if err != nil {
 		return err
 	}

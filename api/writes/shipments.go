@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/body"
+	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/ids"
@@ -83,7 +84,7 @@ func createShipment(q *Request) (Result, error) {
 		if err := u.Exec(q.Ctx); err != nil {
 			return err
 		}
-		nums, err := shipmentNumbers.allocate(q.Ctx, tx, ws, 1, func(cand []string) (map[string]bool, error) {
+		nums, err := numbering.Shipments.Allocate(q.Ctx, tx, ws, 1, func(cand []string) (map[string]bool, error) {
 			used, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.NumberIn(cand...)).Select(shipment.FieldNumber).Strings(q.Ctx)
 			return setOf(used), err
 		})

@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"database/sql"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
 // A document's states and the actions that move it are declared on its
@@ -19,16 +21,11 @@ import (
 // where writers run concurrently, so two moves of one document never both
 // win: the second sees the first's state.
 func (q *Request) state(tx *ent.Tx) (string, error) {
-	query := "SELECT status FROM " + q.Resource.Table + " WHERE id = ? AND workspace_id = ?"
-	if q.locks() {
-		query += " FOR UPDATE"
-	}
-	var st string
-	err := queryRow(q, tx, query, []any{q.ID, q.Workspace().ID}, &st)
-	if isNoRows(err) {
+	st, err := q.stateOf(tx, q.Resource, q.ID, q.locks())
+	if err == nil && st.status == "" {
 		return "", apierr.NotFound(q.Resource.Singular)
 	}
-	return st, err
+	return st.status, err
 }
 
 // allowed reads the record's state under lock and refuses q.Op from it.
@@ -62,9 +59,7 @@ func stateConflict(format string, a ...any) error {
 
 // setState moves the request's record to st.
 func (q *Request) setState(tx *ent.Tx, st string) error {
-	_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("UPDATE "+q.Resource.Table+" SET status = ?, updated_at = ? WHERE id = ?"),
-		st, time.Now().UTC(), q.ID)
-	return err
+	return sqlstore.SetStatus(q.Ctx, q.DB, tx, q.Resource.Table, st, time.Now().UTC(), q.ID)
 }
 
 // move runs an action: the state check, then extra (a rule of the action's
@@ -105,9 +100,36 @@ func (q *Request) removing(extra func(tx *ent.Tx) error) (Result, error) {
 			}
 		}
 		id = q.ID
-		_, err := tx.ExecContext(q.Ctx, q.DB.Rebind("DELETE FROM "+q.Resource.Table+" WHERE id = ?"), q.ID)
-		return err
+		return sqlstore.Delete(q.Ctx, q.DB, tx, q.Resource.Table, q.ID)
 	}, func() Answer {
 		return Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
 	})
+}
+
+// voidUnpaid is the void of a document that takes payments (invoices,
+// bills): refused once money moved — a completed payment must be paid
+// back or credited, not hidden by a void — and a void document owes
+// nothing. payments is the document's payments sub-resource; instead
+// ends the refusal with what to do ("credit it instead"); more, when set,
+// is a further rule of the kind's own.
+func voidUnpaid(payments *resource.Resource, instead string, more func(*Request, *ent.Tx) error) Func {
+	return func(q *Request) (Result, error) {
+		return q.move(func(tx *ent.Tx, _ string) error {
+			if more != nil {
+				if err := more(q, tx); err != nil {
+					return err
+				}
+			}
+			var one int
+			err := queryRow(q, tx, "SELECT 1 FROM "+payments.Table+" WHERE "+payments.Parent.FK+" = ? AND status = 'completed' LIMIT 1",
+				[]any{q.ID}, &one)
+			switch {
+			case err == nil:
+				return stateConflict("%s with a completed payment cannot be voided%s", article(q.Resource.Singular), instead)
+			case err != sql.ErrNoRows:
+				return err
+			}
+			return sqlstore.ClearBalance(q.Ctx, q.DB, tx, q.Resource.Table, q.ID, time.Now().UTC())
+		})
+	}
 }

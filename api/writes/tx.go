@@ -18,6 +18,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
 // errRetry asks inTx to run the transaction again: a concurrent writer won a
@@ -176,6 +177,54 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 		}
 	}
 	return res, nil
+}
+
+// MoveStale is a write no request makes, a move of the clock (api/clock)
+// by the job q.System: in one transaction, at most limit records of
+// q.Resource in q's workspace that stale selects (an SQL condition, with
+// args) move to status to, updated at at, each with its event, the record
+// as GET shows it after and previous_attributes. On PostgreSQL the rows are
+// locked as they are picked, and a concurrent mover's pick re-checks the
+// condition on the rows it waited for: each record moves, and is told of,
+// once. It says how many moved.
+func (q *Request) MoveStale(to, stale string, args []any, at time.Time, limit int) (int, error) {
+	r, ws := q.Resource, q.Workspace()
+	var changes []Change
+	_, err := q.inTx(func(tx *ent.Tx) error {
+		changes = changes[:0]
+		pick := "SELECT id FROM " + r.Table + " WHERE workspace_id = ? AND (" + stale + ") ORDER BY id LIMIT ?"
+		if q.locks() {
+			pick += " FOR UPDATE"
+		}
+		ids, err := database.QueryStrings(q.Ctx, tx, q.DB.Rebind(pick), append(append([]any{ws.ID}, args...), limit)...)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		if err := q.settle(tx, r, ids...); err != nil {
+			return err
+		}
+		before, err := q.Records.RenderMany(q.Ctx, tx, r, ws, ids)
+		if err != nil {
+			return err
+		}
+		if err := sqlstore.SetStatus(q.Ctx, q.DB, tx, r.Table, to, at, ids...); err != nil {
+			return err
+		}
+		after, err := q.Records.RenderMany(q.Ctx, tx, r, ws, ids)
+		if err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if after[i] != nil { // nil: out of the resource's scope, GET shows nothing to tell of
+				changes = append(changes, Change{Type: r.StateEvent(to), Resource: r, ID: id, Object: after[i],
+					Previous: previousAttributes(before[i], after[i])})
+			}
+		}
+		return nil
+	}, func() Answer {
+		return Answer{Status: http.StatusOK, Body: []byte{}, Changes: changes, Unchanged: len(changes) == 0}
+	})
+	return len(changes), err
 }
 
 // locks reports whether row locks are needed: PostgreSQL runs writers

@@ -1,7 +1,9 @@
-// Package writes implements the business rules of every write. Each file
-// registers its operations in init; the core's one way in (api.Core.Write)
-// finds them by resource and operation kind, after gating, permission and
-// body validation.
+// Package writes implements the business rules of every write, a file per
+// resource (or per kind of document: documents.go, states.go), bound to
+// their operations in one table (operations); the core's one way in
+// (api.Core.Write) finds them there (Lookup), after gating, permission and
+// body validation. Every write runs in one transaction (tx.go) that also
+// renders its answer and appends its events (events.go).
 package writes
 
 import (
@@ -31,7 +33,7 @@ type Request struct {
 	// ChildID the sub-resource's own id (address_id).
 	ID, ChildID string
 	RequestID   string
-	// System names the job of a write no request made (the overdue sweep):
+	// System names the job of a write no request made (a move of api/clock):
 	// its events' actor is {type: system, id: System}.
 	System string
 	// Idem, when the POST carries an Idempotency-Key, keeps the answer in

@@ -26,7 +26,6 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
-	"github.com/ledgerbase/ledgerbase/api/writes"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -212,7 +211,7 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
 	overdueDone := make(chan struct{})
 	go func() {
-		writes.RunHousekeeping(uctx, db, srv.Records, time.Minute, cfg.Events.Retention, log)
+		srv.Clock.Run(uctx, time.Minute, cfg.Events.Retention, log)
 		close(overdueDone)
 	}()
 	webhooksDone := make(chan struct{})

@@ -236,7 +236,7 @@ func (GiftCard) Fields() []ent.Field {
 }
 
 // Active cards past their expiry are found by this index before each read
-// (api/writes' refresh), never by a scan of the workspace's cards.
+// (api/clock's Exact), never by a scan of the workspace's cards.
 func (GiftCard) Indexes() []ent.Index {
 	return []ent.Index{index.Fields("workspace_id", "status", "expires_at")}
 }

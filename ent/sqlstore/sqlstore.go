@@ -1,0 +1,100 @@
+// Package sqlstore is every write that is clearer as SQL than through
+// ent's typed builders, each a named function: a move of any table's
+// records to a status, a row's delete, a workspace's events in few
+// statements, the shared rate limit's atomic upsert. Every other write
+// goes through ent, which sets updated_at itself; here each function sets
+// it where the table has it. The reads of records stay with their readers.
+package sqlstore
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/database"
+)
+
+// exec runs a built statement in tx.
+func exec(ctx context.Context, tx *ent.Tx, b entsql.Querier) error {
+	q, args := b.Query()
+	_, err := tx.ExecContext(ctx, q, args...)
+	return err
+}
+
+// SetStatus moves the rows ids of table to status; updated_at becomes at.
+func SetStatus(ctx context.Context, db *database.DB, tx *ent.Tx, table, status string, at time.Time, ids ...string) error {
+	in := make([]any, len(ids))
+	for i, id := range ids {
+		in[i] = id
+	}
+	return exec(ctx, tx, entsql.Dialect(db.Dialect).Update(table).
+		Set("status", status).Set("updated_at", at).Where(entsql.In("id", in...)))
+}
+
+// ClearBalance sets a document's remaining_cents to 0 (a void document
+// owes nothing); updated_at becomes at.
+func ClearBalance(ctx context.Context, db *database.DB, tx *ent.Tx, table, id string, at time.Time) error {
+	return exec(ctx, tx, entsql.Dialect(db.Dialect).Update(table).
+		Set("remaining_cents", 0).Set("updated_at", at).Where(entsql.EQ("id", id)))
+}
+
+// Delete deletes row id of table (the database's cascades take its
+// dependents).
+func Delete(ctx context.Context, db *database.DB, tx *ent.Tx, table, id string) error {
+	return exec(ctx, tx, entsql.Dialect(db.Dialect).Delete(table).Where(entsql.EQ("id", id)))
+}
+
+// eventsPerInsert bounds one statement's events (13 arguments each) well
+// below both databases' limits on arguments.
+const eventsPerInsert = 64
+
+// InsertEvents appends events (ent/schema/events.go) in as few statements
+// as they fit. A statement's SQL depends only on how many events it
+// holds, so the driver's statement cache answers it.
+func InsertEvents(ctx context.Context, db *database.DB, tx *ent.Tx, events []*ent.Event) error {
+	for start := 0; start < len(events); start += eventsPerInsert {
+		evs := events[start:min(start+eventsPerInsert, len(events))]
+		args := make([]any, 0, 13*len(evs))
+		for _, e := range evs {
+			var previous any
+			if e.Previous != nil {
+				previous = *e.Previous
+			}
+			args = append(args, e.ID, e.WorkspaceID, e.CreatedAt, e.UpdatedAt, e.Seq, e.Type, e.ObjectType, e.ObjectID,
+				e.Data, previous, e.RequestID, e.ActorType, e.ActorID)
+		}
+		q := "INSERT INTO events (id, workspace_id, created_at, updated_at, seq, type, object_type, object_id, data, previous, " +
+			"request_id, actor_type, actor_id) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(evs)), ", ")
+		if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TokenTaker is the shared rate limit's take on db (the rate_buckets
+// table): one atomic upsert refills key's bucket of size tokens by the
+// time since its last take (rate tokens a second; at and the last take
+// are unix seconds), capped at size, and takes a token if there is one.
+// It answers the tokens left and whether it took one.
+func TokenTaker(db *database.DB) func(ctx context.Context, key string, size, rate, at float64) (float64, bool, error) {
+	// SET reads the row's old values, so tokens and allowed see the same refill.
+	least, greatest := "min", "max"
+	if db.Dialect == dialect.Postgres {
+		least, greatest = "LEAST", "GREATEST"
+	}
+	refill := least + "(excluded.cap, rate_buckets.tokens + " + greatest + "(0, excluded.at - rate_buckets.at) * excluded.rate)"
+	q := db.Rebind("INSERT INTO rate_buckets (id, tokens, at, cap, rate, allowed) VALUES (?, ?, ?, ?, ?, ?) " +
+		"ON CONFLICT (id) DO UPDATE SET " +
+		"tokens = CASE WHEN " + refill + " >= 1 THEN " + refill + " - 1 ELSE " + refill + " END, " +
+		"allowed = (" + refill + " >= 1), at = excluded.at, cap = excluded.cap, rate = excluded.rate " +
+		"RETURNING tokens, allowed")
+	return func(ctx context.Context, key string, size, rate, at float64) (tokens float64, allowed bool, err error) {
+		err = db.WritePool.QueryRowContext(ctx, q, key, size-1, at, size, rate, size >= 1).Scan(&tokens, &allowed)
+		return tokens, allowed, err
+	}
+}
