@@ -9,25 +9,15 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// The render cache keeps the JSON of records whose answer depends on their
-// own row alone (no embeds), keyed by id and checked against the row's
-// updated_at on every read: a read still asks the database for the row's
-// current version (a narrow query), but converts and encodes its columns
-// only when the row changed since it was last rendered. Every write goes
-// through ent, which sets updated_at (nanoseconds on SQLite, microseconds on
-// PostgreSQL), so a cached answer is never served for a changed row, from
-// this process or another one sharing the database.
-//
-// On SQLite a read asks first whether anything at all was committed since
-// the entry was last checked (shortcut.Set.DataVersion, a counter in shared
-// memory): if nothing was, the entry is served without touching the row.
+// The render cache keeps the JSON of records that depend on their own row
+// alone (no embeds), checked on every read against the row's updated_at,
+// which every write sets through ent. On SQLite an entry checked at the
+// current data version is served without touching the row.
 type rendered struct {
 	version string
 	json    []byte
 	ws      string // the workspace the record belongs to
-	// checked is the data version at which the row was last seen to have
-	// this version; noVersion when unknown.
-	checked int64
+	checked int64  // data version the row was last seen at; noVersion: unknown
 }
 
 // noVersion is never a data version.

@@ -76,11 +76,9 @@ func anys(vs []string) []any {
 
 // listQuery is a planned list: the rows it selects and how to page them.
 type listQuery struct {
-	where string // on the table aliased t
-	args  []any
-	// filtered: where keeps fewer rows than the resource has, so the
-	// counters of whole lists do not answer its total.
-	filtered bool
+	where    string // on the table aliased t
+	args     []any
+	filtered bool // where keeps fewer rows: whole-list counters do not answer
 	total    int64
 	counted  bool
 	offset   int // into the rows of where
@@ -95,9 +93,7 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	return e.AppendList(ctx, r, ws, pg, make([]byte, 0, 4096))
 }
 
-// AppendList appends the list envelope to b: a caller that reuses b (the
-// API writes into the response's pooled buffer) spares the allocation of
-// every page's JSON and the collections that follow it.
+// AppendList appends the list envelope to b, which a caller may reuse.
 func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
 	p := e.plans[r]
 	if err := e.refresh(ctx, r, ws); err != nil {
