@@ -86,18 +86,10 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
 func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
-	rs, err := e.db.ReadPool.QueryContext(ctx, e.db.Rebind(q), args...)
-	if err != nil {
-		return nil, apierr.Internal(err)
-	}
 	var ids, missing []string
 	var parts [][]byte // nil where the cache has no current rendering
-	for rs.Next() {
-		var id, ver string
-		if err := rs.Scan(&id, &ver); err != nil {
-			rs.Close()
-			return nil, apierr.Internal(err)
-		}
+	var id, ver string
+	err := database.EachRow(ctx, e.db.ReadPool, e.db.Rebind(q), args, []any{&id, &ver}, func() {
 		j, ok := e.cached(p, ws, id, ver)
 		if !ok {
 			missing = append(missing, id)
@@ -105,9 +97,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 			e.remember(p, ws, id, ver, j, dv)
 		}
 		ids, parts = append(ids, id), append(parts, j)
-	}
-	err = rs.Err()
-	rs.Close()
+	})
 	if err != nil {
 		return nil, apierr.Internal(err)
 	}

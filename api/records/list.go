@@ -10,16 +10,11 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// A list request goes through four steps, each in one function below:
-//
-//	gate   refresh clock-driven states, note the data version (cache)
-//	plan   the WHERE of the list, its exact total, the page's offset
-//	query  the page's rows, from the render cache when it can
-//	encode the rows as JSON, then the meta
-//
-// The plain path is COUNT(*) and one newest-first page query. Every
-// strategy (strategies.go) is an optional shortcut of one step that must
-// answer exactly what the plain path answers; tests compare the two.
+// A list request refreshes clock-driven states and notes the data version,
+// plans its WHERE, total and offset, reads the page's rows (from the render
+// cache when it can) and encodes them. The plain path is COUNT(*) and one
+// newest-first page query; every strategy (strategies.go) must answer
+// exactly what it answers.
 
 // Page is a validated list request.
 type Page struct {

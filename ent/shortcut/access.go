@@ -105,7 +105,7 @@ func (d *Set) accessTriggersMissing(ctx context.Context) bool {
 // can be trusted now (false while the watcher cannot see the database, or
 // before its first look). The first call starts the watcher; Close stops it.
 func (d *Set) AccessGen() (gen int64, ok bool) {
-	if !d.uses("accessWatch") {
+	if !d.db.Uses("accessWatch") {
 		return 0, false
 	}
 	d.accessOnce.Do(d.startAccessWatch)

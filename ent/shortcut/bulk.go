@@ -277,26 +277,18 @@ func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) 
 	}
 }
 
-// journalMode asks conn to switch to mode, waiting at most wait for the
-// locks that needs, and reports whether it is in that mode after.
+// journalMode asks conn to switch to mode, with its busy_timeout set to
+// wait meanwhile, and reports whether it is in that mode after. A
+// connection whose timeout cannot be set back is discarded, never handed
+// back with the short one.
 func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) bool {
-	var now string
-	err := withBusyTimeout(ctx, conn, wait, func() error {
-		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
-	})
-	return err == nil && strings.EqualFold(now, mode)
-}
-
-// withBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it
-// back. A connection whose timeout cannot be set back is discarded: it is
-// never handed back with the short one.
-func withBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn func() error) error {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
-		return err
+		return false
 	}
-	err := fn()
+	var now string
+	err := conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
 	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", database.BusyTimeout.Milliseconds())); err != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	return err
+	return err == nil && strings.EqualFold(now, mode)
 }

@@ -119,7 +119,7 @@ func document(prefix string, cols []string) string {
 // count read only the caller's workspace's part of the index.
 const searchWorkspaces = "search_workspaces"
 
-func hasWorkspaceColumn(table string) bool { return countedSet()[table] }
+func hasWorkspaceColumn(table string) bool { return slices.Contains(countedTables(), table) }
 
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {

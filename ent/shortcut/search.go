@@ -150,7 +150,7 @@ func (d *Set) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64
 	var q string
 	var args []any
 	old, oldGen, ok := d.valuesCache.last(key)
-	if ok && oldGen < gen && d.uses("valuesLog") {
+	if ok && oldGen < gen && d.db.Uses("valuesLog") {
 		q, args = "SELECT value FROM "+valuesLog+" WHERE workspace_id = ? AND tbl = ? AND gen > ? AND gen <= ?", []any{wsID, table, oldGen, gen}
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
@@ -198,18 +198,15 @@ func ascii(s string) bool {
 type Found struct {
 	// Cond is an exact SQL condition on the table aliased t keeping the
 	// rows that match, with its arguments; empty when q holds no word.
-	Cond string
-	Args []any
-	// Counted: Total is the exact number of matches.
-	Counted bool
+	Cond    string
+	Args    []any
+	Counted bool // Total is the exact number of matches
 	Total   int64
 	// Page: Cond keeps exactly the rows of the requested page. IDs, when
 	// not nil, are their ids in order, sparing a visit to cached records.
 	Page bool
 	IDs  []string
-	// sub, when the matches are exactly the keys one word index query
-	// selects (SQLite), is that query; Cond is then "key IN (sub)".
-	sub string
+	sub  string // the word index query whose keys are exactly the matches (SQLite), if any
 }
 
 // paged is the Found of a page whose keys the search read.
@@ -250,7 +247,7 @@ func (d *Set) Find(ctx context.Context, s Search, wsID, q string, whole bool, of
 		return Found{}, nil
 	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
-		probeCached: d.db.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table) && d.uses("probeCache")}
+		probeCached: d.db.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table) && d.db.Uses("probeCache")}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {

@@ -70,15 +70,12 @@ func (d *Set) Close() error {
 	return nil
 }
 
-// uses reports whether the shortcut name is on.
-func (d *Set) uses(name string) bool { return d.db.Uses(name) }
-
 // dataVersionGen is the gen of values that hold while nothing is
 // committed (SQLite's data version; none on PostgreSQL, nor with the
 // shortcut name off).
 func (d *Set) dataVersionGen(ctx context.Context, name string) func() (int64, bool) {
 	return func() (int64, bool) {
-		if !d.uses(name) {
+		if !d.db.Uses(name) {
 			return 0, false
 		}
 		v, ok, err := d.DataVersion(ctx)

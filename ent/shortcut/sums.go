@@ -165,7 +165,7 @@ func (d *Set) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, e
 		var r SumRow
 		q, args := "SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k",
 			[]any{workspaceID, name + ":", name + ";"}
-		if !d.uses("keptSums") {
+		if !d.db.Uses("keptSums") {
 			// The plain path: the rows summed.
 			for _, s := range Sums {
 				if s.Name == name {

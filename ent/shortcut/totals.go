@@ -184,20 +184,11 @@ func (d *Set) dayCounts(ctx context.Context, workspaceID, table string) (*days, 
 	})
 }
 
-// countedSet are the tables with totals (all scoped tables once migrated).
-var countedSet = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range countedTables() {
-		m[t] = true
-	}
-	return m
-})
-
 // counted reports whether name ("table" or "table:column") has totals.
 func (d *Set) counted(name string) bool {
 	t, c, ok := strings.Cut(name, ":")
 	if !ok {
-		return countedSet()[t]
+		return hasWorkspaceColumn(t)
 	}
 	return slices.Contains(d.values[t], c)
 }
