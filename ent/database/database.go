@@ -36,31 +36,21 @@ const DefaultURL = "sqlite:./data/ledgerbase.db"
 type DB struct {
 	// Writer writes (and reads inside write transactions). On SQLite it holds
 	// the single writer connection.
-	Writer *ent.Client
-	// Reader reads through the concurrent read pool.
-	Reader *ent.Client
-	// ReadPool is the read pool for hand-built list and get queries.
-	ReadPool *sql.DB
-	// WritePool is the writer pool (one connection on SQLite).
-	WritePool *sql.DB
-	// Dialect is dialect.SQLite or dialect.Postgres.
-	Dialect string
-	// Path is the SQLite file (empty on PostgreSQL).
-	Path string
+	Writer    *ent.Client
+	Reader    *ent.Client // through the concurrent read pool
+	ReadPool  *sql.DB     // for hand-built list and get queries
+	WritePool *sql.DB     // one connection on SQLite
+	Dialect   string      // dialect.SQLite or dialect.Postgres
+	Path      string      // the SQLite file (empty on PostgreSQL)
 
-	// stopOptimize ends the hourly PRAGMA optimize (SQLite).
-	stopOptimize func()
-	// batch shares the writer's transactions among queued writes (SQLite;
-	// see InTx).
-	batch *batcher
-	// ends are what writes left to their transactions' ends (Deferred).
-	ends ends
+	stopOptimize func()   // ends the hourly PRAGMA optimize (SQLite)
+	batch        *batcher // shares the writer's transactions (SQLite; InTx)
+	ends         ends     // what writes left to their transactions' ends (Deferred)
 
 	closeOnce sync.Once
 	closeErr  error
 
-	// off are the shortcuts switched off (Options.ShortcutsOff).
-	off map[string]bool
+	off map[string]bool // the shortcuts switched off (Options.ShortcutsOff)
 
 	// parts live and close with the DB (Part).
 	partsMu sync.Mutex
