@@ -11,7 +11,7 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string.
+// String appends s as a JSON string.
 func String(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -40,19 +40,13 @@ func String(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+			start = i + size
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			start = i + size
 		}
 		i += size
 	}
@@ -69,7 +63,7 @@ func Time(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-// appendAny encodes a computed value.
+// Any appends a computed value.
 func Any(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:

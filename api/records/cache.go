@@ -9,25 +9,15 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// The render cache keeps the JSON of records whose answer depends on their
-// own row alone (no embeds), keyed by id and checked against the row's
-// updated_at on every read: a read still asks the database for the row's
-// current version (a narrow query), but converts and encodes its columns
-// only when the row changed since it was last rendered. Every write goes
-// through ent, which sets updated_at (nanoseconds on SQLite, microseconds on
-// PostgreSQL), so a cached answer is never served for a changed row, from
-// this process or another one sharing the database.
-//
-// On SQLite a read asks first whether anything at all was committed since
-// the entry was last checked (shortcut.Set.DataVersion, a counter in shared
-// memory): if nothing was, the entry is served without touching the row.
+// The render cache keeps the JSON of records that depend on their own row
+// alone (no embeds), checked on every read against the row's updated_at,
+// which every write sets through ent. On SQLite an entry checked at the
+// current data version is served without touching the row.
 type rendered struct {
 	version string
 	json    []byte
 	ws      string // the workspace the record belongs to
-	// checked is the data version at which the row was last seen to have
-	// this version; noVersion when unknown.
-	checked int64
+	checked int64  // data version the row was last seen at; noVersion: unknown
 }
 
 // noVersion is never a data version.
@@ -96,18 +86,10 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 // render cache: only rows missing from it, or changed since they were
 // cached, are read in full, with one query.
 func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
-	rs, err := e.db.ReadPool.QueryContext(ctx, e.db.Rebind(q), args...)
-	if err != nil {
-		return nil, apierr.Internal(err)
-	}
 	var ids, missing []string
 	var parts [][]byte // nil where the cache has no current rendering
-	for rs.Next() {
-		var id, ver string
-		if err := rs.Scan(&id, &ver); err != nil {
-			rs.Close()
-			return nil, apierr.Internal(err)
-		}
+	var id, ver string
+	err := database.EachRow(ctx, e.db.ReadPool, e.db.Rebind(q), args, []any{&id, &ver}, func() {
 		j, ok := e.cached(p, ws, id, ver)
 		if !ok {
 			missing = append(missing, id)
@@ -115,9 +97,7 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 			e.remember(p, ws, id, ver, j, dv)
 		}
 		ids, parts = append(ids, id), append(parts, j)
-	}
-	err = rs.Err()
-	rs.Close()
+	})
 	if err != nil {
 		return nil, apierr.Internal(err)
 	}

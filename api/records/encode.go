@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/jsonout"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // The scan buffer types, in the order bufOf numbers them.
@@ -174,9 +175,7 @@ type scanned struct {
 
 // Querier runs the engine's queries: the read pool, or a write's
 // transaction, which must see its own rows before they are committed.
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
+type Querier = database.Querier
 
 // query reads the rows q selects, and their embeds.
 func (e *Engine) query(ctx context.Context, qr Querier, p *plan, ws Workspace, q string, args []any) (*scanned, error) {
@@ -221,16 +220,8 @@ func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspa
 		if ep.e.Commerce && !ws.Commerce {
 			continue
 		}
-		rs, err := qr.QueryContext(ctx, e.db.Rebind(fmt.Sprintf(ep.sql, in)), args...)
-		if err != nil {
-			return apierr.Internal(err)
-		}
 		d := append([]any{new(string)}, newDests(ep.cols)...) // the parent's id first
-		for rs.Next() {
-			if err := rs.Scan(d...); err != nil {
-				rs.Close()
-				return apierr.Internal(err)
-			}
+		err := database.EachRow(ctx, qr, e.db.Rebind(fmt.Sprintf(ep.sql, in)), args, d, func() {
 			k := pos[*d[0].(*string)]*n + ei
 			b := s.embeds[k]
 			if b != nil {
@@ -244,9 +235,7 @@ func (e *Engine) loadEmbeds(ctx context.Context, qr Querier, p *plan, ws Workspa
 				b = appendColumn(b, c, d[ci+1])
 			}
 			s.embeds[k] = append(b, '}')
-		}
-		err = rs.Err()
-		rs.Close()
+		})
 		if err != nil {
 			return apierr.Internal(err)
 		}

@@ -21,10 +21,8 @@ type Engine struct {
 	plans map[*resource.Resource]*plan
 	cache *otter.Cache[string, rendered] // nil: off
 	off   strategy                       // strategies switched off
-	// Refresh, when set, runs before every Get and list of a resource: it
-	// brings up to date the states that follow the clock (a promotion past
-	// its ends_at is expired), so records, filters, totals and cached
-	// renderings all see them.
+	// Refresh, when set, runs before every Get and list of a resource to
+	// bring clock-driven states up to date (an expired promotion).
 	Refresh func(ctx context.Context, r *resource.Resource, workspaceID string) error
 }
 

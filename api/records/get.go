@@ -19,9 +19,8 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 		_, b, err := e.readOne(ctx, e.db.ReadPool, p, ws, p.getSQL, args)
 		return b, err
 	}
-	// Read before the row: a commit in between makes the next reading
-	// differ, so an entry is never marked checked at a version newer than
-	// the row it holds.
+	// Read before the row, so an entry is never marked checked at a version
+	// newer than the row it holds.
 	v, ok, err := e.sc.DataVersion(ctx)
 	if err != nil {
 		return nil, apierr.Internal(err)
@@ -56,10 +55,8 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	return e.remember(p, ws, s.ids[0], p.versionOf(s.rows[0]), b, dv), nil
 }
 
-// Render is one record read through qr: inside a write's transaction it is
-// the record exactly as the write will commit it, which is what the write
-// answers and what its idempotency record keeps. It is not cached: the
-// transaction may still fail.
+// Render is one record read through qr: inside a write's transaction, as
+// the write will commit it. It is not cached: the transaction may still fail.
 func (e *Engine) Render(ctx context.Context, qr Querier, r *resource.Resource, ws Workspace, id, parentID string) ([]byte, error) {
 	p := e.plans[r]
 	_, b, err := e.readOne(ctx, qr, p, ws, p.getSQL, p.args(ws, parentID, id))

@@ -10,16 +10,11 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// A list request goes through four steps, each in one function below:
-//
-//	gate   refresh clock-driven states, note the data version (cache)
-//	plan   the WHERE of the list, its exact total, the page's offset
-//	query  the page's rows, from the render cache when it can
-//	encode the rows as JSON, then the meta
-//
-// The plain path is COUNT(*) and one newest-first page query. Every
-// strategy (strategies.go) is an optional shortcut of one step that must
-// answer exactly what the plain path answers; tests compare the two.
+// A list request refreshes clock-driven states and notes the data version,
+// plans its WHERE, total and offset, reads the page's rows (from the render
+// cache when it can) and encodes them. The plain path is COUNT(*) and one
+// newest-first page query; every strategy (strategies.go) must answer
+// exactly what it answers.
 
 // Page is a validated list request.
 type Page struct {
@@ -76,11 +71,9 @@ func anys(vs []string) []any {
 
 // listQuery is a planned list: the rows it selects and how to page them.
 type listQuery struct {
-	where string // on the table aliased t
-	args  []any
-	// filtered: where keeps fewer rows than the resource has, so the
-	// counters of whole lists do not answer its total.
-	filtered bool
+	where    string // on the table aliased t
+	args     []any
+	filtered bool // where keeps fewer rows: whole-list counters do not answer
 	total    int64
 	counted  bool
 	offset   int // into the rows of where
@@ -95,9 +88,7 @@ func (e *Engine) List(ctx context.Context, r *resource.Resource, ws Workspace, p
 	return e.AppendList(ctx, r, ws, pg, make([]byte, 0, 4096))
 }
 
-// AppendList appends the list envelope to b: a caller that reuses b (the
-// API writes into the response's pooled buffer) spares the allocation of
-// every page's JSON and the collections that follow it.
+// AppendList appends the list envelope to b, which a caller may reuse.
 func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, b []byte) ([]byte, error) {
 	p := e.plans[r]
 	if err := e.refresh(ctx, r, ws); err != nil {

@@ -35,9 +35,8 @@ type plan struct {
 	embeds   []*embedPlan
 	flag     int // index of the commerce flag column, or -1
 	colIndex map[string]int
-	// cacheable plans render from their own row alone: their JSON is kept
-	// in the render cache (cache.go). selects then ends with the version
-	// column, and keys selects only id and version.
+	// cacheable plans render from their own row alone (cache.go): selects
+	// then ends with the version column, and keys selects id and version.
 	cacheable         bool
 	commerceSensitive bool
 	keys              string

@@ -9,9 +9,8 @@ import (
 )
 
 // strategy names one shortcut of the list pipeline. Each answers exactly
-// what the plain path (COUNT(*), one newest-first page query) answers, only
-// sooner on some lists; each can be switched off, and the tests compare
-// every page with and without it. docs/performance.md has what each gains.
+// what the plain path (COUNT(*), one newest-first page query) answers; the
+// tests compare every page with and without it.
 type strategy uint8
 
 const (

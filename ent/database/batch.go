@@ -9,18 +9,11 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// Group commit. SQLite has one writer, and a commit writes every page the
-// transaction changed to the WAL: a write that adds one client, its search
-// words, its list counts and its event rewrites a dozen 4 KiB pages, most of
-// them the same pages the previous write rewrote. Writes that queue for the
-// writer while another runs therefore share one transaction: each runs
-// inside a savepoint of its own (so its failure undoes only its own
-// changes), the last of the queue commits for all, and none of them answers
-// before that commit. A write is acknowledged exactly when its changes are
-// committed, as with a transaction of its own; what changes is that the
-// pages common to the queue are written once. SQLite's documentation gives
-// the same advice ("batch inserts in one transaction"); this is that advice
-// for writes that arrive one request at a time.
+// Group commit. On SQLite, writes that queue for the one writer while
+// another runs share one transaction, so the pages they all change are
+// written once: each runs in a savepoint of its own (its failure undoes only
+// its changes), the last of the queue commits for all, and none answers
+// before that commit.
 
 // ErrBatchLost is returned to a write whose changes were undone because
 // another write in the same transaction broke it (an I/O error, a full

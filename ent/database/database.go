@@ -36,31 +36,21 @@ const DefaultURL = "sqlite:./data/ledgerbase.db"
 type DB struct {
 	// Writer writes (and reads inside write transactions). On SQLite it holds
 	// the single writer connection.
-	Writer *ent.Client
-	// Reader reads through the concurrent read pool.
-	Reader *ent.Client
-	// ReadPool is the read pool for hand-built list and get queries.
-	ReadPool *sql.DB
-	// WritePool is the writer pool (one connection on SQLite).
-	WritePool *sql.DB
-	// Dialect is dialect.SQLite or dialect.Postgres.
-	Dialect string
-	// Path is the SQLite file (empty on PostgreSQL).
-	Path string
+	Writer    *ent.Client
+	Reader    *ent.Client // through the concurrent read pool
+	ReadPool  *sql.DB     // for hand-built list and get queries
+	WritePool *sql.DB     // one connection on SQLite
+	Dialect   string      // dialect.SQLite or dialect.Postgres
+	Path      string      // the SQLite file (empty on PostgreSQL)
 
-	// stopOptimize ends the hourly PRAGMA optimize (SQLite).
-	stopOptimize func()
-	// batch shares the writer's transactions among queued writes (SQLite;
-	// see InTx).
-	batch *batcher
-	// ends are what writes left to their transactions' ends (Deferred).
-	ends ends
+	stopOptimize func()   // ends the hourly PRAGMA optimize (SQLite)
+	batch        *batcher // shares the writer's transactions (SQLite; InTx)
+	ends         ends     // what writes left to their transactions' ends (Deferred)
 
 	closeOnce sync.Once
 	closeErr  error
 
-	// off are the shortcuts switched off (Options.ShortcutsOff).
-	off map[string]bool
+	off map[string]bool // the shortcuts switched off (Options.ShortcutsOff)
 
 	// parts live and close with the DB (Part).
 	partsMu sync.Mutex
@@ -112,9 +102,8 @@ func offSet(names []string) map[string]bool {
 const BusyTimeout = 10 * time.Second
 
 // SQLiteConnParams go on every SQLite connection's DSN. database/sql never
-// uses a connection from two goroutines at once, so SQLite's own
-// per-connection mutex, taken and released on every call (each bind, step
-// and column read), is redundant: _mutex=no opens with SQLITE_OPEN_NOMUTEX.
+// uses a connection from two goroutines at once, so SQLite's per-connection
+// mutex is redundant (_mutex=no).
 const SQLiteConnParams = "_mutex=no"
 
 // SQLiteDriver opens SQLite connections with the settings below.
@@ -161,11 +150,9 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 			return nil, fmt.Errorf("database: create %s: %w", dir, err)
 		}
 	}
-	// Page caches are private to a connection and count in the process's
-	// RSS: 16 MB for the writer and 8 MB per reader keep a busy server
-	// within its memory budget; the OS page cache holds the rest of the file.
-	// _txlock=immediate takes the write lock at BEGIN, so concurrent writers
-	// queue on busy_timeout instead of failing with SQLITE_BUSY mid-transaction.
+	// Page caches are private to a connection and count in the RSS; the OS
+	// page cache holds the rest of the file. _txlock=immediate takes the
+	// write lock at BEGIN, so writers queue instead of failing mid-transaction.
 	w, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
@@ -327,9 +314,6 @@ func RunTx(ctx context.Context, db interface {
 }
 
 // LimitOffset ends a page query: the limit written out, the offset bound.
-// SQLite 3.53 plans with a bound LIMIT's value, and so marks the statement
-// to be prepared again whenever that parameter is bound: with "LIMIT ?"
-// every run of a cached statement parsed and planned it anew. Limits are a
-// few small numbers, so each text stays in the statement cache; an OFFSET
-// binding does not expire the statement.
+// SQLite re-prepares a cached statement whenever a bound LIMIT changes; an
+// OFFSET binding does not, and limits are a few small numbers.
 func LimitOffset(limit int) string { return " LIMIT " + strconv.Itoa(limit) + " OFFSET ?" }

@@ -9,18 +9,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// Work left for a transaction's end. The writes that share a group commit's
-// transaction (batch.go) can leave work to its end, done once for all of
-// them: the records they touched read in one query, their events written in
-// one statement. That work runs after the last of them, just before COMMIT;
-// if it fails, the transaction is undone and every write in it hears so
-// (ErrBatchLost: each runs again). On PostgreSQL, where each write has a
-// transaction of its own, it runs at the end of that one write.
-
-// Deferred is what writes leave to the end of their transaction, kept per
-// transaction: each write adds to its transaction's T, and flush gets it
-// once, just before the transaction commits. A transaction undone instead
-// drops its T unflushed.
+// Deferred is what writes leave to the end of their transaction (done once
+// for all writes of a group commit): each write adds to its transaction's
+// T, and flush gets it once, just before COMMIT; if flush fails the
+// transaction is undone (ErrBatchLost). An undone transaction drops its T.
 type Deferred[T any] struct {
 	flush func(tx *ent.Tx, v *T) error
 	mu    sync.Mutex

@@ -15,15 +15,10 @@ long long sqlite3_memory_used(void);
 */
 import "C"
 
-// memstatusOff stops SQLite's memory statistics, which nothing here reads.
-// With them on, every allocation and free of every connection takes one
-// process-wide mutex: profiled under 64 concurrent reads, that mutex made
-// two thirds of the server's futex calls. SQLite recommends building with
-// SQLITE_DEFAULT_MEMSTATUS=0; go-sqlite3 does not, and CGO_CFLAGS would
-// have to be set by everyone who builds, so it is switched off at start
-// instead. It must run before SQLite initializes (the first open); it
-// reports false when it came too late, which leaves the statistics on and
-// changes nothing else.
+// memstatusOff stops SQLite's memory statistics, which nothing here reads:
+// with them on, every allocation takes one process-wide mutex (go-sqlite3
+// is not built with SQLITE_DEFAULT_MEMSTATUS=0). It must run before SQLite
+// initializes; it reports false when it came too late.
 func memstatusOff() bool { return C.ledgerbase_memstatus_off() == 0 }
 
 // memoryCounted is SQLite's count of the bytes it has allocated: 0 while

@@ -12,10 +12,7 @@ import (
 )
 
 // schemaCreate serialises ent's schema creation within the process: it
-// links columns to indexes by writing into the generated tables, which are
-// package variables shared by every client, so two databases migrating at
-// once (parallel tests, a bench seeding while a server starts) crashed the
-// process with a concurrent map write.
+// writes into the generated tables, package variables shared by every client.
 var schemaCreate sync.Mutex
 
 func createSchema(ctx context.Context, s *migrate.Schema) error {

@@ -8,13 +8,9 @@ import (
 )
 
 // Statistics for SQLite's query planner, as sqlite.org/lang_analyze.html
-// advises for long-lived connections: PRAGMA optimize=0x10002 when the
-// database is opened, after a schema change, every optimizeEvery and
-// before it is closed. It runs ANALYZE only on tables whose statistics are
-// missing or out of date, under a temporary analysis limit, so it stays
-// short on a million rows. 0x10000 makes it look at every table, not only
-// those the connection running it has read: that is the writer, and the
-// lists are read by the query-only readers, which cannot write statistics.
+// advises: PRAGMA optimize at open, after a schema change, every
+// optimizeEvery and at close. 0x10000 makes it look at every table, not
+// only those the writer read: the lists are read by the query-only readers.
 const (
 	optimizeAll   = "PRAGMA optimize=0x10002"
 	optimizeEvery = time.Hour

@@ -11,18 +11,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// Every request gets an id, so ids draw their randomness from a buffered
-// pool instead of one system call each. EnableRandPool must run before any
-// id is made; init is the one place that guarantees it.
+// Ids draw their randomness from a buffered pool, not a system call each;
+// it must be enabled before any id is made.
 func init() { uuid.EnableRandPool() }
 
 // TypeID's alphabet: Crockford base32, lower case.
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
-// QuickAt returns an id like At's, drawing its random bits from the
-// runtime's per-thread generator instead of crypto/rand: for ids that must
-// be unique but need not be unguessable (request ids, one per request,
-// whose time part is the clock reading the request already has).
+// QuickAt returns an id like At's with random bits from math/rand, not
+// crypto/rand: for ids that need not be unguessable (request ids).
 func QuickAt(prefix string, t time.Time) string {
 	var u uuid.UUID
 	ms := uint64(t.UnixMilli())
@@ -58,8 +55,7 @@ func Floor(prefix string, t time.Time) string {
 }
 
 // format is prefix_ and the 128 bits of u as 26 base32 characters (the
-// first holds 3 bits), built in one allocation. Five bits at a time from
-// the low end of two words: a request id is made on every request.
+// first holds 3 bits), built in one allocation.
 func format(prefix string, u uuid.UUID) string {
 	var buf [64]byte
 	n := len(prefix) + 1 + 26

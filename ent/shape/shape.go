@@ -97,9 +97,8 @@ type Listing struct {
 type Grants map[string]string
 
 // OptionsKey is the canonical form of a variant's options, unique per
-// product: axis=value pairs sorted by axis, query-escaped, joined by "&"
-// ("color=Navy&size=M"). The API and the demo key variants with it alike,
-// so a product's axes sent again find its variants.
+// product: sorted, query-escaped axis=value pairs ("color=Navy&size=M"), so
+// a product's axes sent again, by the API or the demo, find its variants.
 func OptionsKey(opts map[string]string) string {
 	v := make(url.Values, len(opts))
 	for k, x := range opts {

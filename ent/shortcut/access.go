@@ -12,29 +12,17 @@ import (
 	"entgo.io/ent/dialect"
 )
 
-// Access changes: the API caches what a key stands for (its revocation,
-// expiry and role, its role's grants, its workspace's plan and commerce
-// settings), and a change made by any process — the CLI, another `serve`,
-// the admin UI of another process — must reach every cache within a
-// second. Triggers on api_keys, roles and workspaces bump the one row of
-// access_changes in the same transaction as the change, whatever wrote it,
-// and a watcher reads that row every accessPoll through the read pool. On
-// SQLite it first asks PRAGMA data_version (DataVersion) and reads the row
-// only when something was committed; on PostgreSQL the read is the check.
-// One mechanism for both databases: a counter row read ten times a second
-// is ample for the one-second promise, and needs no connection of its own.
-//
-// AccessGen gives a number that changes after each such change, and says
-// whether the watcher is current: when it is not (the database does not
-// answer) callers must read afresh.
+// Access changes: the API caches what a key stands for, and a change made
+// by any process must reach every cache within a second. Triggers on
+// api_keys, roles and workspaces bump the one row of access_changes in the
+// changing transaction, and a watcher reads it every accessPoll (on SQLite
+// only when PRAGMA data_version says something was committed).
 
 const (
-	accessTable = "access_changes"
-	// accessVersion changes whenever the triggers below do.
-	accessVersion = "v2"
-	// accessPoll is how often the watcher looks; accessStale is how long
-	// after its last successful look the number is no longer trusted.
-	// Together they bound how late a change is seen: under a second.
+	accessTable   = "access_changes"
+	accessVersion = "v2" // changes whenever the triggers below do
+	// accessPoll is how often the watcher looks; accessStale how long after
+	// its last good look the number is untrusted: a change is seen within a second.
 	accessPoll  = 100 * time.Millisecond
 	accessStale = 750 * time.Millisecond
 )
@@ -117,7 +105,7 @@ func (d *Set) accessTriggersMissing(ctx context.Context) bool {
 // can be trusted now (false while the watcher cannot see the database, or
 // before its first look). The first call starts the watcher; Close stops it.
 func (d *Set) AccessGen() (gen int64, ok bool) {
-	if !d.uses("accessWatch") {
+	if !d.db.Uses("accessWatch") {
 		return 0, false
 	}
 	d.accessOnce.Do(d.startAccessWatch)
@@ -145,9 +133,8 @@ func (d *Set) stopAccessWatch() {
 	}
 }
 
-// watchAccess reads the counter every accessPoll until ctx ends. It
-// reports trouble to the process's default logger, which `serve` sets to
-// its structured log.
+// watchAccess reads the counter every accessPoll until ctx ends, reporting
+// trouble to the default logger.
 func (d *Set) watchAccess(ctx context.Context, w *accessWatch) {
 	var version, gen int64
 	known := false // version and gen hold a successful reading
@@ -158,8 +145,7 @@ func (d *Set) watchAccess(ctx context.Context, w *accessWatch) {
 		// A look answers as of its start, so the number is trusted from then.
 		start := time.Now()
 		err := func() error {
-			// A look slower than this could not keep the number trusted;
-			// abandoning it lets the next one try another connection.
+			// A slower look could not keep the number trusted anyway.
 			ctx, cancel := context.WithTimeout(ctx, accessStale)
 			defer cancel()
 			v, ok, err := d.DataVersion(ctx) // ok only on SQLite
@@ -173,8 +159,7 @@ func (d *Set) watchAccess(ctx context.Context, w *accessWatch) {
 			if err := d.db.ReadPool.QueryRowContext(ctx, "SELECT gen FROM "+accessTable+" WHERE id = 0").Scan(&g); err != nil {
 				return err
 			}
-			// Whatever changed while nobody looked is unknown: the first
-			// reading counts as a change.
+			// The first reading counts as a change: nobody looked before.
 			if !known || g != gen {
 				w.gen.Add(1)
 			}
@@ -191,8 +176,7 @@ func (d *Set) watchAccess(ctx context.Context, w *accessWatch) {
 		case ctx.Err() != nil:
 			return
 		default:
-			// Untrusted from now, not only once it goes stale; the
-			// counter is read afresh once the database answers again.
+			// Untrusted now, not once stale; read afresh when it answers.
 			known = false
 			w.synced.Store(0)
 			if !failing {

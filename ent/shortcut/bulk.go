@@ -14,34 +14,23 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// Bulk loading. On SQLite every insert fires two per-row triggers: one adds
-// the row to its table's search index (<table>_fts_ai, see sqliteSearch),
-// one counts it in list_totals and list_days (<table>_totals_ai, see
-// sqliteSQL.totalsTriggers). Loading millions of rows, that is a large part of the
-// single writer's work. Bulk runs a load in one transaction with those two
-// insert triggers dropped, then does their work once for every row the load
-// added — one INSERT..SELECT per search index, one GROUP BY per counted
-// table — and creates the triggers again, from the very SQL they had,
-// before it commits. The transaction makes it all or nothing: a crash or an
-// error anywhere leaves the database as it was, triggers included.
-// Update and delete triggers stay: a load only inserts.
+// Bulk loading. On SQLite Bulk drops the per-row insert triggers (search
+// index, totals, sums), does their work once for every row the load added,
+// and creates them again from their own SQL before it commits: one
+// transaction, so a failure leaves the database as it was, triggers
+// included. Update and delete triggers stay: a load only inserts.
 
 const (
-	// bulkCacheKiB is the writer's page cache during a load (see
-	// BulkCache; negative cache_size: KiB).
-	bulkCacheKiB = 64 << 10
-	// bulkTruncateWAL: after a load that grew the WAL past this, it is
-	// checkpointed and truncated, so a bulk load does not leave a WAL file
-	// as large as the data behind.
+	bulkCacheKiB = 64 << 10 // the writer's page cache during a load (BulkCache)
+	// bulkTruncateWAL: a load that grew the WAL past this truncates it, so
+	// no WAL as large as the data is left behind.
 	bulkTruncateWAL = 64 << 20
 )
 
 // deferredTrigger is an insert trigger whose work Bulk does in one go.
 type deferredTrigger struct {
 	name, table, sql string
-	// fill does the trigger's work for the table's rows with a rowid above
-	// a given one.
-	fill []bulkStmt
+	fill             []bulkStmt // the trigger's work for the rows above a rowid
 }
 
 // bulkStmt is a statement that takes the rowid the load's rows are above,
@@ -53,27 +42,19 @@ type bulkStmt struct {
 
 // BulkOptions tune Bulk.
 type BulkOptions struct {
-	// Alone promises that nothing else uses this DB while the load runs:
-	// no request, no other goroutine. On SQLite the load may then leave
-	// WAL mode for its duration (see alone), which readers of this
-	// process arriving meanwhile could not wait out. Other processes need
-	// no promise: while one has the file open, the load stays in WAL mode.
+	// Alone promises that nothing else in this process uses the DB while
+	// the load runs, so on SQLite it may leave WAL mode (see alone).
 	Alone bool
 }
 
-// Bulk runs load in one transaction on the writer. On SQLite it defers the
-// search-index and list-total insert triggers to one pass at the end (see
-// above); the result is what the triggers would have made. load must write
-// through tx only: on SQLite it holds the one writer connection. On
-// PostgreSQL, whose totals triggers already work per statement, load runs
-// in a plain transaction.
+// Bulk runs load in one transaction on the writer, with SQLite's insert
+// triggers deferred (see above); load must write through tx only, which
+// holds the one writer connection. On PostgreSQL it is a plain transaction.
 func (d *Set) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.db.Dialect != dialect.SQLite {
 		return database.RunTx(ctx, d.db.WritePool, load)
 	}
-	// The writer pool's one connection, which conn below takes: restored
-	// after conn is handed back.
-	defer d.BulkCache(ctx)()
+	defer d.BulkCache(ctx)() // restored after conn is handed back
 	conn, err := d.db.WritePool.Conn(ctx)
 	if err != nil {
 		return err
@@ -147,13 +128,10 @@ func (d *Set) bulk(ctx context.Context, conn *sql.Conn, load func(tx *sql.Tx) er
 	})
 }
 
-// deferredIndexes are the plain indexes (CREATE INDEX, not unique: upserts
-// and constraints need those) of tables that are empty when a load starts.
-// Bulk drops them and builds them again after the load, from their own SQL:
-// building an index from sorted rows is much cheaper than inserting a
-// million rows one by one at random places of a B-tree larger than the
-// page cache (client names, invoice ids of payments). A table that already
-// holds rows keeps its indexes: rebuilding those would cost more.
+// deferredIndexes are the plain (not unique: upserts need those) indexes of
+// tables empty when a load starts, which Bulk builds again after the load:
+// building from sorted rows beats inserting at random places of a large
+// B-tree. A table that already holds rows keeps its indexes.
 func deferredIndexes(ctx context.Context, tx *sql.Tx) ([]sqlIndex, error) {
 	var all []sqlIndex
 	var ix sqlIndex
@@ -215,10 +193,8 @@ func (d *Set) deferredTriggers(ctx context.Context, tx *sql.Tx) ([]deferredTrigg
 }
 
 // bulkTotals counts the rows above a rowid as the totals insert trigger
-// counts each row (sqliteSQL.totalsTriggers): per workspace, per day of creation and
-// per value of each enum or boolean column. gen grows by one per row, as
-// it does under the trigger. One scan of the table fills a small temporary
-// table of counts by workspace, day and values; the counters come from it.
+// does (gen too grows by one per row), through one scan into a temporary
+// table of counts by workspace, day and values.
 func (d *Set) bulkTotals(t string) []bulkStmt {
 	sel, group := "workspace_id AS w, "+d.sql.dayOf("")+" AS d", "1, 2"
 	cols := d.values[t]
@@ -242,10 +218,8 @@ func (d *Set) bulkTotals(t string) []bulkStmt {
 	return append(out, bulkStmt{q: "DROP TABLE temp.bulk_counts"})
 }
 
-// insertTriggersMissing answers a check for Migrate: whether one of tables
-// lacks its insert trigger <table><suffix> on SQLite (Bulk restores them
-// before it commits; this is Migrate's second line of defence), so Migrate
-// rebuilds them and counts again.
+// insertTriggersMissing tells Migrate whether one of tables lacks its SQLite
+// insert trigger <table><suffix> (a second line of defence behind Bulk).
 func (d *Set) insertTriggersMissing(tables []string, suffix string) func(context.Context) bool {
 	return func(ctx context.Context) bool {
 		if d.db.Dialect != dialect.SQLite {
@@ -259,9 +233,7 @@ func (d *Set) insertTriggersMissing(tables []string, suffix string) func(context
 }
 
 // BulkCache gives the SQLite writer connection a page cache of bulkCacheKiB
-// until restore is called: a long load keeps its tables' and indexes' hot
-// pages in memory instead of reading them back through the OS page cache.
-// It does nothing on PostgreSQL.
+// until restore is called, so a long load keeps its hot pages in memory.
 func (d *Set) BulkCache(ctx context.Context) (restore func()) {
 	var cache int64
 	// The writer pool holds one connection, kept open (no idle timeout).
@@ -274,37 +246,14 @@ func (d *Set) BulkCache(ctx context.Context) (restore func()) {
 	}
 }
 
-// A bulk load outside the WAL. In WAL mode every page a load writes goes
-// into the WAL first, and a checkpoint copies it into the database file
-// again afterwards. A million-invoice seed writes ~3 GB there, and each
-// page it reads back (to build the search indexes, counters and plain
-// indexes at the end) is looked up in the WAL index, whose lookups grow
-// with the WAL: in a profile of that pass, 13 % of the time went to
-// walFindFrame alone.
-//
-// In rollback-journal mode, pages past the file's original end — nearly
-// all of a load into empty tables — are written straight into the file,
-// and only the few existing pages the load changes (schema, counters,
-// non-empty tables) are kept in the journal. A crash still undoes the
-// whole load: the next open rolls the hot journal back. The seed went from
-// 76-78 s to ~63 s with this alone.
-//
-// Leaving WAL mode needs the writer to be the file's only connection, so
-// only a load whose caller promises to use the DB for nothing else while it
-// runs (BulkOptions.Alone) tries: alone closes this process's other
-// connections — idle readers, the data-version
-// connection — and asks for the switch. When another process has the file
-// open, or a reader of this one is busy, the file stays in WAL mode and
-// the load runs there as before, just slower. While the load runs in
-// rollback mode, a reader that arrives waits for it (busy_timeout), as
-// with any rollback-mode writer; and a new connection of this process
-// would try to put the file back in WAL mode. Hence the promise: the bench
-// seeds before it starts the server, and `ledgerbase demo` runs alone in
-// its process (a server on the same file keeps it in WAL mode).
-
-// alone tries to leave WAL mode on conn, the writer. It returns whether it
-// did, and back, which must run once the load's transaction has ended: it
-// returns the file to WAL mode and reopens what alone closed.
+// alone tries to leave WAL mode on conn, the writer: in rollback-journal
+// mode a load into empty tables writes its pages once, straight into the
+// file, and a crash still undoes it (the hot journal). That needs the
+// writer to be the file's only connection, so alone closes this process's
+// idle readers and data-version connection; when another process has the
+// file open the load stays in WAL mode. It returns whether it switched, and
+// back, which must run once the load's transaction has ended: it returns
+// the file to WAL mode and reopens what alone closed.
 func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
 	resumeDV := d.dv.suspend()
 	idle := d.db.ReadPool.Stats().MaxOpenConnections // openSQLite keeps every reader idle
@@ -328,26 +277,18 @@ func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) 
 	}
 }
 
-// journalMode asks conn to switch to mode, waiting at most wait for the
-// locks that needs, and reports whether it is in that mode after.
+// journalMode asks conn to switch to mode, with its busy_timeout set to
+// wait meanwhile, and reports whether it is in that mode after. A
+// connection whose timeout cannot be set back is discarded, never handed
+// back with the short one.
 func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) bool {
-	var now string
-	err := withBusyTimeout(ctx, conn, wait, func() error {
-		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
-	})
-	return err == nil && strings.EqualFold(now, mode)
-}
-
-// withBusyTimeout runs fn with conn's busy_timeout set to wait, and sets it
-// back. A connection whose timeout cannot be set back is discarded: it is
-// never handed back with the short one.
-func withBusyTimeout(ctx context.Context, conn *sql.Conn, wait time.Duration, fn func() error) error {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
-		return err
+		return false
 	}
-	err := fn()
+	var now string
+	err := conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
 	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", database.BusyTimeout.Milliseconds())); err != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	return err
+	return err == nil && strings.EqualFold(now, mode)
 }

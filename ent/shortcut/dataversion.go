@@ -9,28 +9,21 @@ import (
 )
 
 // dataVersion watches a SQLite database for commits by any connection, in
-// this process or another: SQLite's PRAGMA data_version, asked on one
-// connection that never writes, changes exactly when someone else has
-// committed since it was last asked. Asking reads a counter SQLite keeps
-// in shared memory, no B-tree page: a check costs a few microseconds where
-// asking a record for its version costs two B-tree descents. It is the
-// only way Ledgerbase learns of other processes' commits: SQLite's files
-// are only ever read and written through SQLite.
+// any process: PRAGMA data_version, asked on one connection that never
+// writes, changes exactly when someone else has committed since, and reads
+// a counter in shared memory rather than a B-tree page.
 type dataVersion struct {
 	mu   sync.Mutex
 	path string
 	conn *sql.Conn
 	db   *sql.DB
-	// A connection counts from its own start, so after the connection is
-	// reopened (see suspend) readings are offset by base to stay above
-	// last, the highest reading given out before: no later reading can
-	// equal an earlier one.
+	// A reopened connection (see suspend) counts from its own start, so
+	// readings are offset by base to stay above last, the highest given out.
 	base, last int64
 }
 
 func (v *dataVersion) open() error {
-	// Its one statement stays prepared (_stmt_cache_size): it runs on every
-	// cached read, and parsing it cost more than running it.
+	// Its one statement stays prepared: it runs on every cached read.
 	db, err := sql.Open(database.SQLiteDriver, "file:"+v.path+"?"+database.SQLiteConnParams+"&_query_only=1&_cache_size=-64&_stmt_cache_size=4")
 	if err != nil {
 		return err

@@ -45,11 +45,10 @@ func (c *genCache[V]) put(key string, gen int64, v V) {
 	c.mu.Unlock()
 }
 
-// cached answers read's value, kept in c under key while gen (a number
-// read from the database: a data version, a table's gen) stays the same.
-// gen is asked again after the read, and the value kept only if it still
-// holds: what was read in between may pair new rows with an old gen.
-// Without a gen (ok false) the value is read every time.
+// cached answers read's value, kept in c under key while gen stays the
+// same (without one, ok false, it reads every time). gen is asked again
+// after the read and the value kept only if it held: what was read in
+// between may pair new rows with an old gen.
 func cached[V any](c *genCache[V], key string, gen func() (g int64, ok bool), read func() (V, error)) (V, error) {
 	g, ok := gen()
 	if ok {
@@ -72,11 +71,9 @@ func (c *genCache[V]) reset() {
 	c.mu.Unlock()
 }
 
-// tableGenSQL reads a table's gen, the sum of the gen of a workspace
-// table's list counters (arguments: workspace, table): it grows on every
-// insert and delete (and the triggers that need it bump it on updates), so
-// what was derived from the table holds while it does. Find runs it as a
-// subquery beside the values' gen.
+// tableGenSQL reads a workspace table's gen (arguments: workspace, table),
+// the sum of its counters' gen: it grows on every insert and delete (and
+// update, where a trigger needs it), so what was derived holds while it does.
 const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"
 
 // Cache keeps values read from the database while nothing is committed

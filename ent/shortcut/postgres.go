@@ -61,12 +61,10 @@ func plpgsql(name, body string) string {
 	return fmt.Sprintf("CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n\t%s\n\tRETURN NULL;\nEND $$", name, body)
 }
 
-// statementTriggers run ins, del and upd once per insert, delete and
-// update statement on table t, over its transition tables new_rows and
-// old_rows: a bulk insert of a thousand rows updates each counter once,
-// not a thousand times. They are <t>_<kind>_ai, _ad and _au, calling
-// functions <t>_<kind>_ins, _del and _upd; an empty body drops its trigger.
-// (PostgreSQL allows no column list on triggers with transition tables.)
+// statementTriggers run ins, del and upd once per statement on table t,
+// over its transition tables new_rows and old_rows, as <t>_<kind>_ai, _ad
+// and _au; an empty body drops its trigger. (PostgreSQL allows no column
+// list on triggers with transition tables.)
 func statementTriggers(t, kind, ins, del, upd string) []string {
 	var out []string
 	for _, e := range []struct{ body, fn, name, event, tables string }{
@@ -114,12 +112,8 @@ func (postgresSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 		vec := postgresVector("", cols)
 		sum := sha256.Sum256([]byte(vec))
 		name = s.Table + "_q_" + hex.EncodeToString(sum[:4])
-		// fastupdate off: with it on, GIN queues new entries in a pending
-		// list that every search reads in full until a vacuum or a 4 MB
-		// limit merges it, and updates of indexed rows (payments) fill it
-		// until a lookup of a word nothing holds reads the whole list.
-		// Indexes made before this are switched, and what they queued is
-		// merged, on every start.
+		// fastupdate off: GIN's pending list is read in full by every search
+		// until merged. Older indexes are switched and merged on every start.
 		if err := database.ExecAll(ctx, d.db.WritePool,
 			fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s USING gin ((%s)) WITH (fastupdate = off)", name, s.Table, vec),
 			fmt.Sprintf("ALTER INDEX %s SET (fastupdate = off)", name),
@@ -153,11 +147,9 @@ func (postgresSQL) totalsTriggers(d *Set, t string) []string {
 		}
 		return q
 	}
-	// An update moves rows between values: minus the old, plus the new, netted
-	// per value, so an update that keeps the value touches no counter. Rows
-	// go in key order: two payments that each moved an invoice from and to
-	// "partially_paid" once took two random shards of one counter in
-	// opposite orders, and PostgreSQL found a deadlock.
+	// An update moves rows between values, netted per value, so one that
+	// keeps the value touches no counter. Rows go in key order: two updates
+	// taking two shards of one counter in opposite orders deadlock.
 	moved := ""
 	for _, c := range d.values[t] {
 		moved += fmt.Sprintf(`

@@ -15,10 +15,8 @@ type Search struct {
 	Table   string
 	Columns []string
 	// Few names at most one of Columns whose values repeat across many rows
-	// of a workspace (the client's name on every invoice). It is not put in
-	// the word index: `q` resolves it through the workspace's distinct
-	// values (search_values) and the (workspace_id, column, created_at, id)
-	// index instead, see search.go.
+	// (the client's name on every invoice), searched by value, not in the
+	// word index (see search.go).
 	Few []string
 	// Counted are the table's enum and boolean columns that lists filter
 	// on: rows are counted per value of each (see Set.values). A Search
@@ -27,8 +25,7 @@ type Search struct {
 }
 
 // Searches are the searches and counted columns the declarations ask for
-// (api/records.Searches); their Migrate builds, next to ent's schema, the
-// search indexes, the counters and the triggers that keep them.
+// (api/records.Searches).
 type Searches []Search
 
 // Migrate brings the search indexes and counters up to date (see
@@ -122,7 +119,7 @@ func document(prefix string, cols []string) string {
 // count read only the caller's workspace's part of the index.
 const searchWorkspaces = "search_workspaces"
 
-func hasWorkspaceColumn(table string) bool { return countedSet()[table] }
+func hasWorkspaceColumn(table string) bool { return slices.Contains(countedTables(), table) }
 
 // SearchTokens splits q into the lower-case words the search indexes hold.
 func SearchTokens(q string) []string {

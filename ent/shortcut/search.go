@@ -18,42 +18,22 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// How `q` is answered.
-//
-// q matches a row when every word of q starts a word of one of the row's
-// searched columns. The columns are split in two:
-//
-//   - the word index (SQLite FTS4, PostgreSQL GIN) holds the columns whose
-//     values are mostly distinct (numbers, emails);
-//   - a Few column, whose values repeat across many rows (the client's name
-//     on every invoice), is kept as a count per distinct value and
-//     workspace in search_values, and read through a (workspace_id, column,
-//     created_at, id) index.
-//
-// A search first matches every token against the workspace's distinct
-// values (cached in memory, a few hundred names). Then:
-//
-//   - when some token starts no value, every match holds it in the word
-//     index: the longest such token is looked up alone (cheap when it is
-//     rare, as the digits of an invoice number are), and its rows, when
-//     few, are checked against the other tokens one by one. A common token
-//     (the "inv" of every INV-000123) is never expanded;
-//   - otherwise the rows whose value covers every token all match: their
-//     total is the sum of the values' counts and their newest-first page
-//     comes straight from the value index. Rows that need the word index
-//     for some token are found as above and added.
-//
-// Anything bigger falls back to an exact SQL condition (Cond).
+// q matches a row when every word of q starts a word of one of its searched
+// columns. Mostly distinct columns are in the word index (SQLite FTS4,
+// PostgreSQL GIN); a Few column, whose values repeat (the client's name on
+// every invoice), is counted per distinct value in search_values and paged
+// through a (workspace_id, column, created_at, id) index. A token that
+// starts no value is looked up in the word index and its few rows checked
+// one by one; rows whose value covers every token are counted and paged
+// from the values. Anything bigger falls back to an exact SQL condition.
 
 const (
 	valuesTable   = "search_values"
 	valuesGen     = "search_values_gen"
 	valuesLog     = "search_values_log"
 	tokenizeTable = "search_tokenize"
-	// valuesVersion changes whenever the value triggers do.
-	valuesVersion = "v2"
-	// maxTokens bounds the words of q that are searched.
-	maxTokens = 16
+	valuesVersion = "v2" // changes whenever the value triggers do
+	maxTokens     = 16   // bounds the words of q that are searched
 )
 
 // probeCap bounds the rows a search checks one by one.
@@ -61,9 +41,7 @@ var probeCap atomic.Int64
 
 func init() { probeCap.Store(2000) }
 
-// SetProbeCap changes how many rows a search may check one by one before it
-// falls back to its SQL condition (tests use it to cover both ways), and
-// returns the previous value.
+// SetProbeCap sets probeCap (tests cover both ways) and returns the old one.
 func SetProbeCap(n int) int { return int(probeCap.Swap(int64(n))) }
 
 func (d *Set) migrateValues(ctx context.Context, searches []Search) error {
@@ -77,9 +55,7 @@ func (d *Set) migrateValues(ctx context.Context, searches []Search) error {
 	}
 	marker := valuesVersion + ":" + strings.Join(sig, ",")
 	return d.db.Rebuild(ctx, "search_values_version", marker, nil, func(*sql.Tx) ([]string, error) {
-		// Cached values of an earlier schema must not survive a rebuild.
-		d.valuesCache.reset()
-		// The distinct-value counts of few's columns, built from scratch.
+		d.valuesCache.reset() // an earlier schema's values must not survive
 		var stmts []string
 		for _, t := range countedTables() {
 			for _, suffix := range []string{"_values_ai", "_values_ad", "_values_au"} {
@@ -89,8 +65,7 @@ func (d *Set) migrateValues(ctx context.Context, searches []Search) error {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+valuesGen, "DROP TABLE IF EXISTS "+valuesTable, "DROP TABLE IF EXISTS "+valuesLog,
 			`CREATE TABLE `+valuesTable+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, value TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (workspace_id, tbl, value, shard))`,
-			// gen grows whenever a workspace gets a new value, so the cached
-			// list of values knows when to reload.
+			// gen grows with each new value: the cached values know to reload.
 			`CREATE TABLE `+valuesGen+` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL, gen BIGINT NOT NULL,
 			PRIMARY KEY (workspace_id, tbl))`,
 			// Each new value under the gen it made, so a reload reads only those.
@@ -116,12 +91,9 @@ func (d *Set) migrateValues(ctx context.Context, searches []Search) error {
 // values are a workspace's distinct values of a table's Few column, with
 // their words as the word index would fold them.
 type values struct {
-	vals []string
-	at   map[string]int // index of each value in vals
-	// byWord is every word of every value, sorted: the values a token
-	// starts a word of are one binary search away, not a test of every
-	// word of every value per search.
-	byWord []wordOf
+	vals   []string
+	at     map[string]int // index of each value in vals
+	byWord []wordOf       // every word of every value, sorted for binary search
 }
 
 // wordOf is one word of value val.
@@ -161,13 +133,9 @@ func (x *values) startedBy(t string) []int {
 	return slices.Compact(out)
 }
 
-// fewValues is a workspace's distinct values of a table's Few column. The
-// first call reads them all; after that, a gen that moved on means new
-// values, and only those are read, from the log of new values, and folded.
-// Reading all the names of a large workspace again would be paid by the
-// first search after each new name.
-// g is the values' generation, which Find reads with the table's; not valid
-// when the workspace has no values yet.
+// fewValues is a workspace's distinct values of a table's Few column at
+// generation g (not valid: no values yet). After the first read, only the
+// values logged since the cached generation are read and folded.
 func (d *Set) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64) (*values, error) {
 	if !g.Valid {
 		return &values{}, nil
@@ -177,13 +145,12 @@ func (d *Set) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64
 	if c, ok := d.valuesCache.get(key, gen); ok {
 		return c, nil
 	}
-	// Values that arrive after gen was read make gen newer: the next search
-	// reads them. A value read twice (it arrived between the two reads, or
-	// in a second PostgreSQL shard) is kept once.
+	// A later value makes gen newer, so the next search reads it; a value
+	// read twice (a race, or a second PostgreSQL shard) is kept once.
 	var q string
 	var args []any
 	old, oldGen, ok := d.valuesCache.last(key)
-	if ok && oldGen < gen && d.uses("valuesLog") {
+	if ok && oldGen < gen && d.db.Uses("valuesLog") {
 		q, args = "SELECT value FROM "+valuesLog+" WHERE workspace_id = ? AND tbl = ? AND gen > ? AND gen <= ?", []any{wsID, table, oldGen, gen}
 	} else {
 		old, q, args = nil, "SELECT DISTINCT value FROM "+valuesTable+" WHERE workspace_id = ? AND tbl = ?", []any{wsID, table}
@@ -192,8 +159,7 @@ func (d *Set) fewValues(ctx context.Context, wsID, table string, g sql.NullInt64
 	if err != nil {
 		return nil, err
 	}
-	// A copy to add values to: old may be in use by other searches, and is
-	// never changed.
+	// A copy: old may be in use by other searches.
 	c := &values{at: map[string]int{}}
 	if old != nil {
 		c = &values{vals: slices.Clip(old.vals), at: maps.Clone(old.at), byWord: old.byWord}
@@ -232,20 +198,15 @@ func ascii(s string) bool {
 type Found struct {
 	// Cond is an exact SQL condition on the table aliased t keeping the
 	// rows that match, with its arguments; empty when q holds no word.
-	Cond string
-	Args []any
-	// Counted: Total is the exact number of matches.
-	Counted bool
+	Cond    string
+	Args    []any
+	Counted bool // Total is the exact number of matches
 	Total   int64
 	// Page: Cond keeps exactly the rows of the requested page. IDs, when
-	// not nil, are their ids in the page's order: read from the index that
-	// found them, they spare the page a second visit to its rows when
-	// their records are cached.
+	// not nil, are their ids in order, sparing a visit to cached records.
 	Page bool
 	IDs  []string
-	// sub, when the matches are exactly the keys one word index query
-	// selects (SQLite), is that query; Cond is then "key IN (sub)".
-	sub string
+	sub  string // the word index query whose keys are exactly the matches (SQLite), if any
 }
 
 // paged is the Found of a page whose keys the search read.
@@ -265,20 +226,16 @@ type search struct {
 	full  []int    // the values that cover every token
 	bare  []string // the tokens no value covers
 	cap   int      // probeCap, read once
-	// probeCached: small probe answers are cached while the table's
-	// generation, tableGen (read with the values' at the start), holds.
-	probeCached bool
-	tableGen    int64
-	// offset and limit are the page asked for.
-	offset, limit int
+	// probeCached: small probe answers are cached while tableGen holds.
+	probeCached   bool
+	tableGen      int64
+	offset, limit int // the page asked for
 }
 
 // Find answers q over the workspace's rows of s.Table. With whole (the list
 // has no other condition) it also counts the matches and picks the page at
 // offset, when that is cheap; otherwise it answers a condition.
 func (d *Set) Find(ctx context.Context, s Search, wsID, q string, whole bool, offset, limit int) (Found, error) {
-	// q's first maxTokens words folded as the word index folds them,
-	// without repeats.
 	toks, folded, err := d.sql.foldTokens(ctx, d, q)
 	if err != nil {
 		return Found{}, err
@@ -290,7 +247,7 @@ func (d *Set) Find(ctx context.Context, s Search, wsID, q string, whole bool, of
 		return Found{}, nil
 	}
 	x := &search{d: d, s: s, wsID: wsID, toks: toks, vals: &values{}, cover: make([][]int, len(toks)), cap: int(probeCap.Load()), offset: offset, limit: limit,
-		probeCached: d.db.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table) && d.uses("probeCache")}
+		probeCached: d.db.Dialect == dialect.SQLite && hasWorkspaceColumn(s.Table) && d.db.Uses("probeCache")}
 	if s.few() != "" || x.probeCached {
 		g, err := d.searchGensOf(ctx, wsID, s.Table)
 		if err != nil {
@@ -331,9 +288,8 @@ func (d *Set) Find(ctx context.Context, s Search, wsID, q string, whole bool, of
 // maxKeys bounds the match keys carried from the count to the page query.
 const maxKeys = 50_000
 
-// countSub counts the matches of a whole list that one word index query
-// selects. Their keys are read once, counted, and handed to the page query
-// as a list, so the index is searched only once.
+// countSub counts the matches one word index query selects and hands their
+// keys to the page query, so the index is searched once.
 func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 	d := x.d
 	var keys string
@@ -347,20 +303,16 @@ func (x *search) countSub(ctx context.Context, f Found) (Found, error) {
 		return Found{}, err
 	}
 	f.Counted = true
-	// Fetching every match by key and sorting them (a row costs scattered
-	// table pages) beats walking the newest-first index until the page is
-	// found (an entry is cheap, but rows/matches of them per match) while
-	// matches² · 25 ≤ (offset+limit) · rows; the 25 is the ratio of the
-	// two costs (docs/performance.md).
+	// Fetching every match by key and sorting beats walking the newest-first
+	// index while matches² · 25 ≤ (offset+limit) · rows (docs/performance.md).
 	if rows, ok := d.Count(ctx, x.wsID, x.s.Table, ""); ok && f.Total*f.Total*25 > int64(x.offset+x.limit)*rows {
 		f.Cond = d.sql.manyAmong(f.Cond)
 	}
 	return f, nil
 }
 
-// searchGens are the generations a search of a table depends on: the
-// values' (for the cached list of names) and the table's (for cached
-// probes).
+// searchGens are the generations a search depends on: the values' (cached
+// names) and the table's (cached probes).
 type searchGens struct {
 	values sql.NullInt64
 	table  int64
@@ -468,20 +420,17 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	if len(x.full) > 1 {
 		in, vl = " IN "+d.sql.jsonList(), x.valueList(x.full)
 	}
-	// The values' count is read by the page's statement (once): one read
-	// transaction, and the count and the page come from the same snapshot.
+	// The count rides on every row of the page (run once: it does not
+	// depend on the row), so both come from one snapshot; it is read alone
+	// when the page is empty.
 	count := "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + valuesTable + " WHERE workspace_id = ? AND tbl = ? AND value" + in
 	args := []any{x.wsID, t, vl}
-	// It rides on every row of the page (a subquery that does not depend
-	// on the row is run once), and is read alone when the page is empty.
 	counted := ", (" + count + ")"
-	// Each value's rows come newest first from the value index (the
-	// planner picks it by its statistics); the page merges the first
-	// offset+limit of each (and the extra rows).
+	// The page merges the first offset+limit rows of each value's index
+	// (and the extra rows).
 	var q string
 	if len(x.full) == 1 && len(extra) == 0 {
-		// One value's rows alone: the page is a stretch of its index,
-		// without the merge's subquery and sort.
+		// One value's rows alone: a stretch of its index, without a merge.
 		q = "SELECT " + d.sql.rowKey() + " AS k, t.id AS i" + counted + " FROM " + t + " t WHERE t.workspace_id = ? AND t." + few + " = ?" +
 			" ORDER BY t.created_at DESC, t.id DESC" + database.LimitOffset(limit)
 		args = append(args, x.wsID, x.vals.vals[x.full[0]], offset)
@@ -513,9 +462,8 @@ func (x *search) page(ctx context.Context, offset, limit int) (Found, bool, erro
 	return f, err == nil, err
 }
 
-// pageRows reads the page query's rows, each with the count (whose
-// arguments come first, as in the text), and the count alone when the
-// page is empty.
+// pageRows reads the page query's rows with the count (whose arguments come
+// first), and the count alone when the page is empty.
 func (x *search) pageRows(ctx context.Context, q string, args []any, count string) (Found, error) {
 	d := x.d
 	var total int64
@@ -558,10 +506,8 @@ func (x *search) probe(ctx context.Context, toks []string, or bool) (string, int
 		args = append([]any{x.wsID}, args...)
 	} // else the index query alone, without reading the table
 	q := "SELECT " + d.sql.jsonAgg("docid") + ", COUNT(*) FROM (" + sub + " LIMIT " + strconv.Itoa(x.cap+1) + ") x"
-	// On SQLite a lookup that lands on a word found in most rows reads
-	// that word's whole doclist (a few MB at a million rows: "stark*" sorts
-	// after the "inv" of every invoice number), so small answers are kept
-	// while the workspace's word index is unchanged.
+	// On SQLite a prefix next to a word of most rows reads that word's whole
+	// doclist, so small answers are kept while the word index is unchanged.
 	var key string
 	if x.probeCached {
 		key = fmt.Sprintf("%s|%s|%v|%d", x.wsID, x.s.Table, match, x.cap)

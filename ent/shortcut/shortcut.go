@@ -1,17 +1,9 @@
 // Package shortcut holds every shortcut of Ledgerbase's reads and every
-// cache kept over the database: the list counters and day counts, the kept
-// sums, the full-text search with its value counts, value log and probe
-// cache, the data-version watcher, the access watcher of the key cache,
-// and the bulk loader that fills them at once. Each is named in Names and
-// can be switched off at serve time, when the plain path answers instead.
-//
-// The full-text search lives here, not in a package of its own: its
-// shortcuts read the counters' generations and the data version, and the
-// bulk loader fills its index with the counters, so apart they would
-// export each other's internals.
-//
-// Everything kept is kept per database, in the Set that Of returns: the
-// caches are fields of it, never package globals.
+// cache kept over the database: counters, kept sums, full-text search, the
+// data-version and access watchers, and the bulk loader that fills them at
+// once. Each is named in Names and can be switched off at serve time.
+// The search lives here because its shortcuts and the bulk loader share the
+// counters' internals. Everything kept is per database, in the Set of Of.
 package shortcut
 
 import (
@@ -32,11 +24,9 @@ type Set struct {
 	// dv tells whether anything was committed (SQLite; see DataVersion).
 	dv *dataVersion
 
-	// values are, by table, the columns whose values lists filter on
-	// (declared enums and booleans: status, online...), set by Migrate:
-	// rows are also counted per value, so a list filtered on one of them
-	// has an exact total without a scan. Only declared filters are counted:
-	// every counter is one more write in every insert's transaction.
+	// values are, by table, the declared enum and boolean columns lists
+	// filter on, whose rows are counted per value (set by Migrate). Only
+	// declared ones: every counter is a write in every insert.
 	values map[string][]string
 	// searches are the word-indexed searches by table (set by Migrate;
 	// Bulk fills their indexes itself).
@@ -80,15 +70,12 @@ func (d *Set) Close() error {
 	return nil
 }
 
-// uses reports whether the shortcut name is on.
-func (d *Set) uses(name string) bool { return d.db.Uses(name) }
-
 // dataVersionGen is the gen of values that hold while nothing is
 // committed (SQLite's data version; none on PostgreSQL, nor with the
 // shortcut name off).
 func (d *Set) dataVersionGen(ctx context.Context, name string) func() (int64, bool) {
 	return func() (int64, bool) {
-		if !d.uses(name) {
+		if !d.db.Uses(name) {
 			return 0, false
 		}
 		v, ok, err := d.DataVersion(ctx)

@@ -48,11 +48,8 @@ func (sqliteSQL) wordsCond(s Search, wsID string, toks []string, or bool) (strin
 	return "t.rowid IN (" + sub + ")", args, sub
 }
 
-// manyAmong hides the rowid from the planner with a unary + (sqlite.org,
-// "The SQLite Query Optimizer Overview", disqualifying WHERE clause terms):
-// it cannot tell how many rows an FTS query selects, and with the rowid
-// usable it fetches every match by rowid and sorts them, which for a word
-// most rows hold is the whole table.
+// manyAmong hides the rowid from the planner with a unary +: it cannot tell
+// how many rows an FTS query selects, and would fetch and sort every match.
 func (sqliteSQL) manyAmong(cond string) string { return "+" + cond }
 
 // dayOf: ent keeps SQLite times as text starting with the date, in UTC.
@@ -92,9 +89,8 @@ func (sqliteSQL) valuesTriggers(t, c string) []string {
 }
 
 // searchInserts are the statements of the word index's insert trigger on
-// s.Table, about the row new; with bulk, the same statements over every row
-// above a rowid, in rowid order, the table aliased as new: they insert what
-// the trigger would have, row by row, without firing it (see Bulk).
+// s.Table, about the row new; with bulk, the same over every row above a
+// rowid, in rowid order (see Bulk).
 func searchInserts(s Search, bulk bool) []string {
 	values := func(exprs string) string {
 		if bulk {
@@ -121,9 +117,8 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 	bump := ""
 	if hasWorkspaceColumn(s.Table) {
 		// Cached word lookups (see probe) hold while the table's list_totals
-		// gen does: the totals triggers bump it on every insert and delete,
-		// and this on an update of a searched column, so an insert costs no
-		// write of its own for it.
+		// gen does: the totals triggers bump it on insert and delete, this on
+		// an update of a searched column.
 		bump = fmt.Sprintf("UPDATE %s SET gen = gen + 1 WHERE workspace_id = old.workspace_id AND tbl = '%s' AND shard = 0; ", totalsTable, s.Table)
 	}
 	cols := s.words()
@@ -149,13 +144,9 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 	if len(cols) == 0 {
 		return nil
 	}
-	// unicode61 splits on anything but letters and digits, like
-	// SearchTokens. No prefix indexes: they double the index work of every
-	// insert, and the prefixes people type (a number, a name) are longer
-	// than the 2 or 4 characters such an index would serve.
-	// matchinfo=fts3 drops the per-row %_docsize table, which only
-	// matchinfo's length values read (nothing here ranks): one page write
-	// less per indexed row.
+	// unicode61 splits like SearchTokens. No prefix indexes: they double the
+	// work of every insert for prefixes shorter than people type.
+	// matchinfo=fts3 drops the per-row %_docsize table: nothing here ranks.
 	create := fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING fts4(body, tokenize=unicode61, languageid="lid", matchinfo=fts3)`, fts)
 	// Rebuild only when the table or the searched columns changed since the last start.
 	var haveTrigger, haveTable string
@@ -173,8 +164,7 @@ func (sqliteSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 		stmts = append(stmts, fmt.Sprintf("INSERT INTO %s(docid, body, lid) SELECT rowid, %s, 0 FROM %s", fts, document("", cols), s.Table))
 	}
 	stmts = append(stmts,
-		// Few, large segments keep prefix queries fast; automerge keeps them
-		// few as rows arrive one transaction at a time.
+		// Few, large segments keep prefix queries fast.
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('optimize')", fts, fts),
 		fmt.Sprintf("INSERT INTO %s(%s) VALUES ('automerge=4')", fts, fts))
 	return database.RunTx(ctx, d.db.WritePool, func(tx *sql.Tx) error { return database.ExecAll(ctx, tx, append(stmts, triggers...)...) })

@@ -10,14 +10,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// Kept sums: the money figures of the admin dashboard (what clients owe by
-// due date, what was invoiced per month, what the workspace owes) summed
-// over a million invoices would cost more than a page may take. Triggers
-// keep them in list_sums, in the same transaction as every insert, update
-// and delete, as list_totals keeps counts: the API, the admin UI, the
-// overdue sweep, seeding and hand-run SQL all keep them right without
-// knowing. A sum is kept per workspace, status, currency and grouping value
-// (a due date, a month), so the reader adds up a few hundred rows at most.
+// Kept sums: the admin dashboard's money figures, kept by triggers in
+// list_sums in the writing transaction (as list_totals keeps counts), per
+// workspace, status, currency and grouping value (a due date, a month), so
+// a reader adds up a few hundred rows at most.
 
 const (
 	sumsTable   = "list_sums"
@@ -103,11 +99,9 @@ func (sqliteSQL) sumsTriggers(t string) []string {
 		sqliteTrigger(t+"_sums_au", "UPDATE OF "+strings.Join(watched(t), ", ")+" ON "+t+" WHEN "+strings.Join(changed, " OR "), body("old.", "-")+" "+body("new.", "")))
 }
 
-// sumsTriggers on PostgreSQL work per statement over the transition
-// tables, as the totals do. The shard follows the transaction, so one
-// transaction never holds two shards of a sum (two transactions taking two
-// shards in opposite orders would deadlock), while concurrent ones mostly
-// take different shards.
+// sumsTriggers on PostgreSQL work per statement, as the totals do. The
+// shard follows the transaction, so one never holds two shards of a sum
+// (which could deadlock), while concurrent ones mostly differ.
 func (postgresSQL) sumsTriggers(t string) []string {
 	rows := func(rel, sign string) string {
 		var q []string
@@ -147,8 +141,7 @@ func (d *Set) migrateSums(ctx context.Context) error {
 				n BIGINT NOT NULL, cents BIGINT NOT NULL, PRIMARY KEY (workspace_id, k, shard))`}
 		for _, t := range sumsTables() {
 			stmts = append(stmts, d.sql.sumsTriggers(t)...)
-			// Summed under the same transaction as the triggers: nothing is
-			// counted twice or missed.
+			// In the triggers' transaction: nothing counted twice or missed.
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, k, shard, n, cents) SELECT workspace_id, k, 0, n, cents FROM (%s) x",
 				sumsTable, sumRows(t, "true")))
 		}
@@ -172,7 +165,7 @@ func (d *Set) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, e
 		var r SumRow
 		q, args := "SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k",
 			[]any{workspaceID, name + ":", name + ";"}
-		if !d.uses("keptSums") {
+		if !d.db.Uses("keptSums") {
 			// The plain path: the rows summed.
 			for _, s := range Sums {
 				if s.Name == name {

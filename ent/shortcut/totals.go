@@ -18,37 +18,29 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// List totals: an unfiltered list's meta.total must be exact, and COUNT(*)
-// over a million rows costs more than the whole page. Triggers keep a
-// per-workspace row count of every workspace-scoped table in list_totals,
-// in the same transaction as the insert or delete, so every write path —
-// the API, the admin UI, bulk seeding — keeps it right without knowing.
-//
-// On PostgreSQL concurrent inserts would queue on one counter row until
-// commit, so each workspace and table has totalShards rows picked at random
-// and a total is their sum. SQLite has one writer and uses shard 0.
+// List totals: an unfiltered list's exact meta.total without COUNT(*).
+// Triggers keep per-workspace row counts in list_totals in the writing
+// transaction, so every write path keeps them right without knowing. On
+// PostgreSQL concurrent inserts would queue on one counter row, so each
+// count has totalShards rows picked at random; SQLite uses shard 0.
 
 const (
 	totalsTable = "list_totals"
-	// daysTable splits the same counts by day of created_at: a deep offset
-	// finds its day by summing a few hundred day counts, then skips only
-	// within that day (see Skip).
+	// daysTable splits the counts by day of created_at, so a deep offset
+	// skips only within its day (see Skip).
 	daysTable   = "list_days"
 	totalShards = 16
 )
 
-// totalsVersion changes whenever the trigger definitions do, so a start
-// after an upgrade rebuilds them and recounts.
+// totalsVersion changes whenever the trigger definitions do (a rebuild).
 const totalsVersion = "v7"
 
-// uncounted are workspace tables no list total reads: the event log and the
-// webhook tables page and count by their own queries, and a trigger on
-// every event insert would cost every write.
+// uncounted are workspace tables no list total reads (they count by their
+// own queries), spared a trigger on every insert.
 var uncounted = []string{"events", "webhook_endpoints", "webhook_deliveries", "webhook_attempts"}
 
-// countedTables are the tables with a workspace_id column, found once (the
-// schema is compiled in; searches ask on every request). Callers must not
-// change the slice.
+// countedTables are the tables with a workspace_id column, found once.
+// Callers must not change the slice.
 var countedTables = sync.OnceValue(func() []string {
 	var out []string
 	for _, t := range migrate.Tables {
@@ -111,12 +103,10 @@ func (d *Set) migrateTotals(ctx context.Context) error {
 }
 
 // totalsSchema is the SQL that builds the list counters of tables from
-// scratch: tables, triggers and a recount under the same transaction as the
-// triggers, so no insert is counted twice or missed.
+// scratch; the recount runs in the triggers' transaction, so no insert is
+// counted twice or missed.
 func (d *Set) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]string, error) {
-	// The counters are rebuilt from the rows below: their tables too.
-	// gen grows on every change of a counter, so a cache of what was
-	// derived from the counters can tell it is still current.
+	// gen grows on every change of a counter, so caches can tell they are current.
 	stmts := []string{"DROP TABLE IF EXISTS " + totalsTable, "DROP TABLE IF EXISTS " + daysTable,
 		`CREATE TABLE ` + totalsTable + ` (workspace_id TEXT NOT NULL, tbl TEXT NOT NULL,
 			shard INTEGER NOT NULL, n BIGINT NOT NULL, gen BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (workspace_id, tbl, shard))`,
@@ -194,26 +184,17 @@ func (d *Set) dayCounts(ctx context.Context, workspaceID, table string) (*days, 
 	})
 }
 
-// countedSet are the tables with totals (all scoped tables once migrated).
-var countedSet = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range countedTables() {
-		m[t] = true
-	}
-	return m
-})
-
 // counted reports whether name ("table" or "table:column") has totals.
 func (d *Set) counted(name string) bool {
 	t, c, ok := strings.Cut(name, ":")
 	if !ok {
-		return countedSet()[t]
+		return hasWorkspaceColumn(t)
 	}
 	return slices.Contains(d.values[t], c)
 }
 
 // Count answers the exact number of rows of table (or of a ValueKey) in the
-// workspace from the maintained totals; ok is false for a scoped subset (scope is an extra
+// workspace from the totals; ok is false for a scoped subset (an extra
 // condition such as "is_product = true"), which the caller counts itself.
 func (d *Set) Count(ctx context.Context, workspaceID, table, scope string) (int64, bool) {
 	name, _, _ := strings.Cut(table, "=")

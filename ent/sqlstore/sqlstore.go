@@ -1,9 +1,6 @@
 // Package sqlstore is every write that is clearer as SQL than through
-// ent's typed builders, each a named function: a move of any table's
-// records to a status, a row's delete, a workspace's events in few
-// statements, the shared rate limit's atomic upsert. Every other write
-// goes through ent, which sets updated_at itself; here each function sets
-// it where the table has it. The reads of records stay with their readers.
+// ent's typed builders, each a named function. Ent sets updated_at itself;
+// here each function sets it where the table has it.
 package sqlstore
 
 import (
