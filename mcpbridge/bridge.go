@@ -272,13 +272,10 @@ func structured(raw []byte) *mcp.CallToolResult {
 	}
 }
 
-// errorResult is an API error as a tool error: isError with the error as
-// JSON in a text block ({"error": {status, code, message, param,
-// request_id, retry_after}, "hint": ...}), and no structured content. A
-// tool's outputSchema describes its successes; structured content on an
-// error would have to match it too, and the official TypeScript client
-// rejects a result whose structured content does not (-32602), so the model
-// would never see the error. Every client shows text content.
+// errorResult is an API error as a tool error: isError with {"error":
+// ..., "hint": ...} in a text block and no structured content, which would
+// have to match the tool's outputSchema (the TypeScript client rejects it
+// with -32602, hiding the error from the model).
 func errorResult(e *APIError) *mcp.CallToolResult {
 	body, err := json.Marshal(struct {
 		Error *APIError `json:"error"`

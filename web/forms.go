@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -205,19 +206,10 @@ func rowName(f resource.Field, i int, it resource.Field) string {
 
 // rowCount is how many rows of f the values hold.
 func rowCount(v formValues, f resource.Field) int {
-	n := 0
 	for i := 0; ; i++ {
-		found := false
-		for _, it := range f.Items {
-			if _, ok := v[rowName(f, i, it)]; ok {
-				found = true
-				break
-			}
+		if !slices.ContainsFunc(f.Items, func(it resource.Field) bool { _, ok := v[rowName(f, i, it)]; return ok }) {
+			return i
 		}
-		if !found {
-			return n
-		}
-		n = i + 1
 	}
 }
 
@@ -494,8 +486,8 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 		if parent == nil {
 			return u.recordMissing(c, s.Parent, s.ID)
 		}
-	} else if err := u.prefill(c, s, v); err != nil {
-		return err
+	} else {
+		u.prefill(c, s, v)
 	}
 	defaults(s, v)
 	return u.showForm(c, s, v, emptyRows, nil, nil)
@@ -537,12 +529,8 @@ func (u *UI) editing(c *fiber.Ctx, s formSpec) (record, error) {
 
 func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
 	d := formData{R: s.R, ID: s.ID, Doc: s.RT.Op.Summary, Spec: s, Idem: newIdemKey()}
-	d.page = u.pageOf(c, capitalize(s.Title))
+	d.page = u.pageOf(c, capitalize(s.Title), "rec:"+cmp.Or(s.Parent, s.R).Name)
 	d.Action, d.Back, d.Submit = s.Action, s.Back, s.Submit
-	d.Current = "rec:" + s.R.Name
-	if s.Parent != nil {
-		d.Current = "rec:" + s.Parent.Name
-	}
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
@@ -875,22 +863,28 @@ type actionData struct {
 	Danger bool
 }
 
+// actionOf is the workspace, resource and operation an action's page names.
+func actionOf(c *fiber.Ctx) (*ent.Workspace, *resource.Resource, api.Route, bool) {
+	ws := workspaceOf(c)
+	r := browsableByName(c.Params("res"))
+	if r == nil || !writable(ws, r) {
+		return nil, nil, api.Route{}, false
+	}
+	rt, ok := actionRoute(r, c.Params("name"))
+	return ws, r, rt, ok
+}
+
 // actionPage asks to confirm an action, with its fields when it has some.
 func (u *UI) actionPage(c *fiber.Ctx) error {
 	return u.showAction(c, formValues{}, nil)
 }
 
 func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
-	ws := workspaceOf(c)
-	r := browsableByName(c.Params("res"))
-	if r == nil || !writable(ws, r) {
-		return u.notFound(c)
-	}
-	name, id := c.Params("name"), c.Params("id")
-	rt, ok := actionRoute(r, name)
+	ws, r, rt, ok := actionOf(c)
 	if !ok {
 		return u.notFound(c)
 	}
+	name, id := c.Params("name"), c.Params("id")
 	rec, err := u.current(c, r, id)
 	if err != nil {
 		return u.internal(c, err)
@@ -902,9 +896,8 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 	if rt.Op.Kind == resource.Update {
 		label, fields = "Mark "+humanizeLower(strings.TrimPrefix(name, stepPrefix)), nil
 	}
-	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+id), R: r, ID: id, Danger: slices.Contains(irreversible, name),
+	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+id, "rec:"+r.Name), R: r, ID: id, Danger: slices.Contains(irreversible, name),
 		A: recordAction{Name: name, Label: label, Summary: rt.Op.Summary, URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name), Idem: newIdemKey()}}
-	d.Current = "rec:" + r.Name
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
@@ -921,16 +914,11 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 // runAction runs a record's action or delete, as the API's POST
 // /v1/{resource}/{id}/{action} or DELETE would.
 func (u *UI) runAction(c *fiber.Ctx) error {
-	ws := workspaceOf(c)
-	r := browsableByName(c.Params("res"))
-	if r == nil || !writable(ws, r) {
-		return u.notFound(c)
-	}
-	name, id := c.Params("name"), c.Params("id")
-	rt, ok := actionRoute(r, name)
+	ws, r, rt, ok := actionOf(c)
 	if !ok {
 		return u.notFound(c)
 	}
+	name, id := c.Params("name"), c.Params("id")
 	v := formValuesOf(c, rt.Op.Body)
 	body, _ := bodyOf(rt.Op.Body, v, nil)
 	key := c.FormValue(idemName)

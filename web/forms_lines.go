@@ -484,7 +484,7 @@ func (u *UI) rowSource(c *fiber.Ctx, s formSpec, v formValues, f resource.Field)
 // prefill fills a New form from its address (?client_id=cli_…, as the
 // record pages' "New …" links send), and the rows it takes from the record
 // named (an order's lines left to ship).
-func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
+func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) {
 	for _, f := range s.RT.Op.Body {
 		if formable(f) && !rowsField(f) && c.Query(f.Name) != "" {
 			v[f.Name] = c.Query(f.Name)
@@ -502,5 +502,4 @@ func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
 			}
 		}
 	}
-	return nil
 }

@@ -242,8 +242,7 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	if r == nil {
 		return u.notFound(c)
 	}
-	d := listData{page: u.pageOf(c, displayName(r)), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
-	d.Current = "rec:" + r.Name
+	d := listData{page: u.pageOf(c, displayName(r), "rec:"+r.Name), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
 		return render(c, http.StatusForbidden, recordListView(d))
@@ -358,24 +357,19 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if _, ok := r.Op(resource.Get); !ok {
 		return u.notFound(c)
 	}
-	d := detailData{page: u.pageOf(c, r.Singular+" "+id), R: r, ID: id}
+	d := detailData{page: u.pageOf(c, r.Singular+" "+id, "rec:"+r.Name), R: r, ID: id}
 	d.Error = problem
-	d.Current = "rec:" + r.Name
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
 		return render(c, http.StatusForbidden, recordDetailView(d))
 	}
 	ctx := c.UserContext()
-	b, err := u.core.Records.Get(ctx, r, recordsWorkspace(ws), id, "")
-	if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
-		return u.fail(c, http.StatusNotFound, "Not found", "This workspace has no "+r.Singular+" with the id "+id+".")
-	}
+	rec, err := u.current(c, r, id)
 	if err != nil {
 		return u.internal(c, err)
 	}
-	rec, err := decodeRecord(b)
-	if err != nil {
-		return u.internal(c, err)
+	if rec == nil {
+		return u.recordMissing(c, r, id)
 	}
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)

@@ -176,7 +176,7 @@ func (u *UI) notFound(c *fiber.Ctx) error {
 
 // fail renders an error page; the cause goes to the log, never to the page.
 func (u *UI) fail(c *fiber.Ctx, status int, title, msg string) error {
-	p := u.pageOf(c, title)
+	p := u.pageOf(c, title, "")
 	return render(c, status, errorPage(p, status, msg))
 }
 
@@ -228,7 +228,7 @@ func (u *UI) fault(c *fiber.Ctx, e *apierr.Error) error {
 	if e.RetryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 	}
-	p := u.pageOf(c, title)
+	p := u.pageOf(c, title, "")
 	p.Error = banner
 	return render(c, e.Status, faultPage(p, e.Status, retryURL(c)))
 }
@@ -256,8 +256,9 @@ type page struct {
 	Error   string
 }
 
-func (u *UI) pageOf(c *fiber.Ctx, title string) page {
-	p := page{Title: title}
+// pageOf is a page titled title whose nav entry current is shown as current.
+func (u *UI) pageOf(c *fiber.Ctx, title, current string) page {
+	p := page{Title: title, Current: current}
 	if s := sessionOf(c); s != nil {
 		p.CSRF = s.CsrfToken
 		if a, ok := c.Locals(adminKey).(*ent.AdminUser); ok {

@@ -17,11 +17,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
 
-// The workspace's webhook endpoints: list, create, edit, enable and
-// disable, rotate the secret, delete, and each endpoint's delivery log
-// with "send again". Every change goes through the endpoints' rules in
-// api/webhooks (the URL's scheme and addresses, the known event types,
-// the secret), the ones /v1/webhook-endpoints applies.
+// The workspace's webhook endpoints and their delivery logs. Every change
+// goes through the rules /v1/webhook-endpoints applies (api/webhooks).
 
 // deliveriesPerPage is how many deliveries an endpoint's page shows.
 const deliveriesPerPage = 25
@@ -82,8 +79,7 @@ type endpointData struct {
 }
 
 func (u *UI) webhooksData(c *fiber.Ctx, f endpointForm) (webhooksData, error) {
-	d := webhooksData{page: u.pageOf(c, "Webhooks"), Form: f, Groups: eventGroups()}
-	d.Current = "webhooks"
+	d := webhooksData{page: u.pageOf(c, "Webhooks", "webhooks"), Form: f, Groups: eventGroups()}
 	es, err := u.db.Reader.WebhookEndpoint.Query().Where(webhookendpoint.WorkspaceID(workspaceOf(c).ID)).
 		Order(ent.Desc(webhookendpoint.FieldCreatedAt), ent.Desc(webhookendpoint.FieldID)).All(c.UserContext())
 	d.Endpoints = es
@@ -145,8 +141,7 @@ func (u *UI) endpointOf(c *fiber.Ctx) (*ent.WebhookEndpoint, error) {
 // showEndpoint renders an endpoint's page: its settings form (f, when a
 // refused edit is shown again), its actions, and its deliveries.
 func (u *UI) showEndpoint(c *fiber.Ctx, status int, e *ent.WebhookEndpoint, secret string, f *endpointForm) error {
-	d := endpointData{page: u.pageOf(c, "Webhook endpoint"), E: e, Secret: secret, Groups: eventGroups()}
-	d.Current = "webhooks"
+	d := endpointData{page: u.pageOf(c, "Webhook endpoint", "webhooks"), E: e, Secret: secret, Groups: eventGroups()}
 	if f != nil {
 		d.Form = *f
 		d.Error = "The changes were not saved; see the field marked below."
@@ -222,8 +217,7 @@ func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	d := endpointData{page: u.pageOf(c, "Delete webhook endpoint"), E: e}
-	d.Current = "webhooks"
+	d := endpointData{page: u.pageOf(c, "Delete webhook endpoint", "webhooks"), E: e}
 	return render(c, http.StatusOK, deleteEndpointView(d))
 }
 

@@ -1,9 +1,6 @@
 // Package openapi derives the OpenAPI 3.1 document of /v1 from the resource
-// declarations: every route of api.Routes(), its parameters and named
-// filters, request bodies from the declared fields, and record schemas from
-// the columns the read engine shows. Nothing is written by hand per
-// endpoint, so the document cannot drift from the code; the test suite
-// validates every request and response against it.
+// declarations, so it cannot drift from the code; the test suite validates
+// every request and response against it.
 package openapi
 
 import (
