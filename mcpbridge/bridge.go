@@ -1,7 +1,5 @@
 // Package mcpbridge is the MCP server of ledgerbase-mcp: tools derived from
-// the /v1 resource declarations, each one a call of the REST API made with
-// the one key the bridge holds. It never opens a database, so it works
-// against any reachable Ledgerbase.
+// the /v1 declarations, each a REST call with the bridge's one key.
 package mcpbridge
 
 import (

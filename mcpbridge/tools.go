@@ -77,9 +77,7 @@ func article(s string) string {
 }
 
 // toolName names a tool by verb and noun as a model would guess it:
-// list_sales_orders, get_invoice, create_shipment, add_invoice_payment,
-// add_tracking_events, bulk_upsert_products, send_invoice, delete_invoice;
-// /v1/me is whoami.
+// list_sales_orders, add_invoice_payment, bulk_upsert_products, whoami.
 func toolName(e resource.Endpoint) string {
 	r := e.Resource
 	if r == resource.Me {

@@ -20,9 +20,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// browsable lists the resources with their own list page: every declared
-// resource with a table and a list, except sub-resources, which appear on
-// their parent's page.
+// browsable lists the resources with their own list page (sub-resources
+// appear on their parent's).
 func browsable() []*resource.Resource {
 	var out []*resource.Resource
 	for _, r := range resource.All {
@@ -310,9 +309,8 @@ func gateMessage(err error) string {
 	return "This request cannot be served."
 }
 
-// subTable is a list shown inside a record's page: embedded children
-// (order lines, tracking events), JSON arrays (packages, a gift card's
-// ledger) and sub-resources (an invoice's payments).
+// subTable is a list inside a record's page: embedded children, JSON
+// arrays (a gift card's ledger) and sub-resources (an invoice's payments).
 type subTable struct {
 	Title    string
 	Note     string

@@ -180,10 +180,12 @@ func (u *UI) endpointPage(c *fiber.Ctx) error {
 	return u.showEndpoint(c, http.StatusOK, e, "", nil)
 }
 
-// endpointWrite runs op on the workspace's endpoint :id and goes back to
-// its page, saying done.
-func (u *UI) endpointWrite(c *fiber.Ctx, op api.ConfigOp, in any, done string) error {
-	return u.configure(c, op, in, wsURL(workspaceOf(c), "webhooks", c.Params("id"))+"?done="+done, nil)
+// endpointWrite is a button that runs op on the workspace's endpoint :id
+// and goes back to its page, saying done.
+func (u *UI) endpointWrite(op api.ConfigOp, in any, done string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		return u.configure(c, op, in, wsURL(workspaceOf(c), "webhooks", c.Params("id"))+"?done="+done, nil)
+	}
 }
 
 func (u *UI) updateEndpoint(c *fiber.Ctx) error {
@@ -200,18 +202,6 @@ func (u *UI) updateEndpoint(c *fiber.Ctx) error {
 	})
 }
 
-func (u *UI) disableEndpoint(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.UpdateEndpoint, map[string]any{"disabled": true}, "disabled")
-}
-
-func (u *UI) enableEndpoint(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.UpdateEndpoint, map[string]any{"disabled": false}, "enabled")
-}
-
-func (u *UI) rotateEndpointSecret(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.RotateSecret, nil, "rotated")
-}
-
 func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 	e, err := u.endpointOf(c)
 	if err != nil {
@@ -223,11 +213,6 @@ func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 
 func (u *UI) deleteEndpoint(c *fiber.Ctx) error {
 	return u.configure(c, api.DeleteEndpoint, nil, wsURL(workspaceOf(c), "webhooks")+"?deleted="+url.QueryEscape(c.Params("id")), nil)
-}
-
-// retryDelivery is "send again": the delivery is due now, whatever its state.
-func (u *UI) retryDelivery(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.RetryDelivery, nil, "retry")
 }
 
 // attemptOutcome says how an attempt ended: the receiver's status, or why

@@ -179,10 +179,12 @@ func nullable(s *openapi3.Schema) *openapi3.Schema {
 	return s
 }
 
+// str is a string schema described by doc.
+func str(doc string) *openapi3.Schema {
+	return &openapi3.Schema{Type: types(openapi3.TypeString), Description: doc}
+}
+
 func errorSchema() *openapi3.Schema {
-	str := func(doc string) *openapi3.Schema {
-		return &openapi3.Schema{Type: types(openapi3.TypeString), Description: doc}
-	}
 	return object(map[string]*openapi3.Schema{
 		"error": object(map[string]*openapi3.Schema{
 			"code":       str("Machine-readable code, e.g. invalid_request, permission_denied, amount_exceeds_balance."),

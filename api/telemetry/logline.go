@@ -28,8 +28,6 @@ type SerialWriter interface {
 }
 
 // NewLogHandler returns a JSON (json true) or text handler writing to out.
-// opts.ReplaceAttr and opts.AddSource are not supported (the fast path
-// could not honour them).
 func NewLogHandler(out io.Writer, json bool, level slog.Leveler) *LogHandler {
 	w, ok := out.(SerialWriter)
 	if !ok {
