@@ -252,9 +252,8 @@ func (b *Bridge) handler(t Tool) server.ToolHandlerFunc {
 	}
 }
 
-// structured answers the API's JSON both as structured content and, for
-// clients that only read text, as the same JSON in a text block. MCP wants
-// an object: any other JSON value is wrapped as {"data": ...}.
+// structured answers the API's JSON as structured content and as text (for
+// clients that read only text); MCP wants an object, so others are {"data": ...}.
 func structured(raw []byte) *mcp.CallToolResult {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {

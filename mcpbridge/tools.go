@@ -353,9 +353,8 @@ func conventions(fs []resource.Field) string {
 	return s
 }
 
-// request turns a call's arguments into the HTTP request of the endpoint:
-// path arguments fill the path, the rest is the query (reads) or the JSON
-// body (writes).
+// request turns a call's arguments into the endpoint's request: path
+// arguments fill the path, the rest is the query (reads) or the body.
 func (t Tool) request(args map[string]any) (path string, query url.Values, body map[string]any, err error) {
 	rest := make(map[string]any, len(args))
 	for k, v := range args {

@@ -328,10 +328,8 @@ func bodyOf(fields []resource.Field, v, old formValues) ([]byte, map[string]stri
 	return b, paths
 }
 
-// jsonValue is a form value as JSON: integers as numbers (a value that
-// is not one is sent as typed, for the API to refuse with its message),
-// booleans as true or false, strings as they are. ok is false when the
-// field is left out.
+// jsonValue is a form value as JSON (a non-integer in an integer field is
+// sent as typed, for the API to refuse); ok is false when it is left out.
 func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
 	if f.Type == resource.Boolean {
 		switch s {
@@ -372,9 +370,8 @@ func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
 	return s, true
 }
 
-// writable reports whether the session may write records: admin users
-// are the workspace's admins (the UI has no read-only sessions), and
-// the workspace's plan must reach the resource.
+// writable reports whether the session may write records: admins always
+// may (the UI has no read-only sessions) where the plan reaches r.
 func writable(ws *ent.Workspace, r *resource.Resource) bool {
 	return access.GatePlan(access.WorkspaceOf(ws), r) == nil
 }

@@ -475,9 +475,8 @@ func (u *UI) rowSource(c *fiber.Ctx, s formSpec, v formValues, f resource.Field)
 	return sourceRows(f, r, rec)
 }
 
-// prefill fills a New form from its address (?client_id=cli_…, as the
-// record pages' "New …" links send), and the rows it takes from the record
-// named (an order's lines left to ship).
+// prefill fills a New form from its address (?client_id=cli_…, as "New …"
+// links send) and the rows it takes from the record named.
 func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) {
 	for _, f := range s.RT.Op.Body {
 		if formable(f) && !rowsField(f) && c.Query(f.Name) != "" {

@@ -168,9 +168,8 @@ func decodeList(b []byte) (listEnvelope, []record, error) {
 	return env, recs, nil
 }
 
-// listColumns picks the columns a list page shows, from the declaration:
-// the id, what `q` searches, the enum filters (statuses), one amount and
-// the creation time.
+// listColumns picks a list page's columns from the declaration: the id,
+// what `q` searches, the enum filters, one amount and the creation time.
 func listColumns(r *resource.Resource) []string {
 	have := map[string]bool{}
 	for _, c := range records.Columns(r) {
@@ -444,9 +443,8 @@ func objectRows(v any) ([]record, bool) {
 	return rows, true
 }
 
-// columnsOf are the union of the rows' fields that say something: not the
-// workspace, not the link to the page's record that every row repeats, and
-// not a field empty in every row.
+// columnsOf are the rows' fields that say something: not the workspace,
+// the link to the page's record, or a field empty in every row.
 func columnsOf(rows []record, parentID string) []string {
 	var cols []string
 	for _, r := range rows {

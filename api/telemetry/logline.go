@@ -19,9 +19,8 @@ type LogHandler struct {
 	out  io.Writer // serial: slog's writes and the fast path's take turns
 }
 
-// SerialWriter is an io.Writer whose Writes never interleave: it locks
-// them itself. A handler writing to one adds no lock of its own (a second
-// lock per line, taken on every core).
+// SerialWriter is an io.Writer whose Writes never interleave, so a handler
+// writing to one adds no second lock per line.
 type SerialWriter interface {
 	io.Writer
 	SerialWrites()

@@ -142,9 +142,8 @@ func (t *Telemetry) seriesByLabels(route, method string, status int) *series {
 	return s.(*series)
 }
 
-// New registers the appliance's metrics, the Go runtime, process and
-// build-info collectors on a registry of its own (several servers in one
-// test process must not share counters).
+// New registers the appliance's metrics and the runtime collectors on a
+// registry of its own (servers in one test process must not share counters).
 func New(o Options) *Telemetry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"route", "method", "status"}
