@@ -1,7 +1,5 @@
 // Package mcpbridge is the MCP server of ledgerbase-mcp: tools derived from
-// the /v1 resource declarations, each one a call of the REST API made with
-// the one key the bridge holds. It never opens a database, so it works
-// against any reachable Ledgerbase.
+// the /v1 declarations, each a REST call with the bridge's one key.
 package mcpbridge
 
 import (
@@ -254,9 +252,8 @@ func (b *Bridge) handler(t Tool) server.ToolHandlerFunc {
 	}
 }
 
-// structured answers the API's JSON both as structured content and, for
-// clients that only read text, as the same JSON in a text block. MCP wants
-// an object: any other JSON value is wrapped as {"data": ...}.
+// structured answers the API's JSON as structured content and as text (for
+// clients that read only text); MCP wants an object, so others are {"data": ...}.
 func structured(raw []byte) *mcp.CallToolResult {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -272,13 +269,10 @@ func structured(raw []byte) *mcp.CallToolResult {
 	}
 }
 
-// errorResult is an API error as a tool error: isError with the error as
-// JSON in a text block ({"error": {status, code, message, param,
-// request_id, retry_after}, "hint": ...}), and no structured content. A
-// tool's outputSchema describes its successes; structured content on an
-// error would have to match it too, and the official TypeScript client
-// rejects a result whose structured content does not (-32602), so the model
-// would never see the error. Every client shows text content.
+// errorResult is an API error as a tool error: isError with {"error":
+// ..., "hint": ...} in a text block and no structured content, which would
+// have to match the tool's outputSchema (the TypeScript client rejects it
+// with -32602, hiding the error from the model).
 func errorResult(e *APIError) *mcp.CallToolResult {
 	body, err := json.Marshal(struct {
 		Error *APIError `json:"error"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,9 +77,7 @@ func article(s string) string {
 }
 
 // toolName names a tool by verb and noun as a model would guess it:
-// list_sales_orders, get_invoice, create_shipment, add_invoice_payment,
-// add_tracking_events, bulk_upsert_products, send_invoice, delete_invoice;
-// /v1/me is whoami.
+// list_sales_orders, add_invoice_payment, bulk_upsert_products, whoami.
 func toolName(e resource.Endpoint) string {
 	r := e.Resource
 	if r == resource.Me {
@@ -168,11 +167,7 @@ func toolFor(e resource.Endpoint) Tool {
 	case resource.Bulk:
 		t.Destructive = true
 		t.Title = "Bulk upsert " + words(r)
-		in.Add(op.BulkKey, map[string]any{
-			"type": "array", "minItems": 1, "maxItems": op.BulkMax,
-			"description": fmt.Sprintf("The %s, at most %d per call; split larger batches into several calls.", words(r), op.BulkMax),
-			"items":       resource.FieldsSchema("", offered(op), argOptions),
-		}, true)
+		bulkArg(in, op, fmt.Sprintf("The %s, at most %d per call; split larger batches into several calls.", words(r), op.BulkMax))
 		what = op.Summary + fmt.Sprintf(" At most %d per call.", op.BulkMax)
 		use = fmt.Sprintf("One bad %s does not fail the others: read the answer for each one's outcome and fix only those that failed.", r.Singular)
 	default:
@@ -183,11 +178,7 @@ func toolFor(e resource.Endpoint) Tool {
 		if op.BulkKey != "" {
 			// The API also takes one element's fields alone; the tool takes
 			// the list only, which keeps its schema one plain object.
-			in.Add(op.BulkKey, map[string]any{
-				"type": "array", "minItems": 1, "maxItems": op.BulkMax,
-				"description": fmt.Sprintf("One or more %ss (at most %d per call); one %s is a list of one.", r.Singular, op.BulkMax, r.Singular),
-				"items":       resource.FieldsSchema("", offered(op), argOptions),
-			}, true)
+			bulkArg(in, op, fmt.Sprintf("One or more %ss (at most %d per call); one %s is a list of one.", r.Singular, op.BulkMax, r.Singular))
 			what += fmt.Sprintf(" Give them in %s, a list of 1 to %d.", op.BulkKey, op.BulkMax)
 		} else {
 			for _, f := range offered(op) {
@@ -202,6 +193,12 @@ func toolFor(e resource.Endpoint) Tool {
 	t.Schema = in
 	t.Description = strings.TrimSpace(what + " " + use + conventions(offered(op)))
 	return t
+}
+
+// bulkArg adds op's list of elements, the required argument op.BulkKey.
+func bulkArg(in *resource.ObjectSchema, op resource.Op, doc string) {
+	in.Add(op.BulkKey, map[string]any{"type": "array", "minItems": 1, "maxItems": op.BulkMax, "description": doc,
+		"items": resource.FieldsSchema("", offered(op), argOptions)}, true)
 }
 
 // offered are the body fields a tool offers: an update's all, others' all
@@ -331,12 +328,7 @@ func writeUse(r *resource.Resource, op resource.Op) string {
 // hasRequiredID tells creates whose caller chooses the id (payments): a
 // repeat with the same id is not stored again, so they are idempotent.
 func hasRequiredID(fs []resource.Field) bool {
-	for _, f := range fs {
-		if f.Name == "id" && f.Required {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(fs, func(f resource.Field) bool { return f.Name == "id" && f.Required })
 }
 
 // conventions reminds a model of the units a body uses.
@@ -361,9 +353,8 @@ func conventions(fs []resource.Field) string {
 	return s
 }
 
-// request turns a call's arguments into the HTTP request of the endpoint:
-// path arguments fill the path, the rest is the query (reads) or the JSON
-// body (writes).
+// request turns a call's arguments into the endpoint's request: path
+// arguments fill the path, the rest is the query (reads) or the body.
 func (t Tool) request(args map[string]any) (path string, query url.Values, body map[string]any, err error) {
 	rest := make(map[string]any, len(args))
 	for k, v := range args {

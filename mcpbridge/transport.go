@@ -42,9 +42,7 @@ func (w slogWriter) Write(p []byte) (int, error) {
 const MCPPath = "/mcp"
 
 // HTTPHandler is the streamable HTTP transport on MCPPath, behind the
-// Origin check. mcp-go refuses a non-localhost Host header on a loopback
-// connection (DNS rebinding), which is what a bridge on 127.0.0.1 wants; we
-// keep that protection on.
+// Origin check (mcp-go's own loopback Host check stays on).
 func (b *Bridge) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, server.NewStreamableHTTPServer(b.MCP,
@@ -55,12 +53,9 @@ func (b *Bridge) HTTPHandler() http.Handler {
 	return b.checkOrigin(mux)
 }
 
-// checkOrigin refuses a request whose Origin header names a site that is
-// neither this machine nor allowed (403, with a JSON-RPC error as the MCP
-// specification suggests). A page on a foreign site that rebinds its name
-// to the bridge's address still sends its own Origin, so this stops DNS
-// rebinding on any address the bridge listens on. Clients that are not
-// browsers send no Origin and pass.
+// checkOrigin refuses (403, a JSON-RPC error) a request whose Origin is
+// neither this machine nor allowed: a rebound foreign page still sends its
+// own Origin, so this stops DNS rebinding. Non-browser clients send none.
 func (b *Bridge) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")

@@ -41,9 +41,7 @@ type dashboardData struct {
 }
 
 // countsOf counts each resource's records as GET /v1/{resource}?limit=1
-// answers meta.total. They are kept while nothing is committed (u.counts):
-// shown again with nothing committed meanwhile, they are the same (a
-// scoped count, such as products among items, scans its rows).
+// answers meta.total, kept while nothing is committed (u.counts).
 func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, error) {
 	return u.counts.Get(ctx, u.db, "dashboardCache", ws.ID, func() ([]countCard, error) {
 		var cards []countCard
@@ -72,8 +70,7 @@ func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, erro
 func (u *UI) dashboard(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	ctx := c.UserContext()
-	d := dashboardData{page: u.pageOf(c, ws.Name)}
-	d.Current = "dashboard"
+	d := dashboardData{page: u.pageOf(c, ws.Name, "dashboard")}
 	var err error
 	if c.Query("created") != "" {
 		d.Notice = "Workspace created. Next, create an API key for it."

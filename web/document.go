@@ -100,19 +100,12 @@ func (u *UI) documentOf(ctx context.Context, ws *ent.Workspace, r *resource.Reso
 		}
 		d.Party.Text, d.Party.Class = name, ""
 	}
-	add := func(label, name string) {
-		if v := rec.get(name); v != nil && v != "" {
-			d.Meta = append(d.Meta, docMeta{Label: label, Value: f(name)})
+	for _, m := range []struct{ label, name string }{{"Date", "date"}, {k.Due, "due_date"}, {"Currency", "currency_code"},
+		{"From quote", "quote_id"}, {"Invoice", "invoice_id"}, {"Store", "channel_id"}, {"Payment", "payment_status"}, {"Shipping", "shipping_status"}} {
+		if v := rec.get(m.name); v != nil && v != "" {
+			d.Meta = append(d.Meta, docMeta{Label: m.label, Value: f(m.name)})
 		}
 	}
-	add("Date", "date")
-	add(k.Due, "due_date")
-	add("Currency", "currency_code")
-	add("From quote", "quote_id")
-	add("Invoice", "invoice_id")
-	add("Store", "channel_id")
-	add("Payment", "payment_status")
-	add("Shipping", "shipping_status")
 
 	lines, _ := objectRows(rec.get("lines"))
 	for _, l := range lines {

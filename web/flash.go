@@ -14,14 +14,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// A secret a form makes (a new API key's, a webhook endpoint's, a gift
-// card's code) is shown on the page the form redirects to, once, to the
-// browser that made it. It travels there in a cookie sealed (AES-GCM) with
-// a key derived from the session's token, which the server keeps only a
-// hash of: no other session can open it, it never appears in a URL or a
-// log, and no server keeps it, so any process behind a load balancer can
-// show it. The cookie lives for flashTTL, is sent to that page only, and
-// the page that shows it clears it: a reload shows the page without it.
+// A secret a form makes (an API key's, a gift card's code) reaches the page
+// the form redirects to in a cookie sealed with a key derived from the
+// session's token, which the server keeps only a hash of: no other session
+// can open it, it is in no URL or log, and any process can show it. The
+// page that shows it clears it.
 
 const (
 	flashCookie = "lb_flash"

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -22,10 +23,8 @@ import (
 )
 
 // The New and Edit forms are made from the write operations' declared
-// bodies (api/resource), and submitted to the same operations /v1 runs
-// (api.Core.Write, see write.go): the UI turns form values into the JSON body a
-// client would send, and shows the API's refusal next to the field its
-// param names. No rule of the business is checked here.
+// bodies and sent as the JSON body a client would send to the operations
+// /v1 runs (write.go); no rule of the business is checked here.
 
 // emptyRows is how many blank lines a repeated-rows editor offers.
 const emptyRows = 3
@@ -92,15 +91,9 @@ type formItem struct {
 
 type formData struct {
 	page
-	R      *resource.Resource
-	ID     string // the record edited; "" on New
-	Action string // where the form posts
-	Back   string
-	Items  []formItem
-	Submit string
-	Doc    string
-	Spec   formSpec
-	Idem   string // this render's Idempotency-Key
+	Items []formItem
+	Spec  formSpec
+	Idem  string // this render's Idempotency-Key
 }
 
 // formable reports whether a form can edit a field: integration-only
@@ -157,26 +150,21 @@ func valuesOf(rec record, fields []resource.Field) formValues {
 			rows, _ := objectRows(rec.get(f.Name))
 			for i, row := range rows {
 				for _, it := range f.Items {
-					if stringArray(it) {
-						v[rowName(f, i, it)] = linesText(row.get(it.Name))
-					} else {
-						v[rowName(f, i, it)] = scalarText(row.get(it.Name))
-					}
+					v[rowName(f, i, it)] = fieldText(it, row.get(it.Name))
 				}
 			}
 			continue
 		}
-		if stringArray(f) {
-			v[f.Name] = linesText(rec.get(f.Name))
-			continue
-		}
-		v[f.Name] = scalarText(rec.get(f.Name))
+		v[f.Name] = fieldText(f, rec.get(f.Name))
 	}
 	return v
 }
 
-// linesText writes a list of strings one a line.
-func linesText(x any) string {
+// fieldText is a value of f as its input shows it: a list of strings one a line.
+func fieldText(f resource.Field, x any) string {
+	if !stringArray(f) {
+		return scalarText(x)
+	}
 	xs, _ := x.([]any)
 	var lines []string
 	for _, e := range xs {
@@ -205,19 +193,10 @@ func rowName(f resource.Field, i int, it resource.Field) string {
 
 // rowCount is how many rows of f the values hold.
 func rowCount(v formValues, f resource.Field) int {
-	n := 0
 	for i := 0; ; i++ {
-		found := false
-		for _, it := range f.Items {
-			if _, ok := v[rowName(f, i, it)]; ok {
-				found = true
-				break
-			}
+		if !slices.ContainsFunc(f.Items, func(it resource.Field) bool { _, ok := v[rowName(f, i, it)]; return ok }) {
+			return i
 		}
-		if !found {
-			return n
-		}
-		n = i + 1
 	}
 }
 
@@ -294,10 +273,9 @@ func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, e
 }
 
 // bodyOf turns form values into the JSON body a client would send. On
-// create (old == nil) an empty field is left out; on edit only what
-// changed is sent (and the required fields, which a PATCH carries): an
-// emptied nullable field becomes null. rowIndex maps the body's row
-// numbers back to the form's, for errors.
+// create (old == nil) an empty field is left out; on edit only what changed
+// and the required fields are sent. paths maps the body's params back to
+// the form's inputs, for errors.
 func bodyOf(fields []resource.Field, v, old formValues) ([]byte, map[string]string) {
 	out := map[string]any{}
 	paths := map[string]string{} // body param -> input name, where they differ
@@ -350,10 +328,8 @@ func bodyOf(fields []resource.Field, v, old formValues) ([]byte, map[string]stri
 	return b, paths
 }
 
-// jsonValue is a form value as JSON: integers as numbers (a value that
-// is not one is sent as typed, for the API to refuse with its message),
-// booleans as true or false, strings as they are. ok is false when the
-// field is left out.
+// jsonValue is a form value as JSON (a non-integer in an integer field is
+// sent as typed, for the API to refuse); ok is false when it is left out.
 func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
 	if f.Type == resource.Boolean {
 		switch s {
@@ -394,9 +370,8 @@ func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
 	return s, true
 }
 
-// writable reports whether the session may write records: admin users
-// are the workspace's admins (the UI has no read-only sessions), and
-// the workspace's plan must reach the resource.
+// writable reports whether the session may write records: admins always
+// may (the UI has no read-only sessions) where the plan reaches r.
 func writable(ws *ent.Workspace, r *resource.Resource) bool {
 	return access.GatePlan(access.WorkspaceOf(ws), r) == nil
 }
@@ -494,8 +469,8 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 		if parent == nil {
 			return u.recordMissing(c, s.Parent, s.ID)
 		}
-	} else if err := u.prefill(c, s, v); err != nil {
-		return err
+	} else {
+		u.prefill(c, s, v)
 	}
 	defaults(s, v)
 	return u.showForm(c, s, v, emptyRows, nil, nil)
@@ -536,13 +511,7 @@ func (u *UI) editing(c *fiber.Ctx, s formSpec) (record, error) {
 }
 
 func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
-	d := formData{R: s.R, ID: s.ID, Doc: s.RT.Op.Summary, Spec: s, Idem: newIdemKey()}
-	d.page = u.pageOf(c, capitalize(s.Title))
-	d.Action, d.Back, d.Submit = s.Action, s.Back, s.Submit
-	d.Current = "rec:" + s.R.Name
-	if s.Parent != nil {
-		d.Current = "rec:" + s.Parent.Name
-	}
+	d := formData{page: u.pageOf(c, capitalize(s.Title), "rec:"+cmp.Or(s.Parent, s.R).Name), Spec: s, Idem: newIdemKey()}
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
@@ -570,9 +539,8 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 	return render(c, status, recordFormView(d))
 }
 
-// moreRows is the "add lines" submit button: it shows the form again with
-// more blank rows, saving nothing. rowOp is a rows editor's other buttons
-// (remove, move, find and pick an item), which save nothing either.
+// moreRows ("add lines") and rowOp (remove, move, find and pick an item)
+// are buttons that redraw the form, saving nothing.
 const (
 	moreRows = "_more"
 	rowOp    = "_op"
@@ -621,10 +589,8 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
 	}
 	key := ""
 	if s.create() {
-		// A double submit, or the same form sent again from the browser's
-		// history, replays the first answer instead of writing twice. An
-		// edit needs no key: it sends what differs from the record, so a
-		// repeat finds nothing more to change.
+		// A form sent twice replays the first answer. An edit needs no key:
+		// it sends what differs from the record, so a repeat changes nothing.
 		key = c.FormValue(idemName)
 	}
 	res, e := u.write(c, s.RT, s.ID, s.ChildID, body, key)
@@ -679,9 +645,8 @@ func (u *UI) current(c *fiber.Ctx, r *resource.Resource, id string) (record, err
 	return decodeRecord(b)
 }
 
-// currentChild reads a sub-resource's record (an address) from its
-// parent's list, as GET /v1/{parent}/{id}/{segment} answers it; nil when
-// the parent has none with this id.
+// currentChild reads a sub-resource's record from its parent's list, as
+// GET /v1/{parent}/{id}/{segment} answers it; nil when there is none.
 func (u *UI) currentChild(c *fiber.Ctx, sub *resource.Resource, parentID, id string) (record, error) {
 	b, err := u.core.Records.List(c.UserContext(), sub, recordsWorkspace(workspaceOf(c)), records.Page{Limit: api.MaxLimit, ParentID: parentID})
 	if err != nil {
@@ -712,8 +677,7 @@ func whereShown(s formSpec) string {
 }
 
 // defaults fill what a person should not have to invent on New: a
-// required id the caller chooses (a payment's) gets a new one, a required
-// date today's.
+// required id (a payment's) and a required date (today).
 func defaults(s formSpec, v formValues) {
 	for _, f := range s.RT.Op.Body {
 		switch {
@@ -750,10 +714,8 @@ type recordAction struct {
 const stepPrefix = "to-"
 
 // actionsOf lists what the record's state allows, in declaration order:
-// its actions and delete, the forward moves of an update-only status, a
-// sub-resource's create (record a payment, add a tracking event), and the
-// creates of other resources that name this record (a shipment of an
-// order, an invoice of a client).
+// actions, delete, status steps, sub-resource creates (record a payment),
+// and creates of other resources naming the record (an order's shipment).
 func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) []recordAction {
 	if !writable(ws, r) {
 		return nil
@@ -786,7 +748,7 @@ func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) [
 			continue
 		}
 		a := recordAction{Name: name, Label: humanize(name), Summary: op.Summary, URL: base + "/do/" + name, Idem: newIdemKey()}
-		a.Confirm = slices.Contains(irreversible, name) || anyFormable(op.Body)
+		a.Confirm = isIrreversible(name) || slices.ContainsFunc(op.Body, formable)
 		out = append(out, a)
 	}
 	for _, sub := range resource.All {
@@ -815,8 +777,7 @@ func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) [
 }
 
 // statusSteps are the states an update may move a record to from status:
-// an update-only status enum (a shipment's) moves only forward, in its
-// declared order.
+// an update-only status enum (a shipment's) moves only forward.
 func statusSteps(op resource.Op, status string) []string {
 	for _, f := range op.Body {
 		if f.Name == "status" && f.Type == resource.Enum && f.UpdateOnly {
@@ -826,10 +787,6 @@ func statusSteps(op resource.Op, status string) []string {
 		}
 	}
 	return nil
-}
-
-func anyFormable(fs []resource.Field) bool {
-	return slices.ContainsFunc(fs, formable)
 }
 
 // actionRoute is the operation a record's action button names.
@@ -852,9 +809,8 @@ func actionRoute(r *resource.Resource, name string) (api.Route, bool) {
 	return api.FindRoute(r, resource.Action, name)
 }
 
-// stepBody is the update that moves rec to status: the fields a PATCH
-// carries (the declared required ones) as the record has them, and the
-// status.
+// stepBody is the update that moves rec to status, with the required
+// fields a PATCH carries as the record has them.
 func stepBody(op resource.Op, rec record, status string) []byte {
 	out := map[string]any{"status": status}
 	for _, f := range op.Body {
@@ -875,22 +831,28 @@ type actionData struct {
 	Danger bool
 }
 
+// actionOf is the workspace, resource and operation an action's page names.
+func actionOf(c *fiber.Ctx) (*ent.Workspace, *resource.Resource, api.Route, bool) {
+	ws := workspaceOf(c)
+	r := browsableByName(c.Params("res"))
+	if r == nil || !writable(ws, r) {
+		return nil, nil, api.Route{}, false
+	}
+	rt, ok := actionRoute(r, c.Params("name"))
+	return ws, r, rt, ok
+}
+
 // actionPage asks to confirm an action, with its fields when it has some.
 func (u *UI) actionPage(c *fiber.Ctx) error {
 	return u.showAction(c, formValues{}, nil)
 }
 
 func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
-	ws := workspaceOf(c)
-	r := browsableByName(c.Params("res"))
-	if r == nil || !writable(ws, r) {
-		return u.notFound(c)
-	}
-	name, id := c.Params("name"), c.Params("id")
-	rt, ok := actionRoute(r, name)
+	ws, r, rt, ok := actionOf(c)
 	if !ok {
 		return u.notFound(c)
 	}
+	name, id := c.Params("name"), c.Params("id")
 	rec, err := u.current(c, r, id)
 	if err != nil {
 		return u.internal(c, err)
@@ -902,9 +864,8 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 	if rt.Op.Kind == resource.Update {
 		label, fields = "Mark "+humanizeLower(strings.TrimPrefix(name, stepPrefix)), nil
 	}
-	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+id), R: r, ID: id, Danger: slices.Contains(irreversible, name),
+	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+id, "rec:"+r.Name), R: r, ID: id, Danger: isIrreversible(name),
 		A: recordAction{Name: name, Label: label, Summary: rt.Op.Summary, URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name), Idem: newIdemKey()}}
-	d.Current = "rec:" + r.Name
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
@@ -921,16 +882,11 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 // runAction runs a record's action or delete, as the API's POST
 // /v1/{resource}/{id}/{action} or DELETE would.
 func (u *UI) runAction(c *fiber.Ctx) error {
-	ws := workspaceOf(c)
-	r := browsableByName(c.Params("res"))
-	if r == nil || !writable(ws, r) {
-		return u.notFound(c)
-	}
-	name, id := c.Params("name"), c.Params("id")
-	rt, ok := actionRoute(r, name)
+	ws, r, rt, ok := actionOf(c)
 	if !ok {
 		return u.notFound(c)
 	}
+	name, id := c.Params("name"), c.Params("id")
 	v := formValuesOf(c, rt.Op.Body)
 	body, _ := bodyOf(rt.Op.Body, v, nil)
 	key := c.FormValue(idemName)
@@ -959,7 +915,7 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 	if e.Status >= 500 {
 		return u.internal(c, e)
 	}
-	if e.Status == http.StatusConflict || !anyFormable(rt.Op.Body) {
+	if e.Status == http.StatusConflict || !slices.ContainsFunc(rt.Op.Body, formable) {
 		// The state moved on meanwhile, or the action cannot run: say so
 		// on the record's page, which shows what the state allows now.
 		return u.showRecord(c, r, id, e.Status, capitalize(e.Message)+".")

@@ -17,11 +17,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
-// The rows editor of a document's lines: add, remove and move rows, pick
-// an item or a variant by typing, and the totals as the API would store
-// them. Every button is a submit that redraws the form and saves nothing,
-// so the editor works without script; htmx swaps only the editor (or
-// only the amounts, as one types) instead of the page.
+// The rows editor of a document's lines. Every button is a submit that
+// redraws the form and saves nothing, so the editor works without script;
+// htmx swaps only the editor (or the amounts) instead of the page.
 
 // choice is an option of a select made from records (an order's lines).
 type choice struct{ Value, Label string }
@@ -53,9 +51,8 @@ func hasItem(f resource.Field, name string) bool {
 	return slices.ContainsFunc(f.Items, func(it resource.Field) bool { return it.Name == name })
 }
 
-// decorateRows adds to each rows editor what its declaration allows: the
-// addresses its buttons post to, the amounts, the choices of a related
-// record's lines, and the results of a search asked without script.
+// decorateRows adds to each rows editor what its declaration allows:
+// addresses, amounts, a related record's lines, a search's results.
 func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValues) {
 	ws := workspaceOf(c)
 	for _, it := range items {
@@ -386,11 +383,10 @@ type rowSourceOf struct {
 	Choices []choice
 }
 
-// sourceRows finds, for the rows of f, the embedded rows of rec (a record
-// of r) they name: a column X_id names the rows of the embed whose table
-// is Xs. Each gives a row of f: its id, and the quantities left (what a
-// shipped_ column of the same name has not taken). ok is false when f
-// names no rows of r.
+// sourceRows finds the embedded rows of rec (a record of r) that f's rows
+// name (a column X_id names the embed whose table is Xs), each with the
+// quantities its shipped_ columns have not taken; ok is false when f names
+// no rows of r.
 func sourceRows(f resource.Field, r *resource.Resource, rec record) (rowSourceOf, bool) {
 	for _, it := range f.Items {
 		base, isID := strings.CutSuffix(it.Name, "_id")
@@ -449,11 +445,9 @@ func prefillRows(op resource.Op, r *resource.Resource, rec record) ([]map[string
 	return nil, false
 }
 
-// linked reads the record a create is of (its Op.FromOf: a shipment's
-// sales_order_id), and its resource; nil when the operation names none or
-// the form holds no such record. Only that record's rows feed the form: a
-// return names its order too, but what it takes back is not what is left
-// to ship (see related.go).
+// linked reads the record a create is of (Op.FromOf: a shipment's
+// sales_order_id) and its resource; nil when there is none. Only that
+// record's rows feed the form (a return's come from related.go).
 func (u *UI) linked(c *fiber.Ctx, op resource.Op, v formValues) (*resource.Resource, record) {
 	id := strings.TrimSpace(v[op.FromOf])
 	if op.FromOf == "" || id == "" {
@@ -481,10 +475,9 @@ func (u *UI) rowSource(c *fiber.Ctx, s formSpec, v formValues, f resource.Field)
 	return sourceRows(f, r, rec)
 }
 
-// prefill fills a New form from its address (?client_id=cli_…, as the
-// record pages' "New …" links send), and the rows it takes from the record
-// named (an order's lines left to ship).
-func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
+// prefill fills a New form from its address (?client_id=cli_…, as "New …"
+// links send) and the rows it takes from the record named.
+func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) {
 	for _, f := range s.RT.Op.Body {
 		if formable(f) && !rowsField(f) && c.Query(f.Name) != "" {
 			v[f.Name] = c.Query(f.Name)
@@ -502,5 +495,4 @@ func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) error {
 			}
 		}
 	}
-	return nil
 }

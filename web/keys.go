@@ -37,8 +37,7 @@ type keysData struct {
 
 func (u *UI) keysData(c *fiber.Ctx) (keysData, error) {
 	ws := workspaceOf(c)
-	d := keysData{page: u.pageOf(c, "API keys")}
-	d.Current = "keys"
+	d := keysData{page: u.pageOf(c, "API keys", "keys")}
 	d.Form.Role = access.RoleAdmin
 	ctx := c.UserContext()
 	keys, err := u.db.Reader.APIKey.Query().Where(apikey.WorkspaceID(ws.ID)).
@@ -119,8 +118,7 @@ func (u *UI) revokePage(c *fiber.Ctx) error {
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	d := revokeData{page: u.pageOf(c, "Revoke key"), Key: k}
-	d.Current = "keys"
+	d := revokeData{page: u.pageOf(c, "Revoke key", "keys"), Key: k}
 	return render(c, http.StatusOK, revokeView(d))
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -48,21 +49,13 @@ func (u *UI) namesOf(ctx context.Context, ws *ent.Workspace, ids []string) (map[
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
+		for err == nil && rows.Next() {
 			var id, name string
-			if err := rows.Scan(&id, &name); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if name != "" {
+			if err = rows.Scan(&id, &name); err == nil && name != "" {
 				out[id] = name
 			}
 		}
-		err = rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
-		if err != nil {
+		if err = cmp.Or(err, rows.Close(), rows.Err()); err != nil {
 			return nil, err
 		}
 	}

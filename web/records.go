@@ -20,9 +20,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// browsable lists the resources with their own list page: every declared
-// resource with a table and a list, except sub-resources, which appear on
-// their parent's page.
+// browsable lists the resources with their own list page (sub-resources
+// appear on their parent's).
 func browsable() []*resource.Resource {
 	var out []*resource.Resource
 	for _, r := range resource.All {
@@ -169,9 +168,8 @@ func decodeList(b []byte) (listEnvelope, []record, error) {
 	return env, recs, nil
 }
 
-// listColumns picks the columns a list page shows, from the declaration:
-// the id, what `q` searches, the enum filters (statuses), one amount and
-// the creation time.
+// listColumns picks a list page's columns from the declaration: the id,
+// what `q` searches, the enum filters, one amount and the creation time.
 func listColumns(r *resource.Resource) []string {
 	have := map[string]bool{}
 	for _, c := range records.Columns(r) {
@@ -242,8 +240,7 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	if r == nil {
 		return u.notFound(c)
 	}
-	d := listData{page: u.pageOf(c, displayName(r)), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
-	d.Current = "rec:" + r.Name
+	d := listData{page: u.pageOf(c, displayName(r), "rec:"+r.Name), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
 		return render(c, http.StatusForbidden, recordListView(d))
@@ -311,9 +308,8 @@ func gateMessage(err error) string {
 	return "This request cannot be served."
 }
 
-// subTable is a list shown inside a record's page: embedded children
-// (order lines, tracking events), JSON arrays (packages, a gift card's
-// ledger) and sub-resources (an invoice's payments).
+// subTable is a list inside a record's page: embedded children, JSON
+// arrays (a gift card's ledger) and sub-resources (an invoice's payments).
 type subTable struct {
 	Title    string
 	Note     string
@@ -358,24 +354,19 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if _, ok := r.Op(resource.Get); !ok {
 		return u.notFound(c)
 	}
-	d := detailData{page: u.pageOf(c, r.Singular+" "+id), R: r, ID: id}
+	d := detailData{page: u.pageOf(c, r.Singular+" "+id, "rec:"+r.Name), R: r, ID: id}
 	d.Error = problem
-	d.Current = "rec:" + r.Name
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
 		return render(c, http.StatusForbidden, recordDetailView(d))
 	}
 	ctx := c.UserContext()
-	b, err := u.core.Records.Get(ctx, r, recordsWorkspace(ws), id, "")
-	if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
-		return u.fail(c, http.StatusNotFound, "Not found", "This workspace has no "+r.Singular+" with the id "+id+".")
-	}
+	rec, err := u.current(c, r, id)
 	if err != nil {
 		return u.internal(c, err)
 	}
-	rec, err := decodeRecord(b)
-	if err != nil {
-		return u.internal(c, err)
+	if rec == nil {
+		return u.recordMissing(c, r, id)
 	}
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)
@@ -452,9 +443,8 @@ func objectRows(v any) ([]record, bool) {
 	return rows, true
 }
 
-// columnsOf are the union of the rows' fields that say something: not the
-// workspace, not the link to the page's record that every row repeats, and
-// not a field empty in every row.
+// columnsOf are the rows' fields that say something: not the workspace,
+// the link to the page's record, or a field empty in every row.
 func columnsOf(rows []record, parentID string) []string {
 	var cols []string
 	for _, r := range rows {

@@ -13,11 +13,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// A create takes its rows from the record it names (sourceRows: an
-// order's lines, less what has shipped). Where that rule is not the
-// resource's, it has rows of its own: a return takes back what was
-// delivered and not yet returned (api/writes decides, and the form offers
-// the same). A record with no such rows left is offered no "New …".
+// Where a create's rows are not what sourceRows takes (a return takes back
+// what was delivered and not yet returned, as api/writes decides), the
+// resource has rows of its own.
 
 // ownRowsFunc gives the rows a create of a resource takes from the record
 // id names; ok is false when the workspace has no such record.

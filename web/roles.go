@@ -56,8 +56,7 @@ type rolesData struct {
 func (u *UI) roles(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	ctx := c.UserContext()
-	d := rolesData{page: u.pageOf(c, "Roles")}
-	d.Current = "roles"
+	d := rolesData{page: u.pageOf(c, "Roles", "roles")}
 	switch c.Query("done") {
 	case "created":
 		d.Notice = "Role created. Keys with this role follow it at once."
@@ -93,8 +92,7 @@ type roleData struct {
 }
 
 func (u *UI) newRolePage(c *fiber.Ctx) error {
-	d := roleData{page: u.pageOf(c, "New role"), Matrix: matrix(nil)}
-	d.Current = "roles"
+	d := roleData{page: u.pageOf(c, "New role", "roles"), Matrix: matrix(nil)}
 	return render(c, http.StatusOK, roleView(d))
 }
 
@@ -118,8 +116,7 @@ func (u *UI) createRole(c *fiber.Ctx) error {
 	name := strings.TrimSpace(c.FormValue("name"))
 	in := map[string]any{"name": name, "grants": g}
 	return u.configure(c, api.CreateRole, in, wsURL(ws, "roles")+"?done=created", func(e *apierr.Error) error {
-		d := roleData{page: u.pageOf(c, "New role"), Name: name, Matrix: matrix(access.ParseGrants(g))}
-		d.Current = "roles"
+		d := roleData{page: u.pageOf(c, "New role", "roles"), Name: name, Matrix: matrix(access.ParseGrants(g))}
 		switch {
 		case e.Code == "duplicate":
 			d.Error = "A role named " + name + " exists already; choose another name."
@@ -137,8 +134,7 @@ func (u *UI) rolePage(c *fiber.Ctx) error {
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	d := roleData{page: u.pageOf(c, "Role "+r.Name), Role: r, Name: r.Name, Matrix: matrix(access.ParseGrants(r.Grants))}
-	d.Current = "roles"
+	d := roleData{page: u.pageOf(c, "Role "+r.Name, "roles"), Role: r, Name: r.Name, Matrix: matrix(access.ParseGrants(r.Grants))}
 	if c.Query("saved") != "" {
 		d.Notice = "Saved. Keys with this role follow the new matrix from their next request."
 	}

@@ -10,10 +10,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
-// A create that declares a Secret (a gift card's code) answers it once,
-// beside the record, and keeps it nowhere readable: the form's redirect
-// leads to the record's address, which shows the secret once (flash.go),
-// as a new API key's is; the record's page never can.
+// A create that declares a Secret (a gift card's code) answers it once: the
+// record's address shows it once after the redirect (flash.go).
 
 type secretData struct {
 	page
@@ -27,9 +25,8 @@ type secretData struct {
 func (u *UI) showSecret(c *fiber.Ctx, r *resource.Resource, id, secret string) error {
 	ws := workspaceOf(c)
 	rt, _ := api.FindRoute(r, resource.Create, "")
-	d := secretData{page: u.pageOf(c, humanize(r.Singular)+" "+id), R: r, ID: id, Label: rt.Op.Secret, Secret: secret,
+	d := secretData{page: u.pageOf(c, humanize(r.Singular)+" "+id, "rec:"+r.Name), R: r, ID: id, Label: rt.Op.Secret, Secret: secret,
 		URL: wsURL(ws, "records", r.Name, url.PathEscape(id))}
-	d.Current = "rec:" + r.Name
 	d.Notice = "The " + r.Singular + " is created."
 	return render(c, http.StatusOK, secretView(d))
 }

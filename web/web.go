@@ -95,12 +95,13 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/webhooks", u.createEndpoint)
 	w.Get("/webhooks/:id", u.endpointPage)
 	w.Post("/webhooks/:id", u.updateEndpoint)
-	w.Post("/webhooks/:id/disable", u.disableEndpoint)
-	w.Post("/webhooks/:id/enable", u.enableEndpoint)
-	w.Post("/webhooks/:id/rotate", u.rotateEndpointSecret)
+	w.Post("/webhooks/:id/disable", u.endpointWrite(api.UpdateEndpoint, map[string]any{"disabled": true}, "disabled"))
+	w.Post("/webhooks/:id/enable", u.endpointWrite(api.UpdateEndpoint, map[string]any{"disabled": false}, "enabled"))
+	w.Post("/webhooks/:id/rotate", u.endpointWrite(api.RotateSecret, nil, "rotated"))
 	w.Get("/webhooks/:id/delete", u.deleteEndpointPage)
 	w.Post("/webhooks/:id/delete", u.deleteEndpoint)
-	w.Post("/webhooks/:id/deliveries/:delivery/retry", u.retryDelivery)
+	// "Send again": the delivery is due now, whatever its state.
+	w.Post("/webhooks/:id/deliveries/:delivery/retry", u.endpointWrite(api.RetryDelivery, nil, "retry"))
 	w.Get("/records/:res", u.recordList)
 	w.Get("/records/:res/new", u.newForm)
 	w.Get(strings.TrimPrefix(PickPath, Base+"/w/:ws"), u.pickList)
@@ -176,7 +177,7 @@ func (u *UI) notFound(c *fiber.Ctx) error {
 
 // fail renders an error page; the cause goes to the log, never to the page.
 func (u *UI) fail(c *fiber.Ctx, status int, title, msg string) error {
-	p := u.pageOf(c, title)
+	p := u.pageOf(c, title, "")
 	return render(c, status, errorPage(p, status, msg))
 }
 
@@ -202,10 +203,8 @@ func (u *UI) internal(c *fiber.Ctx, err error) error {
 		"The page could not be shown. The details are in the server log; try again in a moment.")
 }
 
-// faultOf is the error the API answers when err is a fault of the
-// database (507 storage_full, 503 database_unavailable), noted for c's
-// metrics and logged once per episode as the API's own are; nil for any
-// other error. The admin UI shows these faults as the API names them.
+// faultOf is the error the API answers when err is a fault of the database
+// (507, 503), noted for c's metrics and logged as the API's are; else nil.
 func (u *UI) faultOf(c *fiber.Ctx, err error) *apierr.Error {
 	rid := string(c.Response().Header.Peek(fiber.HeaderXRequestID)) // the server's, set on every request
 	e := u.core.Fault(err, "request_id", rid, "method", c.Method(), "path", c.Path())
@@ -215,9 +214,8 @@ func (u *UI) faultOf(c *fiber.Ctx, err error) *apierr.Error {
 	return e
 }
 
-// fault shows a fault of the database as the API answers it (507
-// storage_full, 503 database_unavailable): a banner that says what is
-// wrong and that trying again later will work, not a generic error.
+// fault shows a fault of the database as a banner saying what is wrong and
+// that trying again later will work, not as a generic error.
 func (u *UI) fault(c *fiber.Ctx, e *apierr.Error) error {
 	title, banner := "Database unavailable",
 		"The database cannot be reached right now, so nothing was shown or saved. Try again in a few seconds."
@@ -228,7 +226,7 @@ func (u *UI) fault(c *fiber.Ctx, e *apierr.Error) error {
 	if e.RetryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 	}
-	p := u.pageOf(c, title)
+	p := u.pageOf(c, title, "")
 	p.Error = banner
 	return render(c, e.Status, faultPage(p, e.Status, retryURL(c)))
 }
@@ -256,8 +254,9 @@ type page struct {
 	Error   string
 }
 
-func (u *UI) pageOf(c *fiber.Ctx, title string) page {
-	p := page{Title: title}
+// pageOf is a page titled title whose nav entry current is shown as current.
+func (u *UI) pageOf(c *fiber.Ctx, title, current string) page {
+	p := page{Title: title, Current: current}
 	if s := sessionOf(c); s != nil {
 		p.CSRF = s.CsrfToken
 		if a, ok := c.Locals(adminKey).(*ent.AdminUser); ok {

@@ -17,11 +17,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
 
-// The workspace's webhook endpoints: list, create, edit, enable and
-// disable, rotate the secret, delete, and each endpoint's delivery log
-// with "send again". Every change goes through the endpoints' rules in
-// api/webhooks (the URL's scheme and addresses, the known event types,
-// the secret), the ones /v1/webhook-endpoints applies.
+// The workspace's webhook endpoints and their delivery logs. Every change
+// goes through the rules /v1/webhook-endpoints applies (api/webhooks).
 
 // deliveriesPerPage is how many deliveries an endpoint's page shows.
 const deliveriesPerPage = 25
@@ -82,8 +79,7 @@ type endpointData struct {
 }
 
 func (u *UI) webhooksData(c *fiber.Ctx, f endpointForm) (webhooksData, error) {
-	d := webhooksData{page: u.pageOf(c, "Webhooks"), Form: f, Groups: eventGroups()}
-	d.Current = "webhooks"
+	d := webhooksData{page: u.pageOf(c, "Webhooks", "webhooks"), Form: f, Groups: eventGroups()}
 	es, err := u.db.Reader.WebhookEndpoint.Query().Where(webhookendpoint.WorkspaceID(workspaceOf(c).ID)).
 		Order(ent.Desc(webhookendpoint.FieldCreatedAt), ent.Desc(webhookendpoint.FieldID)).All(c.UserContext())
 	d.Endpoints = es
@@ -145,8 +141,7 @@ func (u *UI) endpointOf(c *fiber.Ctx) (*ent.WebhookEndpoint, error) {
 // showEndpoint renders an endpoint's page: its settings form (f, when a
 // refused edit is shown again), its actions, and its deliveries.
 func (u *UI) showEndpoint(c *fiber.Ctx, status int, e *ent.WebhookEndpoint, secret string, f *endpointForm) error {
-	d := endpointData{page: u.pageOf(c, "Webhook endpoint"), E: e, Secret: secret, Groups: eventGroups()}
-	d.Current = "webhooks"
+	d := endpointData{page: u.pageOf(c, "Webhook endpoint", "webhooks"), E: e, Secret: secret, Groups: eventGroups()}
 	if f != nil {
 		d.Form = *f
 		d.Error = "The changes were not saved; see the field marked below."
@@ -185,10 +180,12 @@ func (u *UI) endpointPage(c *fiber.Ctx) error {
 	return u.showEndpoint(c, http.StatusOK, e, "", nil)
 }
 
-// endpointWrite runs op on the workspace's endpoint :id and goes back to
-// its page, saying done.
-func (u *UI) endpointWrite(c *fiber.Ctx, op api.ConfigOp, in any, done string) error {
-	return u.configure(c, op, in, wsURL(workspaceOf(c), "webhooks", c.Params("id"))+"?done="+done, nil)
+// endpointWrite is a button that runs op on the workspace's endpoint :id
+// and goes back to its page, saying done.
+func (u *UI) endpointWrite(op api.ConfigOp, in any, done string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		return u.configure(c, op, in, wsURL(workspaceOf(c), "webhooks", c.Params("id"))+"?done="+done, nil)
+	}
 }
 
 func (u *UI) updateEndpoint(c *fiber.Ctx) error {
@@ -205,35 +202,17 @@ func (u *UI) updateEndpoint(c *fiber.Ctx) error {
 	})
 }
 
-func (u *UI) disableEndpoint(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.UpdateEndpoint, map[string]any{"disabled": true}, "disabled")
-}
-
-func (u *UI) enableEndpoint(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.UpdateEndpoint, map[string]any{"disabled": false}, "enabled")
-}
-
-func (u *UI) rotateEndpointSecret(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.RotateSecret, nil, "rotated")
-}
-
 func (u *UI) deleteEndpointPage(c *fiber.Ctx) error {
 	e, err := u.endpointOf(c)
 	if err != nil {
 		return u.lookupFailed(c, err)
 	}
-	d := endpointData{page: u.pageOf(c, "Delete webhook endpoint"), E: e}
-	d.Current = "webhooks"
+	d := endpointData{page: u.pageOf(c, "Delete webhook endpoint", "webhooks"), E: e}
 	return render(c, http.StatusOK, deleteEndpointView(d))
 }
 
 func (u *UI) deleteEndpoint(c *fiber.Ctx) error {
 	return u.configure(c, api.DeleteEndpoint, nil, wsURL(workspaceOf(c), "webhooks")+"?deleted="+url.QueryEscape(c.Params("id")), nil)
-}
-
-// retryDelivery is "send again": the delivery is due now, whatever its state.
-func (u *UI) retryDelivery(c *fiber.Ctx) error {
-	return u.endpointWrite(c, api.RetryDelivery, nil, "retry")
 }
 
 // attemptOutcome says how an attempt ended: the receiver's status, or why

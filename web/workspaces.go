@@ -74,8 +74,7 @@ func (f workspaceForm) check() string {
 }
 
 func (u *UI) workspacesData(c *fiber.Ctx) (workspacesData, error) {
-	d := workspacesData{page: u.pageOf(c, "Workspaces"), Form: workspaceForm{Plan: "starter"}}
-	d.Current = "workspaces"
+	d := workspacesData{page: u.pageOf(c, "Workspaces", "workspaces"), Form: workspaceForm{Plan: "starter"}}
 	var err error
 	d.List, err = u.db.Reader.Workspace.Query().Order(ent.Desc(workspace.FieldCreatedAt), ent.Desc(workspace.FieldID)).All(c.UserContext())
 	return d, err
@@ -110,9 +109,8 @@ type settingsData struct {
 
 func (u *UI) settingsPage(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
-	d := settingsData{page: u.pageOf(c, "Settings"),
+	d := settingsData{page: u.pageOf(c, "Settings", "settings"),
 		Form: workspaceForm{Name: ws.Name, Plan: string(ws.Plan), CommerceMode: ws.CommerceMode, CommerceModule: ws.CommerceModule}}
-	d.Current = "settings"
 	if c.Query("saved") != "" {
 		d.Notice = "Saved. API calls see the change from their next request."
 	}
@@ -123,8 +121,8 @@ func (u *UI) saveSettings(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	f := formOf(c)
 	if msg := f.check(); msg != "" {
-		d := settingsData{page: u.pageOf(c, "Settings"), Form: f}
-		d.Current, d.Error = "settings", msg
+		d := settingsData{page: u.pageOf(c, "Settings", "settings"), Form: f}
+		d.Error = msg
 		return render(c, http.StatusUnprocessableEntity, settingsView(d))
 	}
 	return u.configure(c, api.UpdateWorkspace, f, wsURL(ws, "settings")+"?saved=1", nil)

@@ -14,15 +14,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
-// write runs the declared write rt through the core's one way in
-// (api.Core.Write), as /v1 does: the same gate, body validation and
-// operation, on body, a JSON object ("" or nil for none, as a bodiless
-// DELETE or action). id is the record's id (the parent's for a
-// sub-resource, whose own id is childID). Under key (none when "") it is
-// kept as a POST's Idempotency-Key is: the same key and body answer the
-// first outcome again without writing, another body under the key is 409
-// idempotency_key_reused. A refusal comes back as the error /v1 would
-// answer, with its status, code, message and param.
+// write runs the declared write rt on body (nil for none) through
+// api.Core.Write, as /v1 does, under key as a POST's Idempotency-Key when
+// not "". id is the record's (the parent's for a sub-resource, whose own is
+// childID). A refusal is the error /v1 would answer.
 func (u *UI) write(c *fiber.Ctx, rt api.Route, id, childID string, body []byte, key string) (api.Result, *apierr.Error) {
 	if len(body) == 0 {
 		body = []byte("{}")
@@ -36,23 +31,12 @@ func (u *UI) write(c *fiber.Ctx, rt api.Route, id, childID string, body []byte, 
 	return res, e
 }
 
-// Every admin form that writes carries an idempotency token (_idem, new on
-// every render, as the record forms' is) and answers with a redirect, so a
-// reload after a write reads the page again instead of sending the form
-// again. The forms of the configuration (keys, roles, webhook endpoints,
-// workspaces) write through the core's one way in, as /v1 does
-// (api.Core.Write with a configuration write, api/configure.go), the
-// token as the key: the same form sent again (a double click, or sent
-// again from the browser's history) is redirected where the first one
-// was, without writing.
-
 // configure runs the configuration write op on the page's :id (and
-// :delivery) with the body in (nil for none) under the posted form's
-// token, then redirects to "to", its {id} the id of what the write made
-// or changed; a secret it made is shown there once (flash.go), not to a
-// form sent again. A token sent before with other values is
-// idempotency_key_reused (409). A refusal goes to refused when there is
-// one (a form shown again with its error), else to onceFailed.
+// :delivery) with the body in (nil for none) through api.Core.Write, the
+// form's _idem token as the key, so a form sent twice redirects where the
+// first went without writing. It redirects to "to", whose {id} is what the
+// write made or changed; a secret made is shown there once (flash.go). A
+// refusal goes to refused when there is one, else to onceFailed.
 func (u *UI) configure(c *fiber.Ctx, op api.ConfigOp, in any, to string, refused func(*apierr.Error) error) error {
 	b := []byte("{}")
 	if in != nil {

@@ -17,7 +17,6 @@ func (b *builder) events(doc *openapi3.T) {
 	for i, t := range types {
 		enum[i] = t
 	}
-	str := func(doc string) *openapi3.Schema { s := openapi3.NewStringSchema(); s.Description = doc; return s }
 	typ := str("resource.verb, e.g. invoice.paid.")
 	typ.Enum = enum
 	obj := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeObject}, Description: "The record as GET showed it right after the change."}

@@ -1,9 +1,6 @@
 // Package openapi derives the OpenAPI 3.1 document of /v1 from the resource
-// declarations: every route of api.Routes(), its parameters and named
-// filters, request bodies from the declared fields, and record schemas from
-// the columns the read engine shows. Nothing is written by hand per
-// endpoint, so the document cannot drift from the code; the test suite
-// validates every request and response against it.
+// declarations, so it cannot drift from the code; the test suite validates
+// every request and response against it.
 package openapi
 
 import (
@@ -182,10 +179,12 @@ func nullable(s *openapi3.Schema) *openapi3.Schema {
 	return s
 }
 
+// str is a string schema described by doc.
+func str(doc string) *openapi3.Schema {
+	return &openapi3.Schema{Type: types(openapi3.TypeString), Description: doc}
+}
+
 func errorSchema() *openapi3.Schema {
-	str := func(doc string) *openapi3.Schema {
-		return &openapi3.Schema{Type: types(openapi3.TypeString), Description: doc}
-	}
 	return object(map[string]*openapi3.Schema{
 		"error": object(map[string]*openapi3.Schema{
 			"code":       str("Machine-readable code, e.g. invalid_request, permission_denied, amount_exceeds_balance."),

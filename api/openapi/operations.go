@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -47,13 +48,13 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 	switch op.Kind {
 	case resource.List:
 		o.OperationID = "list" + pascal(r.Name)
-		o.Summary = orDefault(op.Summary, "List "+r.Name+", newest first.")
+		o.Summary = cmp.Or(op.Summary, "List "+r.Name+", newest first.")
 		b.listParameters(o, r)
 		o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("A page of "+r.Name+".").WithJSONSchemaRef(b.list(r)))
 		errs = append(errs, http.StatusBadRequest)
 	case resource.Get:
 		o.OperationID = "get" + Name(r)
-		o.Summary = orDefault(op.Summary, "Get one "+r.Singular+".")
+		o.Summary = cmp.Or(op.Summary, "Get one "+r.Singular+".")
 		o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("The "+r.Singular+".").WithJSONSchemaRef(b.record(r)))
 	case resource.Delete:
 		o.OperationID = "delete" + Name(r)
@@ -221,11 +222,4 @@ func accessWord(k resource.OpKind) string {
 		return "read"
 	}
 	return "write"
-}
-
-func orDefault(s, d string) string {
-	if s != "" {
-		return s
-	}
-	return d
 }

@@ -11,7 +11,6 @@ import (
 // webhooks declares /v1/webhook-endpoints (admin keys only) and its
 // delivery log; enabled_events takes the types the events document lists.
 func (b *builder) webhooks(doc *openapi3.T) {
-	str := func(doc string) *openapi3.Schema { s := openapi3.NewStringSchema(); s.Description = doc; return s }
 	events := &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeArray}, MinItems: 1,
 		Items:       openapi3.NewSchemaRef("", str("An event type (see Event.type), or * for all.")),
 		Description: "The event types sent to the endpoint, or [\"*\"]."}

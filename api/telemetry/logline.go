@@ -10,28 +10,23 @@ import (
 	"time"
 )
 
-// LogHandler is slog's JSON or text handler, plus a fast way to write the
-// access line: the same bytes slog would write for it, without building a
-// Record (one per request adds up on the cheapest requests). Every other
-// record, and any access line holding a value slog would escape or quote,
-// goes through slog's own handler.
+// LogHandler is slog's JSON or text handler, plus a fast path writing the
+// access line's bytes as slog would without building a Record. A line
+// holding a value slog would escape or quote goes through slog.
 type LogHandler struct {
 	slog.Handler
 	json bool
 	out  io.Writer // serial: slog's writes and the fast path's take turns
 }
 
-// SerialWriter is an io.Writer whose Writes never interleave: it locks
-// them itself. A handler writing to one adds no lock of its own (a second
-// lock per line, taken on every core).
+// SerialWriter is an io.Writer whose Writes never interleave, so a handler
+// writing to one adds no second lock per line.
 type SerialWriter interface {
 	io.Writer
 	SerialWrites()
 }
 
 // NewLogHandler returns a JSON (json true) or text handler writing to out.
-// opts.ReplaceAttr and opts.AddSource are not supported (the fast path
-// could not honour them).
 func NewLogHandler(out io.Writer, json bool, level slog.Leveler) *LogHandler {
 	w, ok := out.(SerialWriter)
 	if !ok {
@@ -152,8 +147,7 @@ func (h *LogHandler) appendAccess(b []byte, now time.Time, a *accessLine) ([]byt
 }
 
 // appendMillis writes us/1000 as both slog handlers write that float below
-// 1e6 (shortest form, no exponent), with integers: strconv's float
-// formatting was a tenth of the line's cost.
+// 1e6 (shortest form, no exponent), with integers only.
 func appendMillis(b []byte, us int64) []byte {
 	b = strconv.AppendInt(b, us/1000, 10)
 	if f := us % 1000; f != 0 {

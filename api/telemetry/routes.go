@@ -22,13 +22,11 @@ func newRouteIndex(app *fiber.App) routeIndex {
 	return ix
 }
 
-// lookup names the endpoint of a request. matched is the path of the route
-// fiber matched last: the endpoint itself when one answered; a middleware's
-// prefix (the /v1 group, the catch-all) when the chain stopped before
-// routing or no endpoint exists, and then the endpoint the path addresses
-// is looked up. A middleware that answered successfully (static files) is
-// named by its prefix; anything else is Unmatched. slot holds the series
-// of a pattern's label; it is nil for the other labels.
+// lookup names the endpoint of a request. matched is the route fiber
+// matched last: the endpoint, or a middleware's prefix when the chain
+// stopped before routing, and then the path is looked up. A middleware
+// that answered successfully (static files) is named by its prefix,
+// anything else Unmatched. slot is nil but for a pattern's label.
 func (ix routeIndex) lookup(method, matched, path string, status int) (route string, slot *routeSlot) {
 	if i := ix.table.Index(method, matched); i >= 0 && routing.Match(matched, path) {
 		return matched, ix.slots[method][i]

@@ -59,21 +59,16 @@ type Telemetry struct {
 
 	appOnce sync.Once
 	routes  routeIndex
-	// onError renders an error as the response. fiber's App.ErrorHandler
-	// looks for a mounted sub-app's handler on every call, allocating; the
-	// appliance mounts none (Server.Mount adds routes to the one app).
+	// onError is the app's own error handler: App.ErrorHandler would look
+	// for a mounted sub-app's on every call, and the appliance mounts none.
 	onError fiber.ErrorHandler
-
-	// series caches the request counter and histogram of each route,
-	// method and status: WithLabelValues hashes the labels every time.
-	// A route pattern's series are also kept in its routeSlot.
+	// series caches each route, method and status's series (WithLabelValues
+	// hashes the labels every time); a pattern's are also in its routeSlot.
 	series sync.Map // seriesKey -> *series
-
 }
 
-// lineCounter is a counter alone on its cache line (64-byte objects are
-// allocated 64 bytes apart): every request adds to it from every core,
-// and a neighbour read on every request would bounce with it.
+// lineCounter is a counter alone on its cache line: every request adds to
+// it from every core, and a neighbour would bounce with it.
 type lineCounter struct {
 	atomic.Int64
 	_ [56]byte
@@ -147,9 +142,8 @@ func (t *Telemetry) seriesByLabels(route, method string, status int) *series {
 	return s.(*series)
 }
 
-// New registers the appliance's metrics, the Go runtime, process and
-// build-info collectors on a registry of its own (several servers in one
-// test process must not share counters).
+// New registers the appliance's metrics and the runtime collectors on a
+// registry of its own (servers in one test process must not share counters).
 func New(o Options) *Telemetry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"route", "method", "status"}
@@ -220,10 +214,9 @@ func New(o Options) *Telemetry {
 	return t
 }
 
-// WatchDB exports the connection pool statistics of db (go_sql_* with a
-// db_name label): "read" and "write" on SQLite, "main" when one pool does both.
-// It also exports ledgerbase_database_up, the database's answer to a ping
-// at each scrape, so an alert can fire while no request comes.
+// WatchDB exports db's pool statistics (go_sql_* by db_name: "read" and
+// "write", or "main" for one pool) and ledgerbase_database_up, a ping at
+// each scrape, so an alert can fire while no request comes.
 func (t *Telemetry) WatchDB(db *database.DB) error {
 	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "ledgerbase_database_up",
@@ -264,8 +257,7 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	start := rest.Arrival(c)
 	t.appOnce.Do(func() {
 		t.routes = newRouteIndex(c.App())
-		cfg := c.App().Config() // a copy of the whole Config: once, not per request
-		t.onError = cfg.ErrorHandler
+		t.onError = c.App().Config().ErrorHandler // a copy of the whole Config: once, not per request
 	})
 	t.inFlight.Add(1)
 	defer t.inFlight.Add(-1)
@@ -280,7 +272,9 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	end := start.Add(elapsed)
 	status := c.Response().StatusCode()
 	method := methodLabel(c.Method())
-	route, slot := t.route(c, status)
+	// A request refused before routing (401, 429) is labelled with the
+	// endpoint it was addressed to.
+	route, slot := t.routes.lookup(c.Method(), c.Route().Path, c.Path(), status)
 	ser := t.seriesOf(slot, route, method, status)
 	ser.requests.Inc()
 	ser.duration.Observe(elapsed.Seconds())
@@ -350,11 +344,4 @@ func methodLabel(m string) string {
 		}
 	}
 	return "OTHER"
-}
-
-// route is the pattern of the endpoint that answered c, or Unmatched. A
-// request refused before routing (401, 429 from the /v1 group's
-// middleware) is labelled with the endpoint it was addressed to.
-func (t *Telemetry) route(c *fiber.Ctx, status int) (string, *routeSlot) {
-	return t.routes.lookup(c.Method(), c.Route().Path, c.Path(), status)
 }

@@ -2,9 +2,7 @@ package session
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"math"
 	"time"
 
@@ -12,8 +10,8 @@ import (
 )
 
 // AccountLimit bounds sign-in attempts per account, whatever address they
-// come from, in the database (sign_in_failures), so every process sharing
-// it enforces one limit. An attempt is counted before the password is
+// come from, in the database (sign_in_failures, by the email's hash, not
+// the address someone typed), so every process sharing it enforces one limit. An attempt is counted before the password is
 // checked — so concurrent attempts cannot slip past the limit — and a
 // successful sign-in clears the count.
 type AccountLimit struct {
@@ -37,12 +35,6 @@ func NewAccountLimit(db *database.DB) *AccountLimit {
 		sweep:  db.Rebind("DELETE FROM sign_in_failures WHERE since <= ?")}
 }
 
-// accountID is how an email is kept: its hash, not the address someone typed.
-func accountID(email string) string {
-	h := sha256.Sum256([]byte(email))
-	return hex.EncodeToString(h[:])
-}
-
 // Take counts an attempt to sign in as email (normalized), allowing max
 // per window; it returns 0 when the attempt may go ahead, else the seconds
 // until the account's window ends.
@@ -51,7 +43,7 @@ func (l *AccountLimit) Take(ctx context.Context, email string, max int, window t
 	ended := at - window.Seconds()
 	var n int
 	var since float64
-	if err := l.db.QueryRowContext(ctx, l.take, accountID(email), at, ended, ended).Scan(&n, &since); err != nil {
+	if err := l.db.QueryRowContext(ctx, l.take, hash(email), at, ended, ended).Scan(&n, &since); err != nil {
 		return 0, err
 	}
 	if n == 1 {
@@ -67,6 +59,6 @@ func (l *AccountLimit) Take(ctx context.Context, email string, max int, window t
 
 // Reset clears email's count (after a successful sign-in).
 func (l *AccountLimit) Reset(ctx context.Context, email string) error {
-	_, err := l.db.ExecContext(ctx, l.remove, accountID(email))
+	_, err := l.db.ExecContext(ctx, l.remove, hash(email))
 	return err
 }
