@@ -95,12 +95,8 @@ func updateAddress(q *Request) (Result, error) {
 		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, addressEnum); err != nil {
 			return err
 		}
-		n, err := u.Save(q.Ctx)
-		if err != nil {
+		if err := updated(q.Ctx, u.Save, "address"); err != nil {
 			return err
-		}
-		if n == 0 {
-			return apierr.NotFound("address")
 		}
 		row, err := tx.Address.Get(q.Ctx, q.ChildID)
 		if err != nil {

@@ -112,12 +112,7 @@ func createClient(q *Request) (Result, error) {
 		}
 		// Two creates of one new ref race only on PostgreSQL: the loser hits the
 		// unique (workspace_id, ext_key) index and inTx retries it as an update.
-		row, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = row.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(created(isNew), resource.Clients, id, "") })
 }
 
@@ -146,13 +141,6 @@ func updateClient(q *Request) (Result, error) {
 		if ref != nil {
 			setRef(u.Mutation(), ref)
 		}
-		n, err := u.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return apierr.NotFound("client")
-		}
-		return nil
+		return updated(q.Ctx, u.Save, "client")
 	}, func() Answer { return record(created(false), resource.Clients, q.ID, "") })
 }

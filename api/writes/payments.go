@@ -151,11 +151,9 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		}
 		// The stored open balance is the invoice's after this payment, not the
 		// caller's informational guess.
-		row, err := c.SetRemainingCents(after.remaining).Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, c.Mutation(), c.SetRemainingCents(after.remaining).Exec, &payID); err != nil {
 			return err
 		}
-		payID = row.ID
 		if after == b {
 			return nil
 		}
@@ -213,11 +211,9 @@ func recordBillPayment(q *Request) (Result, error) {
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, billPaymentEnum, "id", "remaining_cents"); err != nil {
 			return err
 		}
-		row, err := c.SetRemainingCents(after.remaining).Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, c.Mutation(), c.SetRemainingCents(after.remaining).Exec, &payID); err != nil {
 			return err
 		}
-		payID = row.ID
 		if after == b {
 			return nil
 		}

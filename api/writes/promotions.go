@@ -186,12 +186,7 @@ func createPromotion(q *Request) (Result, error) {
 		if err := q.setPromotion(c.Mutation(), t); err != nil {
 			return err
 		}
-		row, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = row.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(http.StatusCreated, resource.Promotions, id, "") })
 }
 
