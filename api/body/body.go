@@ -28,9 +28,8 @@ type Values struct {
 	fields []resource.Field
 }
 
-// Read is how every write takes its body before Decode or Parse: JSON, by
-// its media type (anything else is 415). optional (a DELETE's or an
-// action's) lets an empty body stand for {}, whatever its Content-Type.
+// Read takes a write's JSON body (anything else is 415); optional lets an
+// empty body stand for {}, whatever its Content-Type.
 func Read(contentType string, raw []byte, optional bool) ([]byte, error) {
 	if optional && len(raw) == 0 {
 		return []byte("{}"), nil
@@ -250,9 +249,8 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 	return nil, apierr.Invalid(p, "%s has an unsupported type", p)
 }
 
-// text refuses what no column can hold, whatever the field: NUL (U+0000),
-// which PostgreSQL refuses in text and jsonb (SQLSTATE 22021, 22P05). The
-// JSON decoder already turned invalid UTF-8 into U+FFFD.
+// text refuses NUL, which PostgreSQL refuses in text and jsonb (invalid
+// UTF-8 the JSON decoder already turned into U+FFFD).
 func text(s, p string) error {
 	if strings.IndexByte(s, 0) >= 0 {
 		return apierr.Invalid(p, "%s must not contain the NUL character (\\u0000)", p)

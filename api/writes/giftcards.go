@@ -48,8 +48,8 @@ func newGiftCode() string {
 }
 
 // issueGiftCard makes an active card with its starting balance as the
-// ledger's first entry. The code is drawn here, stored only as its hash and
-// last four characters, and handed back once as the Result's Secret.
+// ledger's first entry. The code is kept only as its hash and last four
+// characters, and handed back once as the Result's Secret.
 func issueGiftCard(q *Request) (Result, error) {
 	v, ws := q.Body, q.Workspace().ID
 	initial, _ := v.Int("initial_balance_cents")
@@ -96,10 +96,9 @@ func issueGiftCard(q *Request) (Result, error) {
 	return res, nil
 }
 
-// adjustGiftCard adds amount_cents (negative: takes it off) to an active or
-// depleted card's balance, with its reason in the ledger. The balance never
-// goes below zero (409 amount_exceeds_balance); at zero the card is
-// depleted, above it active. A card past its expiry is not adjusted.
+// adjustGiftCard adds amount_cents (negative: takes it off) to a card's
+// balance, with its reason in the ledger; at zero the card is depleted,
+// above it active.
 func adjustGiftCard(q *Request) (Result, error) {
 	amount, _ := q.Body.Int("amount_cents")
 	reason, _ := q.Body.String("reason")

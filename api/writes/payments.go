@@ -26,9 +26,8 @@ type balance struct {
 	remaining, paid int64
 }
 
-// apply checks a payment against the document (DESIGN.md "Record
-// semantics") and returns the document's balance after it. Only a completed
-// payment moves money; a pending one is recorded as is.
+// apply checks a payment against the document and returns its balance
+// after it; only a completed payment moves money.
 func (b balance) apply(v Values, completed bool) (after balance, err error) {
 	if err := b.open("payment"); err != nil {
 		return b, err
@@ -66,10 +65,8 @@ func (b balance) open(by string) error {
 	return nil
 }
 
-// take lowers the open balance by amount, which by (a payment, a credit
-// note) brings, and moves the status: the rules payments and applied
-// credit notes share. The caller counts amount where it belongs (paid or
-// credited).
+// take lowers the open balance by amount that by (a payment, a credit
+// note) brings, and moves the status; the caller counts it as paid or credited.
 func (b balance) take(amount int64, by string) (after balance, err error) {
 	if err := b.open(by); err != nil {
 		return b, err
