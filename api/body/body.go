@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,13 +81,8 @@ func Parse(raw []byte, fields []resource.Field) (Values, error) {
 
 // Check validates a decoded object; path prefixes params ("lines[0].").
 func Check(m map[string]any, fields []resource.Field, path string) (Values, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if field(fields, k) == nil {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.ContainsFunc(fields, func(f resource.Field) bool { return f.Name == k }) {
 			return Values{}, apierr.Invalid(path+k, "unknown field %q", path+k)
 		}
 	}
@@ -107,15 +103,6 @@ func Check(m map[string]any, fields []resource.Field, path string) (Values, erro
 		m[f.Name] = nv
 	}
 	return Values{m: m, fields: fields}, nil
-}
-
-func field(fs []resource.Field, name string) *resource.Field {
-	for i := range fs {
-		if fs[i].Name == name {
-			return &fs[i]
-		}
-	}
-	return nil
 }
 
 func maxLen(f *resource.Field) int {
@@ -154,12 +141,9 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 		}
 		switch f.Type {
 		case resource.Enum:
-			for _, x := range f.Values {
-				if x == s {
-					return s, nil
-				}
+			if !slices.Contains(f.Values, s) {
+				return nil, apierr.Invalid(p, "%s must be one of %v", p, f.Values)
 			}
-			return nil, apierr.Invalid(p, "%s must be one of %v", p, f.Values)
 		case resource.Date:
 			if _, err := time.Parse("2006-01-02", s); err != nil {
 				return nil, apierr.Invalid(p, "%s must be a date YYYY-MM-DD", p)

@@ -1,7 +1,8 @@
 package resource
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	text "strings"
 )
 
@@ -114,12 +115,7 @@ func EventTypes() []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for t := range seen {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Events is the workspace's change log, served by hand (api.Core.Events),

@@ -2,6 +2,8 @@
 // lists, validation, the OpenAPI document and the MCP tools derive from it.
 package resource
 
+import "slices"
+
 // Plan is a workspace plan; higher plans reach everything lower ones do.
 type Plan int
 
@@ -16,13 +18,12 @@ var planNames = [...]string{"starter", "growth", "business"}
 func (p Plan) String() string { return planNames[p] }
 
 // ParsePlan maps a plan name to its Plan.
-func ParsePlan(s string) (Plan, bool) {
-	for i, n := range planNames {
-		if n == s {
-			return Plan(i), true
-		}
-	}
-	return 0, false
+func ParsePlan(s string) (Plan, bool) { return parseName[Plan](planNames[:], s) }
+
+// parseName is the value whose name names[value] is s.
+func parseName[T ~int](names []string, s string) (T, bool) {
+	i := slices.Index(names, s)
+	return T(max(i, 0)), i >= 0
 }
 
 // PlanNames lists the plans, lowest first.
@@ -50,14 +51,7 @@ var accessNames = [...]string{"none", "read", "write"}
 func (a Access) String() string { return accessNames[a] }
 
 // ParseAccess maps "none", "read" or "write" to an Access.
-func ParseAccess(s string) (Access, bool) {
-	for i, n := range accessNames {
-		if n == s {
-			return Access(i), true
-		}
-	}
-	return None, false
-}
+func ParseAccess(s string) (Access, bool) { return parseName[Access](accessNames[:], s) }
 
 // OpKind names what an operation does; api/writes binds each kind to its
 // implementation.
@@ -109,17 +103,7 @@ type Op struct {
 }
 
 // Allowed reports whether the operation may run on a record in state.
-func (o Op) Allowed(state string) bool {
-	if len(o.From) == 0 {
-		return true
-	}
-	for _, s := range o.From {
-		if s == state {
-			return true
-		}
-	}
-	return false
-}
+func (o Op) Allowed(state string) bool { return len(o.From) == 0 || slices.Contains(o.From, state) }
 
 // Filter is a named list filter (spec section 4).
 type Filter struct {

@@ -82,12 +82,7 @@ func issueGiftCard(q *Request) (Result, error) {
 		if cl, ok := v.String("client_id"); ok {
 			c.SetClientID(cl)
 		}
-		g, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = g.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(http.StatusCreated, resource.GiftCards, id, "") })
 	if err != nil {
 		return Result{}, err

@@ -59,12 +59,7 @@ func addPromotionCode(q *Request) (Result, error) {
 			t, _ := time.Parse(time.RFC3339, s)
 			c.SetExpiresAt(t.UTC())
 		}
-		pc, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = pc.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(http.StatusCreated, resource.PromotionCodes, id, q.ID) })
 }
 

@@ -217,11 +217,9 @@ func refundReturn(q *Request) (Result, error) {
 		if order.ChannelID != nil {
 			pc.SetStoreID(*order.ChannelID)
 		}
-		p, err := pc.Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, pc.Mutation(), pc.Exec, &payID); err != nil {
 			return err
 		}
-		payID = p.ID
 		q.made(resource.Payments, payID)
 		if err := q.touch(tx, resource.SalesOrders, order.ID, string(order.Status)); err != nil {
 			return err

@@ -289,11 +289,9 @@ func createSalesOrder(q *Request) (Result, error) {
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, nil, orderOwnFields...); err != nil {
 			return err
 		}
-		o, err := c.Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, c.Mutation(), c.Exec, &id); err != nil {
 			return err
 		}
-		id = o.ID
 		if err := q.saveLines(tx, id, lines); err != nil {
 			return err
 		}

@@ -93,12 +93,7 @@ func createShipment(q *Request) (Result, error) {
 		if err := applyShipment(c.Mutation(), q); err != nil {
 			return err
 		}
-		s, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		shpID = s.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &shpID)
 	}, func() Answer { return record(http.StatusCreated, resource.Shipments, shpID, "") })
 }
 
