@@ -51,11 +51,6 @@ func parseRef(v Values) (*extRef, error) {
 	return &r, nil
 }
 
-// setRef stores the normalized ref and its unique key on a client mutation.
-func setRef(m *ent.CustomerMutation, r *extRef) {
-	_ = setRefFields(m, r) // the client mutation has every field
-}
-
 // setRefFields stores the normalized ref and its unique key on any mutation
 // of a record that keeps one (clients, invoices).
 func setRefFields(m entgo.Mutation, r *extRef) error {
@@ -108,7 +103,7 @@ func createClient(q *Request) (Result, error) {
 			return err
 		}
 		if ref != nil {
-			setRef(c.Mutation(), ref)
+			_ = setRefFields(c.Mutation(), ref) // the client mutation has every field
 		}
 		// Two creates of one new ref race only on PostgreSQL: the loser hits the
 		// unique (workspace_id, ext_key) index and inTx retries it as an update.
@@ -139,7 +134,7 @@ func updateClient(q *Request) (Result, error) {
 			return err
 		}
 		if ref != nil {
-			setRef(u.Mutation(), ref)
+			_ = setRefFields(u.Mutation(), ref) // the client mutation has every field
 		}
 		return updated(q.Ctx, u.Save, "client")
 	}, func() Answer { return record(created(false), resource.Clients, q.ID, "") })

@@ -64,7 +64,7 @@ func issueGiftCard(q *Request) (Result, error) {
 	}
 	var id, code string
 	res, err := q.inTx(func(tx *ent.Tx) error {
-		if err := q.checkParty(tx, "client_id"); err != nil {
+		if _, err := q.partyOf(tx, "client"); err != nil { // a client_id of the workspace
 			return err
 		}
 		// Drawn in the transaction: a rerun after a (vanishingly unlikely)

@@ -1,7 +1,6 @@
 package writes
 
 import (
-	"strings"
 	"time"
 
 	entgo "entgo.io/ent"
@@ -138,7 +137,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		if err := q.checkParty(tx, "client_id"); err != nil {
+		if _, err := q.partyOf(tx, "client"); err != nil { // a client_id of the workspace
 			return err
 		}
 		c := tx.InvoicePayment.Create().SetWorkspaceID(ws).SetInvoiceID(inv.ID).SetExternalID(extID).
@@ -200,7 +199,7 @@ func recordBillPayment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		if err := q.checkParty(tx, "vendor_id"); err != nil {
+		if _, err := q.partyOf(tx, "vendor"); err != nil { // a vendor_id of the workspace
 			return err
 		}
 		c := tx.BillPayment.Create().SetWorkspaceID(ws).SetBillID(bl.ID).SetExternalID(extID).SetDate(today()).
@@ -217,11 +216,4 @@ func recordBillPayment(q *Request) (Result, error) {
 		return tx.Bill.Update().Where(bill.ID(bl.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(bill.Status(after.status)).Exec(q.Ctx)
 	}, func() Answer { return repeated(record(created(isNew), resource.BillPayments, payID, q.ID), !isNew) })
-}
-
-// checkParty refuses a body's client_id or vendor_id that names no party
-// of the workspace (partyOf's check, without the party).
-func (q *Request) checkParty(tx *ent.Tx, field string) error {
-	_, err := q.partyOf(tx, strings.TrimSuffix(field, "_id"))
-	return err
 }
