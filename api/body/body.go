@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,9 +29,8 @@ type Values struct {
 	fields []resource.Field
 }
 
-// Read is how every write takes its body before Decode or Parse: JSON, by
-// its media type (anything else is 415). optional (a DELETE's or an
-// action's) lets an empty body stand for {}, whatever its Content-Type.
+// Read takes a write's JSON body (anything else is 415); optional lets an
+// empty body stand for {}, whatever its Content-Type.
 func Read(contentType string, raw []byte, optional bool) ([]byte, error) {
 	if optional && len(raw) == 0 {
 		return []byte("{}"), nil
@@ -81,13 +81,8 @@ func Parse(raw []byte, fields []resource.Field) (Values, error) {
 
 // Check validates a decoded object; path prefixes params ("lines[0].").
 func Check(m map[string]any, fields []resource.Field, path string) (Values, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if field(fields, k) == nil {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.ContainsFunc(fields, func(f resource.Field) bool { return f.Name == k }) {
 			return Values{}, apierr.Invalid(path+k, "unknown field %q", path+k)
 		}
 	}
@@ -108,15 +103,6 @@ func Check(m map[string]any, fields []resource.Field, path string) (Values, erro
 		m[f.Name] = nv
 	}
 	return Values{m: m, fields: fields}, nil
-}
-
-func field(fs []resource.Field, name string) *resource.Field {
-	for i := range fs {
-		if fs[i].Name == name {
-			return &fs[i]
-		}
-	}
-	return nil
 }
 
 func maxLen(f *resource.Field) int {
@@ -155,12 +141,9 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 		}
 		switch f.Type {
 		case resource.Enum:
-			for _, x := range f.Values {
-				if x == s {
-					return s, nil
-				}
+			if !slices.Contains(f.Values, s) {
+				return nil, apierr.Invalid(p, "%s must be one of %v", p, f.Values)
 			}
-			return nil, apierr.Invalid(p, "%s must be one of %v", p, f.Values)
 		case resource.Date:
 			if _, err := time.Parse("2006-01-02", s); err != nil {
 				return nil, apierr.Invalid(p, "%s must be a date YYYY-MM-DD", p)
@@ -250,9 +233,8 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 	return nil, apierr.Invalid(p, "%s has an unsupported type", p)
 }
 
-// text refuses what no column can hold, whatever the field: NUL (U+0000),
-// which PostgreSQL refuses in text and jsonb (SQLSTATE 22021, 22P05). The
-// JSON decoder already turned invalid UTF-8 into U+FFFD.
+// text refuses NUL, which PostgreSQL refuses in text and jsonb (invalid
+// UTF-8 the JSON decoder already turned into U+FFFD).
 func text(s, p string) error {
 	if strings.IndexByte(s, 0) >= 0 {
 		return apierr.Invalid(p, "%s must not contain the NUL character (\\u0000)", p)

@@ -1,14 +1,9 @@
-// Package clock moves the records whose state follows time, with no
-// request: an invoice past its due date becomes overdue, a gift card past
-// its expiry expired, a promotion starts and ends by its dates. Each move
-// is a write like the others (writes.Request.MoveStale), with one event
-// per record moved by {type: system, id: the move's job}. One table says
-// every move (moves); one runner makes them (Clock.run) on two triggers:
-// the tick (Clock.Run, every minute in every serving process) makes every
-// move in every workspace, and a read of a resource whose state must be
-// exact when read first has its moves made in the reader's workspace
-// (Clock.Exact, the records engine's Refresh). Each record moves, and is
-// told of, once, however many processes and readers race.
+// Package clock moves the records whose state follows time (an invoice
+// past its due date becomes overdue), each move a system write with its
+// events (writes.Request.MoveStale). The tick makes every move in every
+// workspace; a read of a resource whose state must be exact makes its
+// moves in the reader's workspace first (Clock.Exact). Each record moves,
+// and is told of, once, however many processes and readers race.
 package clock
 
 import (
@@ -41,10 +36,9 @@ type move struct {
 	stale string
 }
 
-// moves is every move of the clock, in the order the tick makes them. Times
-// compare as stored: timestamptz on PostgreSQL; on SQLite text in one UTC
-// format, whose order is the time order (every write stores UTC). A
-// promotion both of whose dates passed expires without being active first.
+// moves is every move of the clock, in the tick's order. Times compare as
+// stored: SQLite's UTC text sorts in time order. A promotion both of whose
+// dates passed expires without being active first.
 var moves = []move{
 	// A payment on an overdue invoice keeps it overdue while money remains
 	// (api/writes/payments.go).
@@ -77,7 +71,6 @@ func New(db *database.DB, eng *records.Engine) *Clock { return &Clock{db: db, en
 
 // Exact makes, in workspace ws, the moves of r that must be exact when
 // read: the records engine's Refresh, run before every Get and list of r.
-// It costs one indexed read per move, and a write only when a record is due.
 func (c *Clock) Exact(ctx context.Context, r *resource.Resource, ws string) error {
 	_, err := c.runAll(ctx, time.Now(), ws, func(m move) bool { return m.r == r && m.exact })
 	return err
@@ -174,9 +167,8 @@ func (c *Clock) Run(ctx context.Context, period, retention time.Duration, log *s
 	}
 }
 
-// PruneEvents deletes the events created before cutoff, their webhook
-// deliveries first, a batch at a time so no transaction holds the writer
-// long, and says how many events went.
+// PruneEvents deletes the events created before cutoff, their deliveries
+// first, a batch at a time so no transaction holds the writer long.
 func PruneEvents(ctx context.Context, db *database.DB, cutoff time.Time) (int64, error) {
 	if _, err := webhooks.Prune(ctx, db, cutoff); err != nil {
 		return 0, err

@@ -1,15 +1,10 @@
 // Package idempotency makes POST retries safe: the first response to an
-// Idempotency-Key is kept in the database for 24 hours (so every process
-// behind a load balancer sees it) and a retry with the same key and the same
-// request gets that response again instead of running twice.
+// Idempotency-Key is kept in the database for 24 hours and a retry of the
+// same request gets it again instead of running twice.
 //
-// A successful write keeps its response in its own transaction (Pending.Keep):
-// the key exists exactly when the write does, so a retry after a crash at any
-// moment either replays the first response or runs the write for the first
-// time, never twice. There is no "in flight" row to expire: a duplicate that
-// arrives while the first request runs finds the key taken when it commits
-// (PostgreSQL makes it wait on the unique index; SQLite's single writer
-// serializes), rolls back and replays the first response.
+// A write keeps its response in its own transaction (Pending.Keep), so the
+// key exists exactly when the write does. A duplicate that arrives while the
+// first runs finds the key taken when it commits, rolls back and replays.
 package idempotency
 
 import (
@@ -102,12 +97,9 @@ func (s *Store) Lookup(ctx context.Context, workspaceID, key, hash string) (*Out
 	return &Outcome{Status: prev.Status, Body: prev.Body}, nil
 }
 
-// Once runs do at most once under key: a kept outcome of key with this
-// hash is returned (prev) without running do, another hash under the same
-// key is 409 idempotency_key_reused, and a request under the same key
-// that committed while do ran (ErrTaken) is looked up again, so its
-// outcome is returned. Every write under a key, /v1's and the admin
-// forms', runs through here.
+// Once runs do at most once under key: a kept outcome with this hash is
+// returned (prev) without running do, and one committed while do ran
+// (ErrTaken) is looked up again. Every write under a key runs through here.
 func (s *Store) Once(ctx context.Context, scope, key, hash string, do func(p *Pending) error) (prev *Outcome, err error) {
 	if err := Check(key); err != nil {
 		return nil, err
@@ -125,9 +117,8 @@ func (s *Store) Once(ctx context.Context, scope, key, hash string, do func(p *Pe
 	}
 }
 
-// Within runs write in tx under p: Begin first, then write, then Keep of
-// its answer, so the key commits with the write or not at all. A nil p (a
-// write without a key) runs write alone.
+// Within runs write in tx between p's Begin and Keep, so the key commits
+// with the write or not at all; a nil p runs write alone.
 func (p *Pending) Within(ctx context.Context, tx *ent.Tx, write func() (status int, body []byte, err error)) (status int, body []byte, err error) {
 	if p != nil {
 		if err := p.Begin(ctx, tx); err != nil {
@@ -155,9 +146,8 @@ func (s *Store) Pending(workspaceID, key, hash string) *Pending {
 	return &Pending{s: s, workspace: workspaceID, key: key, hash: hash}
 }
 
-// Begin runs first in the write's transaction: a key another request has
-// committed meanwhile is ErrTaken, and an expired one is removed so this
-// request can keep its own.
+// Begin runs first in the write's transaction: a key committed meanwhile
+// is ErrTaken, an expired one is removed.
 func (p *Pending) Begin(ctx context.Context, tx *ent.Tx) error {
 	prev, err := tx.IdempotencyKey.Query().
 		Where(idempotencykey.WorkspaceID(p.workspace), idempotencykey.Key(p.key)).Only(ctx)
@@ -173,9 +163,8 @@ func (p *Pending) Begin(ctx context.Context, tx *ent.Tx) error {
 	return ErrTaken
 }
 
-// Keep stores the response in the write's transaction, so it commits with
-// the write or not at all. A concurrent request that kept the key first is
-// ErrTaken.
+// Keep stores the response in the write's transaction; a concurrent
+// request that kept the key first is ErrTaken.
 func (p *Pending) Keep(ctx context.Context, tx *ent.Tx, status int, body []byte) error {
 	err := tx.IdempotencyKey.Create().SetWorkspaceID(p.workspace).SetKey(p.key).
 		SetRequestHash(p.hash).SetStatus(status).SetBody(body).Exec(ctx)
@@ -192,8 +181,7 @@ func (p *Pending) Keep(ctx context.Context, tx *ent.Tx, status int, body []byte)
 func (p *Pending) Kept() bool { return p.kept }
 
 // KeepOutcome stores the outcome of a request that wrote nothing (an error
-// its operation decided), so a retry gets the same refusal. A key a
-// concurrent request took meanwhile is left to it.
+// its operation decided), so a retry gets the same refusal.
 func (p *Pending) KeepOutcome(ctx context.Context, status int, body []byte) error {
 	err := p.s.db.IdempotencyKey.Create().SetWorkspaceID(p.workspace).SetKey(p.key).
 		SetRequestHash(p.hash).SetStatus(status).SetBody(body).Exec(context.WithoutCancel(ctx))
@@ -213,13 +201,11 @@ func (s *Store) sweep(ctx context.Context) {
 	_, _ = s.db.IdempotencyKey.Delete().Where(idempotencykey.CreatedAtLT(now.UTC().Add(-s.TTL))).Exec(ctx)
 }
 
-// Stored reports whether an outcome is kept for replays: successes and the
-// client errors an operation decided (not found, business conflicts). A
-// server error is not: nothing was written, so a retry should run again.
+// Stored reports whether an outcome is kept for replays: not a server
+// error, which wrote nothing, so a retry should run again.
 func Stored(status int) bool { return status < http.StatusInternalServerError }
 
-// errorBody is an error as stored: without its request id, which belongs
-// to each response.
+// errorBody is an error as stored, without its request id.
 type errorBody struct {
 	Error struct {
 		Code    string `json:"code"`

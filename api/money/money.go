@@ -94,9 +94,7 @@ func Price(lines []shape.DocLine) (Totals, error) {
 	return t, err
 }
 
-// Lines reads a validated body's lines and prices them as a document's
-// create and edit store them; the admin UI shows the same amounts as one
-// types, and a refusal is the 400 the write would answer.
+// Lines reads a validated body's lines and prices them.
 func Lines(v body.Values) ([]shape.DocLine, Totals, error) {
 	raw, _ := v.Objects("lines")
 	lines := make([]shape.DocLine, len(raw))
@@ -118,9 +116,8 @@ func Lines(v body.Values) ([]shape.DocLine, Totals, error) {
 // Part is a share of a line's amount: Qty of its Of units (Of > 0).
 type Part struct{ Amount, Qty, Of int64 }
 
-// Parts is what the parts come to: each Amount × Qty / Of, rounded half
-// away from zero once per part, summed (what a return's lines were sold
-// for); a sum past int64 is a 400 naming param.
+// Parts is the sum of each Amount × Qty / Of, rounded half away from zero
+// once per part; a sum past int64 is a 400 naming param.
 func Parts(param string, parts []Part) (int64, error) {
 	sum := new(big.Int)
 	for _, p := range parts {

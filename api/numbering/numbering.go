@@ -1,8 +1,6 @@
 // Package numbering gives records their numbers: each series (INV-000042)
-// is a workspace counter in the sequences table, advanced in the write's
-// transaction, so numbers have no gaps from failed writes. The same
-// counters make writers take turns where a check must not race (Serialize)
-// and number a workspace's events (Reserve).
+// is a workspace counter advanced in the write's transaction, so failed
+// writes leave no gaps. The counters also serialize checks and number events.
 package numbering
 
 import (
@@ -31,11 +29,8 @@ var (
 func (s Series) format(v int64) string { return fmt.Sprintf("%s-%06d", s.Prefix, v) }
 
 // Reserve takes the next n values of the workspace's counter name and
-// returns the first. One upsert both creates the counter and advances it:
-// on PostgreSQL it locks the counter's row until the transaction ends, so
-// concurrent writers queue instead of taking the same value; on SQLite the
-// single writer does the same. A rolled-back transaction gives its values
-// back.
+// returns the first. One upsert creates and advances the counter, locking
+// its row until commit, so concurrent writers queue for distinct values.
 func Reserve(ctx context.Context, tx *ent.Tx, workspaceID, name string, n int64) (int64, error) {
 	err := tx.Sequence.Create().SetWorkspaceID(workspaceID).SetName(name).SetValue(n).
 		OnConflictColumns(sequence.FieldWorkspaceID, sequence.FieldName).
@@ -54,10 +49,8 @@ func Reserve(ctx context.Context, tx *ent.Tx, workspaceID, name string, n int64)
 }
 
 // Serialize makes the workspace's writers that name the same counter take
-// turns until the transaction ends: the counter's row lock on PostgreSQL,
-// the single writer on SQLite. Numbers a caller chooses take turns on
-// their series' counter, and category moves on one of their own, so two
-// concurrent writes cannot each pass a check and break it together.
+// turns until commit, so two concurrent writes cannot each pass a check and
+// break it together.
 func Serialize(ctx context.Context, tx *ent.Tx, workspaceID, name string) error {
 	_, err := Reserve(ctx, tx, workspaceID, name, 0)
 	return err

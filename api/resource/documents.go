@@ -1,9 +1,7 @@
 package resource
 
-// The bodies and operations of documents with lines (invoices, quotes,
-// credit notes, bills): what clients send, and the states each operation
-// is allowed from. Money is never sent: api/money computes every amount
-// from the lines.
+// The bodies and operations of documents with lines. Money is never sent:
+// api/money computes every amount from the lines.
 
 func bp(max int64) *int64 { return &max }
 

@@ -1,5 +1,7 @@
 package resource
 
+import "slices"
+
 // Endpoint is one /v1 endpoint derived from a declaration. The API mounts
 // them, the OpenAPI document describes them and the MCP bridge calls them.
 type Endpoint struct {
@@ -13,14 +15,7 @@ type Endpoint struct {
 // sub-resource's paths :id is the parent's id and :{IDParam} the child's.
 // AdminOnly operations are not among them.
 func Endpoints() []Endpoint {
-	all := AllEndpoints()
-	out := all[:0:0]
-	for _, e := range all {
-		if !e.Op.AdminOnly {
-			out = append(out, e)
-		}
-	}
-	return out
+	return slices.DeleteFunc(AllEndpoints(), func(e Endpoint) bool { return e.Op.AdminOnly })
 }
 
 // AllEndpoints is Endpoints with the AdminOnly operations, which the admin

@@ -1,18 +1,14 @@
 package resource
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	text "strings"
 )
 
-// Event types follow from the declarations: <object>.<verb>, where the
-// object is the resource's singular in snake case (invoice_payment) and the
-// verb is created, updated or deleted, or the past tense of an action
-// (invoice.sent, quote.accepted). A sub-resource that answers its parent
-// (tracking events) names both: shipment.tracking_event.created. A write
-// that moves its parent's status (a payment paying an invoice) also tells
-// of the parent in its new state: invoice.paid. A state the clock moves a
-// record to (Resource.Clock) is told the same way: invoice.overdue.
+// Event types follow from the declarations: <object>.<verb> (invoice.sent),
+// and <object>.<state> for a status moved by a sub-resource or the clock
+// (invoice.paid, invoice.overdue).
 
 // Object is the resource's name in event types and `object` fields.
 func (r *Resource) Object() string { return snakeCase.Replace(r.Singular) }
@@ -119,18 +115,11 @@ func EventTypes() []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for t := range seen {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
-// Events is the workspace's change log, GET /v1/events and
-// /v1/events/{id}. It is served by hand (api.Core.Events), not by the
-// records engine, so it is not among All; the OpenAPI document and the MCP
-// tools (list_events, get_event) derive from it and from EventParams.
+// Events is the workspace's change log, served by hand (api.Core.Events),
+// not by the records engine, so it is not among All.
 var Events = &Resource{Name: "events", Singular: "event", Prefix: "evt", Plan: Starter, Toolset: "events",
 	Doc: "Every committed change of the workspace (type resource.verb, e.g. invoice.paid; data.object is the record as GET showed it " +
 		"right after the change, data.previous_attributes the fields an update changed), on every plan, limited to the resources " +
@@ -149,8 +138,7 @@ type EventParam struct {
 	Doc  string
 }
 
-// EventParams are GET /v1/events's own query parameters: the API reads
-// them, the OpenAPI document and the MCP list_events tool describe them.
+// EventParams are GET /v1/events's own query parameters.
 var EventParams = []EventParam{
 	{Name: "type", Doc: "One event type or a comma list; invoice.* matches every invoice event."},
 	{Name: "created[gte]", Time: true, Doc: "Only events at or after this RFC 3339 time."},

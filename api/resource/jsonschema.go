@@ -10,10 +10,8 @@ import (
 
 // SchemaOptions tunes a schema for its reader.
 type SchemaOptions struct {
-	// DefaultMaxLen, when set, states the bound every undeclared string and
-	// array has (the OpenAPI document validates exactly what the API
-	// accepts); zero leaves it out (a model's context need not carry a
-	// safety net no real value reaches).
+	// DefaultMaxLen, when set, is the bound of undeclared strings and arrays
+	// (OpenAPI); zero leaves it out (MCP: no use in a model's context).
 	DefaultMaxLen int
 }
 

@@ -1,8 +1,7 @@
 package resource
 
-// Lack names the first condition of a resource a workspace does not meet
-// (spec section 1). The API's 403s and the MCP bridge's tool list both read
-// it, so the two can never disagree about what a workspace reaches.
+// Lack names the first condition of a resource a workspace does not meet;
+// the API's 403s and the MCP tool list both read it, so they agree.
 type Lack int
 
 const (

@@ -1,9 +1,8 @@
-// Package resource declares every /v1 resource once: its path, table, plan,
-// commerce needs, list filters, search fields, embedded children and the
-// operations it offers with their request bodies. Routing, gating, lists,
-// validation, the OpenAPI document and the MCP tools are all derived from
-// these declarations; nothing here touches a database.
+// Package resource declares every /v1 resource once; routing, gating,
+// lists, validation, the OpenAPI document and the MCP tools derive from it.
 package resource
+
+import "slices"
 
 // Plan is a workspace plan; higher plans reach everything lower ones do.
 type Plan int
@@ -19,13 +18,12 @@ var planNames = [...]string{"starter", "growth", "business"}
 func (p Plan) String() string { return planNames[p] }
 
 // ParsePlan maps a plan name to its Plan.
-func ParsePlan(s string) (Plan, bool) {
-	for i, n := range planNames {
-		if n == s {
-			return Plan(i), true
-		}
-	}
-	return 0, false
+func ParsePlan(s string) (Plan, bool) { return parseName[Plan](planNames[:], s) }
+
+// parseName is the value whose name names[value] is s.
+func parseName[T ~int](names []string, s string) (T, bool) {
+	i := slices.Index(names, s)
+	return T(max(i, 0)), i >= 0
 }
 
 // PlanNames lists the plans, lowest first.
@@ -53,14 +51,7 @@ var accessNames = [...]string{"none", "read", "write"}
 func (a Access) String() string { return accessNames[a] }
 
 // ParseAccess maps "none", "read" or "write" to an Access.
-func ParseAccess(s string) (Access, bool) {
-	for i, n := range accessNames {
-		if n == s {
-			return Access(i), true
-		}
-	}
-	return None, false
-}
+func ParseAccess(s string) (Access, bool) { return parseName[Access](accessNames[:], s) }
 
 // OpKind names what an operation does; api/writes binds each kind to its
 // implementation.
@@ -89,19 +80,16 @@ type Op struct {
 	Summary string
 	// Name is an Action's verb and path segment: "send" is POST /v1/invoices/{id}/send.
 	Name string
-	// From lists the states (the record's status) the operation is allowed
-	// from; from any other it is 409 invalid_state_transition. Empty: any.
-	// A sub-resource's create lists its parent's states (an invoice takes
-	// payments while sent); FromOf names the body field of the record
-	// whose states they are otherwise (a shipment's sales_order_id).
+	// From lists the states the operation is allowed from (empty: any): a
+	// sub-resource create's are its parent's, or those of the record the
+	// body field FromOf names (a shipment's sales_order_id).
 	From   []string
 	FromOf string
 	// To is the state an Action moves the record to ("" when the
 	// operation decides: an adjustment may deplete a gift card or not).
 	To string
-	// AdminOnly keeps the operation off /v1: it is not routed, not in the
-	// OpenAPI document and not an MCP tool; the admin UI's forms run it
-	// (gift cards and returns, read-only in the /v1 contract).
+	// AdminOnly keeps the operation off /v1, OpenAPI and MCP: only the
+	// admin UI runs it.
 	AdminOnly bool
 	// Makes lists the other resources whose records the operation creates
 	// (a refund's online payment): each tells of it as <object>.created.
@@ -110,23 +98,12 @@ type Op struct {
 	// nowhere readable (a gift card's "code").
 	Secret string
 	// Touches lists the other resources whose records the operation
-	// changes (a shipment's order): each tells of it as <object>.updated
-	// or <object>.<its new status>.
+	// changes (a shipment's order), each with its own event.
 	Touches []*Resource
 }
 
 // Allowed reports whether the operation may run on a record in state.
-func (o Op) Allowed(state string) bool {
-	if len(o.From) == 0 {
-		return true
-	}
-	for _, s := range o.From {
-		if s == state {
-			return true
-		}
-	}
-	return false
-}
+func (o Op) Allowed(state string) bool { return len(o.From) == 0 || slices.Contains(o.From, state) }
 
 // Filter is a named list filter (spec section 4).
 type Filter struct {
@@ -182,18 +159,14 @@ type Resource struct {
 	Doc     string
 	Parent  *Parent
 	Search  []string // columns `q` searches
-	// SearchFew is the one column of Search whose values repeat across many
-	// records of a workspace (the client's name on every invoice): `q`
-	// matches it through the workspace's distinct values and an index by
-	// value, not through the word index (same meaning, see database.Find).
+	// SearchFew is the column of Search whose values repeat across records
+	// (a client's name on invoices): `q` matches it by value (database.Find).
 	SearchFew []string
 	Filters   []Filter
 	Embeds    []Embed
 	// Scope is a fixed SQL condition on the table (products: is_product; promotions: not archived).
 	Scope string
-	// Clock lists the states the clock moves records to without a request
-	// (an invoice past its due date becomes overdue): each move is a
-	// system write with its <object>.<state> event.
+	// Clock lists the states the clock moves records to (invoices: overdue).
 	Clock []string
 	// Hidden columns never leave the server.
 	Hidden []string
@@ -205,9 +178,8 @@ type Resource struct {
 	Computed []Computed
 	Ops      []Op
 
-	// Plural names the records as a person says them when Name (the URL's)
-	// does not: /v1/payments are "online payments". MCP tools pair by it:
-	// list_online_payments, get_online_payment.
+	// Plural names the records when Name does not ("online payments"); MCP
+	// tools are named by it.
 	Plural string
 }
 

@@ -27,11 +27,8 @@ var defaultFlags = []struct {
 	kind   address.Kind
 }{{address.FieldDefaultBilling, address.KindBilling}, {address.FieldDefaultShipping, address.KindShipping}}
 
-// lockClient checks the client exists in the caller's workspace and, on
-// PostgreSQL, locks its row so that address writes of one client run one at
-// a time: two "make default" calls cannot both win. It is the lock watch
-// took first, as a sub-resource's parent, so taking it again waits for
-// nothing.
+// lockClient checks the client exists in the caller's workspace and locks
+// its row (PostgreSQL), so two "make default" calls cannot both win.
 func (q *Request) lockClient(tx *ent.Tx) error {
 	found, err := q.row(tx, resource.Clients, q.ID, "", q.locks())
 	if err != nil {
@@ -44,9 +41,7 @@ func (q *Request) lockClient(tx *ent.Tx) error {
 }
 
 // createAddress adds an address. Making it a default clears the previous
-// default of that kind; the first address of a kind becomes that kind's
-// default unless the body says otherwise, so a client with addresses of a
-// kind has one default of it.
+// one; the first of a kind becomes its default unless the body says otherwise.
 func createAddress(q *Request) (Result, error) {
 	var id string
 	return q.inTx(func(tx *ent.Tx) error {
@@ -95,12 +90,8 @@ func updateAddress(q *Request) (Result, error) {
 		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, addressEnum); err != nil {
 			return err
 		}
-		n, err := u.Save(q.Ctx)
-		if err != nil {
+		if err := updated(q.Ctx, u.Save, "address"); err != nil {
 			return err
-		}
-		if n == 0 {
-			return apierr.NotFound("address")
 		}
 		row, err := tx.Address.Get(q.Ctx, q.ChildID)
 		if err != nil {

@@ -10,10 +10,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent"
 )
 
-// Bills are documents with lines from a vendor: made and edited like
-// invoices (documents.go); open makes the total owed, so bill payments
-// (payments.go) apply; void follows the invoices' rule.
-// billKind is how bills are made and edited (documents.go).
+// billKind is how bills, a vendor's documents, are made and edited
+// (documents.go); open makes the total owed, so bill payments apply.
 var billKind = &docKind{
 	r: resource.Bills, party: "vendor", numbers: numbering.Bills, balance: true,
 	create: func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error) {

@@ -21,12 +21,9 @@ import (
 // maxDepth bounds the walk up the tree when checking for a cycle.
 const maxDepth = 1000
 
-// saveCategory creates a category (POST) or updates q.ID (PATCH). The tree
-// hangs by parent_id: the parent must be a category of the workspace, and
-// one that would make the category its own ancestor is a 409
-// invalid_state_transition naming parent_id. A derived slug takes the
-// first free one of name-slug, name-slug-2, ...; a slug sent is used as is
-// and a clash is a 409 duplicate.
+// saveCategory creates a category (POST) or updates q.ID (PATCH). A derived
+// slug is the first free one of name-slug, name-slug-2, ...; a sent one is
+// used as is.
 func saveCategory(q *Request) (Result, error) {
 	v, ws, id := q.Body, q.Principal.Workspace.ID, q.ID
 	name, _ := v.String("name")
@@ -46,11 +43,9 @@ func saveCategory(q *Request) (Result, error) {
 				return err
 			}
 		}
-		// Writers of a slug take turns (after the tree's lock, always in this
-		// order): on PostgreSQL two creates of one name would otherwise both
-		// pick the same free slug, and with enough of them the loser's
-		// retries run out (500). Waiting for the lock, each sees the slugs
-		// committed before it; SQLite's single writer already serializes.
+		// Writers of a slug take turns (after the tree's lock), else on
+		// PostgreSQL concurrent creates of one name pick the same free slug
+		// and the losers' retries run out.
 		if hasSlug || id == "" {
 			if err := numbering.Serialize(q.Ctx, tx, ws, "category-slugs"); err != nil {
 				return err
@@ -108,9 +103,8 @@ func saveCategory(q *Request) (Result, error) {
 	}, func() Answer { return record(created(id == ""), resource.Categories, catID, "") })
 }
 
-// checkParent refuses a parent outside the workspace (400) and one that
-// has the category among its ancestors (409). The caller holds the tree's
-// lock (serialize), so the ancestors it walks cannot move meanwhile.
+// checkParent refuses a parent outside the workspace and one that has the
+// category among its ancestors; the caller holds the tree's lock.
 func checkParent(q *Request, tx *ent.Tx, ws, id, pid string) error {
 	cycle := func() error {
 		e := apierr.Conflict("invalid_state_transition", "parent_id %q would make a cycle: a category cannot sit under itself or its own descendants", pid)

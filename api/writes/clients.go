@@ -51,11 +51,6 @@ func parseRef(v Values) (*extRef, error) {
 	return &r, nil
 }
 
-// setRef stores the normalized ref and its unique key on a client mutation.
-func setRef(m *ent.CustomerMutation, r *extRef) {
-	_ = setRefFields(m, r) // the client mutation has every field
-}
-
 // setRefFields stores the normalized ref and its unique key on any mutation
 // of a record that keeps one (clients, invoices).
 func setRefFields(m entgo.Mutation, r *extRef) error {
@@ -108,16 +103,11 @@ func createClient(q *Request) (Result, error) {
 			return err
 		}
 		if ref != nil {
-			setRef(c.Mutation(), ref)
+			_ = setRefFields(c.Mutation(), ref) // the client mutation has every field
 		}
 		// Two creates of one new ref race only on PostgreSQL: the loser hits the
 		// unique (workspace_id, ext_key) index and inTx retries it as an update.
-		row, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = row.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(created(isNew), resource.Clients, id, "") })
 }
 
@@ -144,15 +134,8 @@ func updateClient(q *Request) (Result, error) {
 			return err
 		}
 		if ref != nil {
-			setRef(u.Mutation(), ref)
+			_ = setRefFields(u.Mutation(), ref) // the client mutation has every field
 		}
-		n, err := u.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return apierr.NotFound("client")
-		}
-		return nil
+		return updated(q.Ctx, u.Save, "client")
 	}, func() Answer { return record(created(false), resource.Clients, q.ID, "") })
 }

@@ -26,9 +26,8 @@ var creditNoteKind = &docKind{
 	check: checkCreditedInvoice,
 }
 
-// creditedInvoice reads the workspace's invoice id, which a body names in
-// invoice_id (another workspace's is no such invoice: 400, never linked);
-// lock holds its row until the transaction ends.
+// creditedInvoice reads the workspace's invoice a body names in
+// invoice_id; lock holds its row until the transaction ends.
 func (q *Request) creditedInvoice(tx *ent.Tx, id string, lock bool) (*ent.Invoice, error) {
 	query := tx.Invoice.Query().Where(invoice.ID(id), invoice.WorkspaceID(q.Workspace().ID))
 	if lock {
@@ -42,9 +41,8 @@ func (q *Request) creditedInvoice(tx *ent.Tx, id string, lock bool) (*ent.Invoic
 	return inv, err
 }
 
-// fillFromInvoice gives a credit note made against an invoice that
-// invoice's client, when the body names none, and its currency, when the
-// body sets none (the client's own currency may differ from the invoice's).
+// fillFromInvoice gives a credit note its invoice's client and currency
+// where the body sets none (the client's currency may differ from it).
 func fillFromInvoice(q *Request, tx *ent.Tx, p *party) error {
 	id, ok := q.Body.String("invoice_id")
 	if !ok {
@@ -63,9 +61,8 @@ func fillFromInvoice(q *Request, tx *ent.Tx, p *party) error {
 	return nil
 }
 
-// notePartyMismatch says what of a credit note does not match the invoice
-// it credits ("" when all does): the same client (by id, or by name when
-// the invoice has no client record) and the same currency.
+// notePartyMismatch says what of a credit note's client (by id, else by
+// name) and currency does not match its invoice ("" when all does).
 func notePartyMismatch(n *ent.CreditNote, inv *ent.Invoice) (field, why string) {
 	switch {
 	case inv.ClientID != nil && (n.ClientID == nil || *n.ClientID != *inv.ClientID),
@@ -116,12 +113,9 @@ func checkCreditedInvoice(q *Request, tx *ent.Tx, id string) error {
 	return nil
 }
 
-// applyCreditNote applies an issued credit note to an invoice: its
-// amount_incl_vat_cents lowers the invoice's remaining_cents and counts in
-// its credited_cents, by the payments' balance rules (balance.take). The
-// note's row is locked by the state check and the invoice's here, so
-// concurrent applications and payments on one invoice queue and never
-// take more than its open balance.
+// applyCreditNote applies an issued credit note to an invoice by the
+// payments' balance rules (balance.take). Both rows are locked, so
+// concurrent applications and payments never take more than is open.
 func applyCreditNote(q *Request) (Result, error) {
 	// It changes an invoice's balance, as a payment does: the key's role
 	// must write invoices too.

@@ -19,11 +19,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
 
-// Documents with lines — invoices, quotes, credit notes, bills — are
-// written alike: a party (client or vendor), a number unique in the
-// workspace, lines priced by api/money, and totals that are the lines'
-// sums. docKind holds the little that differs; createDocument and
-// updateDocument are every kind's create and edit.
+// Documents with lines (invoices, quotes, credit notes, bills) are written
+// alike; docKind holds the little that differs.
 
 type docKind struct {
 	r       *resource.Resource
@@ -31,15 +28,12 @@ type docKind struct {
 	numbers numbering.Series
 	// balance: the document keeps paid_cents and remaining_cents.
 	balance bool
-	// create and update are the kind's ent builders, as a mutation to set
-	// fields on and the call that saves it.
+	// create and update are the kind's ent builders (build).
 	create func(tx *ent.Tx) (entgo.Mutation, func(context.Context) error)
 	update func(tx *ent.Tx, id string) (entgo.Mutation, func(context.Context) error)
-	// fill, when set, completes a create's party from the records the body
-	// names (a credit note takes its invoice's client and currency).
+	// fill, when set, completes a create's party (a credit note's from its invoice).
 	fill func(q *Request, tx *ent.Tx, p *party) error
-	// check, when set, vets the saved document against other records, in
-	// the write's transaction, after every create and edit.
+	// check, when set, vets the saved document after every create and edit.
 	check func(q *Request, tx *ent.Tx, id string) error
 }
 
@@ -50,8 +44,7 @@ var docKinds = map[*resource.Resource]*docKind{
 	resource.Quotes:      quoteKind,
 }
 
-// builder is an ent create or update builder: the mutation to set fields
-// on, and the call that saves it.
+// builder is an ent create or update builder.
 type builder[M entgo.Mutation] interface {
 	Mutation() M
 	Exec(context.Context) error
@@ -62,8 +55,22 @@ func build[M entgo.Mutation](b builder[M]) (entgo.Mutation, func(context.Context
 	return b.Mutation(), b.Exec
 }
 
-// docOwnFields are the body fields the operation sets itself; the others
-// are columns of the same name, set as they come.
+// insert runs exec, the create of mutation m, and sets *id to the new
+// record's id, which ent sets on the mutation before saving.
+func insert(ctx context.Context, m entgo.Mutation, exec func(context.Context) error, id *string) error {
+	if err := exec(ctx); err != nil {
+		return err
+	}
+	*id = newID(m)
+	return nil
+}
+
+func newID(m entgo.Mutation) string {
+	id, _ := m.(interface{ ID() (string, bool) }).ID()
+	return id
+}
+
+// docOwnFields are the body fields the operation sets itself.
 var docOwnFields = []string{"lines", "number", "client_id", "client_name", "vendor_id", "vendor_name", "currency_code", "date", "external_ref"}
 
 // checkItems refuses lines naming an item that is not the workspace's.
@@ -153,25 +160,26 @@ func (q *Request) numberTaken(tx *ent.Tx, r *resource.Resource, number, exceptID
 	return err == nil, err
 }
 
+// numberFree refuses number when another record of r in the workspace has it.
+func (q *Request) numberFree(tx *ent.Tx, r *resource.Resource, number, exceptID string) error {
+	taken, err := q.numberTaken(tx, r, number, exceptID)
+	if err == nil && taken {
+		return duplicate("number", "the number %s is already used in this workspace", number)
+	}
+	return err
+}
+
 func isNoRows(err error) bool { return err == sql.ErrNoRows }
 
 // docNumber is num, which must be free in the workspace, or when num is
 // empty the next one of the kind's series.
 func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s numbering.Series, num string) (string, error) {
-	// Numbers take turns on the series' counter, so two concurrent creates
-	// of one number cannot both pass the check.
+	// Taking turns on the counter keeps concurrent creates of one number apart.
 	if err := numbering.Serialize(q.Ctx, tx, q.Workspace().ID, s.Name); err != nil {
 		return "", err
 	}
 	if num != "" {
-		taken, err := q.numberTaken(tx, r, num, "")
-		if err != nil {
-			return "", err
-		}
-		if taken {
-			return "", duplicate("number", "the number %s is already used in this workspace", num)
-		}
-		return num, nil
+		return num, q.numberFree(tx, r, num, "")
 	}
 	nums, err := s.Allocate(q.Ctx, tx, q.Workspace().ID, 1, func(batch []string) (map[string]bool, error) {
 		used := map[string]bool{}
@@ -276,8 +284,7 @@ func createDocument(q *Request) (Result, error) {
 	}, func() Answer { return record(created(isNew), q.Resource, id, "") })
 }
 
-// newDocument is a draft to insert: what a create's body says, or what an
-// action takes from another document (a quote's invoice).
+// newDocument is a draft to insert (from a create's body, or a quote's invoice).
 type newDocument struct {
 	party        party
 	number, date string // "": the next number of the kind's series; today
@@ -321,8 +328,7 @@ func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string,
 	if err := save(q.Ctx); err != nil {
 		return "", err
 	}
-	// ent sets a new record's id on its mutation before saving it.
-	id, _ := m.(interface{ ID() (string, bool) }).ID()
+	id := newID(m)
 	if k.check != nil {
 		if err := k.check(q, tx, id); err != nil {
 			return "", err
@@ -404,12 +410,8 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 	}
 	set := map[string]any{}
 	if num, ok := q.Body.String("number"); ok {
-		taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
-		if err != nil {
+		if err := q.numberFree(tx, q.Resource, num, q.ID); err != nil {
 			return err
-		}
-		if taken {
-			return duplicate("number", "the number %s is already used in this workspace", num)
 		}
 		set["number"] = num
 	}

@@ -19,30 +19,22 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
-// Every committed write appends its events in its own transaction (see
-// run): an event exists exactly when its change does. The types follow
-// from the declarations (resource.EventType); data.object is the record as
-// the write answers it, which is what GET shows right after.
-//
-// The events are written at the end of the transaction (database.Deferred),
-// with the other records the writes touched read there too: under SQLite's
-// group commit, one query reads every order a batch of shipments touched
-// and one statement writes the batch's events. A later write of the same
-// transaction that is about to change such a record again has it read
-// first (settle), so each event still shows its record as its own write
-// left it.
+// Every write appends its events in its own transaction, so an event exists
+// exactly when its change does. They are written at the transaction's end
+// (database.Deferred), with the touched records read there, so a batch of
+// group-committed writes costs one read and one insert; a write about to
+// change such a record again reads it first (settle).
 
-// Change is one event an operation's transaction writes. Operations that
-// change several records at once (a bulk upsert) list theirs in
-// Answer.Changes; every other write gets its event from its declaration.
+// Change is one event an operation's transaction writes (Answer.Changes,
+// or else from the declaration).
 type Change struct {
 	Type     string
 	Resource *resource.Resource // whose read grant shows the event
 	ID       string
 	Object   []byte
 	Previous []byte // previous_attributes, on updates
-	// later is the note of a record the write touched or made: its Object
-	// and Type are read at the end of the transaction (or at settle).
+	// later: a touched or made record, whose Object and Type are read at
+	// the transaction's end (or at settle).
 	later *touched
 }
 
@@ -56,20 +48,14 @@ type before struct {
 // its status, and its updated_at, which every change of its row moves.
 type state struct{ status, version string }
 
-// watch reads, in the write's transaction and before the change, what its
-// events compare with. Where writers run side by side it reads under the
-// rows' locks: a parent's state first (a parent with a status, as
-// sub-resource writes lock it first), then the record. A change another
-// write commits before this one's own lock must not read as this write's
-// (in previous_attributes, or as the parent's event).
+// watch reads, before the change, what the write's events compare with,
+// under the rows' locks where writers run side by side, so that another
+// write's change never reads as this one's.
 func (q *Request) watch(tx *ent.Tx) (before, error) {
 	var b before
 	r := q.Resource
-	// Records whose events wait for the end of the transaction are read now
-	// if this write may change them: those of its own resource (an update,
-	// an action, a create that matches an existing record by external_ref),
-	// its parent, and on a delete every one (the database's cascades may
-	// take others with it).
+	// Waiting records this write may change are read now: its resource's,
+	// its parent, and on a delete every one (cascades may take others).
 	var whose *resource.Resource
 	if q.Op.Kind != resource.Delete {
 		whose = r
@@ -82,9 +68,8 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 			return b, err
 		}
 	}
-	// The lock order (docs/decisions.md): a sub-resource's parent first,
-	// then the record, then what the write's own statements lock; the
-	// workspace's event counter last (emit).
+	// Lock order (docs/decisions.md): parent, record, the write's own rows,
+	// the event counter last (emit).
 	if r.Parent != nil && q.ID != "" {
 		switch {
 		case r.Parent.Resource.HasStatus():
@@ -122,14 +107,10 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 	return b, nil
 }
 
-// row reports whether record id of r is in the caller's workspace (is a
-// child of parent, for a sub-resource) and, with lock set, locks its row
-// until commit; no row is no lock, and the write answers 404. The
-// lock is NO KEY UPDATE, which an UPDATE that keeps the row's key takes
-// anyway: FOR UPDATE would also block a concurrent write whose foreign key
-// points at this row (a category moved under it, an invoice of the
-// client), which may hold a lock this write waits for next (the category
-// tree's), and PostgreSQL would break the deadlock by failing one of them.
+// row reports whether record id of r is in the caller's workspace (a child
+// of parent, for a sub-resource) and, with lock set, locks it until commit.
+// NO KEY UPDATE, not FOR UPDATE: the latter also blocks writes whose foreign
+// key points at the row, which could deadlock with this one.
 func (q *Request) row(tx *ent.Tx, r *resource.Resource, id, parent string, lock bool) (bool, error) {
 	query, args := "SELECT 1 FROM "+r.Table+" WHERE id = ? AND workspace_id = ?", []any{id, q.Workspace().ID}
 	if r.Parent != nil {
@@ -166,9 +147,8 @@ func (q *Request) stateOf(tx *ent.Tx, r *resource.Resource, id string, lock bool
 	return st, err
 }
 
-// touched is another record a write changes besides its own (the invoice
-// a credit note is applied to, the order a shipment ships); status is its
-// status before, and made tells a record the write created.
+// touched is another record a write changes (a shipment's order); status
+// is its status before, made a record the write created.
 type touched struct {
 	r      *resource.Resource
 	id     string
@@ -177,8 +157,7 @@ type touched struct {
 }
 
 // touch notes, before changing it, another record the write changes, with
-// the status the write read it in (its lock or its load): it gets its own
-// event, <object>.<new status> when its status moved, else <object>.updated.
+// the status it was read in: it gets <object>.<new status> or .updated.
 func (q *Request) touch(tx *ent.Tx, r *resource.Resource, id, status string) error {
 	q.touched = append(q.touched, touched{r: r, id: id, status: status})
 	return q.settle(tx, r, id)
@@ -197,8 +176,7 @@ type queued struct {
 	eps []ent.WebhookEndpoint // the endpoints enabled at its write
 }
 
-// queue is a transaction's events, in order, and on SQLite each
-// workspace's next event number in it.
+// queue is a transaction's events, and on SQLite each workspace's next number.
 type queue struct {
 	events []*queued
 	next   map[string]int64
@@ -206,9 +184,8 @@ type queue struct {
 
 var eventQueue = database.NewDeferred(writeEvents)
 
-// settle reads now the records among ids of r (every record, with r nil)
-// whose events in tx still wait for them: the caller is about to change
-// them again.
+// settle reads now the waiting records among ids of r (all, with r nil):
+// the caller is about to change them again.
 func (q *Request) settle(tx *ent.Tx, r *resource.Resource, ids ...string) error {
 	if !recordEvents {
 		return nil
@@ -228,9 +205,8 @@ func (qu *queue) waiting(r *resource.Resource, ids ...string) []*queued {
 	return out
 }
 
-// readTouched reads the records of touched-record events, one query per
-// workspace and resource, and names each event for the status its record
-// is in.
+// readTouched reads touched records, one query per workspace and resource,
+// and types each event by its record's status.
 func readTouched(tx *ent.Tx, events []*queued) error {
 	type group struct {
 		q   *Request
@@ -316,9 +292,8 @@ func (q *Request) changes(tx *ent.Tx, a Answer, res Result, b before) ([]Change,
 		}
 		out = append(out, c)
 	}
-	// The parent changes with its sub-resource when the write moved its row
-	// (a payment moves its invoice's balance): its status event when its
-	// status moved, else <parent>.updated.
+	// A parent whose row the write moved (a payment's invoice) gets its
+	// status event, or <parent>.updated.
 	if p := q.Resource.Parent; p != nil && b.parent.status != "" {
 		st, err := q.stateOf(tx, p.Resource, q.ID, false)
 		if err != nil {
@@ -364,11 +339,9 @@ func previousAttributes(before, after []byte) []byte {
 	return out
 }
 
-// emit appends changes as events. On PostgreSQL their numbers come from the
-// workspace's "events" counter, whose row stays locked until commit: a
-// workspace's events commit in the order of their numbers, so a consumer
-// paging by them never skips one that commits late. SQLite's single writer
-// gives that order by itself.
+// emit queues changes as events. On PostgreSQL their numbers come from the
+// workspace's locked "events" counter, so events commit in number order and
+// a consumer paging by them never skips a late one.
 func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
@@ -382,10 +355,8 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 			return err
 		}
 	} else {
-		// SQLite's one writer already runs writes one at a time, in commit
-		// order: the next number is the last one plus one, read once per
-		// transaction (group commit shares one among queued writes, whose
-		// events are inserted only at its end) and counted on in its queue.
+		// SQLite's one writer commits in order: the next number is read once
+		// per (shared) transaction and counted on in its queue.
 		var ok bool
 		if first, ok = queue.next[ws]; !ok {
 			if err := queryRow(q, tx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE workspace_id = ?", []any{ws}, &first); err != nil {
@@ -419,10 +390,8 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	return nil
 }
 
-// writeEvents writes a transaction's events just before it commits: the
-// touched records not read yet are read, the events go in as few
-// statements as they fit (sqlstore.InsertEvents), and the endpoints'
-// delivery jobs commit with them (webhooks.Enqueue).
+// writeEvents writes a transaction's events, and their delivery jobs, just
+// before it commits.
 func writeEvents(tx *ent.Tx, queue *queue) error {
 	if err := readTouched(tx, queue.waiting(nil)); err != nil {
 		return err

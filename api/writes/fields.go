@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -51,4 +52,14 @@ func applyBody(m ent.Mutation, fields []resource.Field, v Values, enum enumOf, s
 		}
 	}
 	return nil
+}
+
+// updated runs save, an update by id and workspace, and answers 404 (of
+// what) when it matched no record.
+func updated(ctx context.Context, save func(context.Context) (int, error), what string) error {
+	n, err := save(ctx)
+	if err == nil && n == 0 {
+		return apierr.NotFound(what)
+	}
+	return err
 }

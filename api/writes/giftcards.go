@@ -48,8 +48,8 @@ func newGiftCode() string {
 }
 
 // issueGiftCard makes an active card with its starting balance as the
-// ledger's first entry. The code is drawn here, stored only as its hash and
-// last four characters, and handed back once as the Result's Secret.
+// ledger's first entry. The code is kept only as its hash and last four
+// characters, and handed back once as the Result's Secret.
 func issueGiftCard(q *Request) (Result, error) {
 	v, ws := q.Body, q.Workspace().ID
 	initial, _ := v.Int("initial_balance_cents")
@@ -64,7 +64,7 @@ func issueGiftCard(q *Request) (Result, error) {
 	}
 	var id, code string
 	res, err := q.inTx(func(tx *ent.Tx) error {
-		if err := q.checkParty(tx, "client_id"); err != nil {
+		if _, err := q.partyOf(tx, "client"); err != nil { // a client_id of the workspace
 			return err
 		}
 		// Drawn in the transaction: a rerun after a (vanishingly unlikely)
@@ -82,12 +82,7 @@ func issueGiftCard(q *Request) (Result, error) {
 		if cl, ok := v.String("client_id"); ok {
 			c.SetClientID(cl)
 		}
-		g, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = g.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(http.StatusCreated, resource.GiftCards, id, "") })
 	if err != nil {
 		return Result{}, err
@@ -96,10 +91,9 @@ func issueGiftCard(q *Request) (Result, error) {
 	return res, nil
 }
 
-// adjustGiftCard adds amount_cents (negative: takes it off) to an active or
-// depleted card's balance, with its reason in the ledger. The balance never
-// goes below zero (409 amount_exceeds_balance); at zero the card is
-// depleted, above it active. A card past its expiry is not adjusted.
+// adjustGiftCard adds amount_cents (negative: takes it off) to a card's
+// balance, with its reason in the ledger; at zero the card is depleted,
+// above it active.
 func adjustGiftCard(q *Request) (Result, error) {
 	amount, _ := q.Body.Int("amount_cents")
 	reason, _ := q.Body.String("reason")

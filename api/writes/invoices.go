@@ -24,10 +24,8 @@ var invoiceKind = &docKind{
 	},
 }
 
-// deleteInvoice deletes a draft and unlinks what pointed at it: the quote
-// it was made from is accepted again (it may be invoiced anew), and credit
-// notes made against it are against no invoice (drafts take no credit, so
-// none was applied).
+// deleteInvoice deletes a draft and unlinks what pointed at it: its quote
+// is accepted again, its credit notes (none applied) against no invoice.
 func deleteInvoice(q *Request) (Result, error) {
 	return q.removing(func(tx *ent.Tx) error {
 		ws := q.Workspace().ID

@@ -15,10 +15,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
 
-// catalogRow is one item or product to write. Items and products share the
-// items table (a product is an item with commerce data and is_product
-// set), so one engine writes both, one row or a bulk batch of them, with a
-// fixed number of queries per batch rather than per row.
+// catalogRow is one item or product to write: they share the items table,
+// so one engine writes both, in batches of a fixed number of queries.
 type catalogRow struct {
 	v       Values
 	param   string // prefix of the params this row's errors name: "" or "products[3]."
@@ -98,9 +96,7 @@ func newCatalogRow(v Values, param string, product bool, id string, upsertDefaul
 	return r
 }
 
-// apply sets the sent fields on a create or an update: omitted fields stay
-// as they are (DESIGN.md PATCH semantics). Body fields named like columns
-// are copied as sent; the others are the row's own work.
+// apply sets the sent fields on a create or an update (PATCH semantics).
 func (r *catalogRow) apply(m *ent.ItemMutation, fields []resource.Field) error {
 	m.SetNumber(r.number)
 	if err := applyBody(m, fields, r.v, nil, "number", "sku", "upsert", "media", "attributes", "variant_axes", "categories"); err != nil {
@@ -190,10 +186,8 @@ func (b *catalogBatch) matchExisting() error {
 	if len(ids)+len(skus) == 0 {
 		return nil
 	}
-	// Each lookup carries the workspace, so each uses its own index. An
-	// empty IDIn renders FALSE, and "FALSE OR number IN (...)" kept SQLite
-	// off the (workspace_id, number) index: a bulk upsert walked every item
-	// of the workspace.
+	// Each lookup carries the workspace, so each uses its own index: an
+	// empty IDIn's "FALSE OR ..." kept SQLite off the number index.
 	var match []predicate.Item
 	if len(ids) > 0 {
 		match = append(match, item.And(item.WorkspaceID(b.ws), item.IDIn(ids...)))

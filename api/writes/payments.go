@@ -1,7 +1,6 @@
 package writes
 
 import (
-	"strings"
 	"time"
 
 	entgo "entgo.io/ent"
@@ -26,9 +25,8 @@ type balance struct {
 	remaining, paid int64
 }
 
-// apply checks a payment against the document (DESIGN.md "Record
-// semantics") and returns the document's balance after it. Only a completed
-// payment moves money; a pending one is recorded as is.
+// apply checks a payment against the document and returns its balance
+// after it; only a completed payment moves money.
 func (b balance) apply(v Values, completed bool) (after balance, err error) {
 	if err := b.open("payment"); err != nil {
 		return b, err
@@ -66,10 +64,8 @@ func (b balance) open(by string) error {
 	return nil
 }
 
-// take lowers the open balance by amount, which by (a payment, a credit
-// note) brings, and moves the status: the rules payments and applied
-// credit notes share. The caller counts amount where it belongs (paid or
-// credited).
+// take lowers the open balance by amount that by (a payment, a credit
+// note) brings, and moves the status; the caller counts it as paid or credited.
 func (b balance) take(amount int64, by string) (after balance, err error) {
 	if err := b.open(by); err != nil {
 		return b, err
@@ -141,7 +137,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		if err := q.checkParty(tx, "client_id"); err != nil {
+		if _, err := q.partyOf(tx, "client"); err != nil { // a client_id of the workspace
 			return err
 		}
 		c := tx.InvoicePayment.Create().SetWorkspaceID(ws).SetInvoiceID(inv.ID).SetExternalID(extID).
@@ -151,11 +147,9 @@ func recordInvoicePayment(q *Request) (Result, error) {
 		}
 		// The stored open balance is the invoice's after this payment, not the
 		// caller's informational guess.
-		row, err := c.SetRemainingCents(after.remaining).Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, c.Mutation(), c.SetRemainingCents(after.remaining).Exec, &payID); err != nil {
 			return err
 		}
-		payID = row.ID
 		if after == b {
 			return nil
 		}
@@ -205,7 +199,7 @@ func recordBillPayment(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		if err := q.checkParty(tx, "vendor_id"); err != nil {
+		if _, err := q.partyOf(tx, "vendor"); err != nil { // a vendor_id of the workspace
 			return err
 		}
 		c := tx.BillPayment.Create().SetWorkspaceID(ws).SetBillID(bl.ID).SetExternalID(extID).SetDate(today()).
@@ -213,22 +207,13 @@ func recordBillPayment(q *Request) (Result, error) {
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, billPaymentEnum, "id", "remaining_cents"); err != nil {
 			return err
 		}
-		row, err := c.SetRemainingCents(after.remaining).Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, c.Mutation(), c.SetRemainingCents(after.remaining).Exec, &payID); err != nil {
 			return err
 		}
-		payID = row.ID
 		if after == b {
 			return nil
 		}
 		return tx.Bill.Update().Where(bill.ID(bl.ID)).SetRemainingCents(after.remaining).SetPaidCents(after.paid).
 			SetStatus(bill.Status(after.status)).Exec(q.Ctx)
 	}, func() Answer { return repeated(record(created(isNew), resource.BillPayments, payID, q.ID), !isNew) })
-}
-
-// checkParty refuses a body's client_id or vendor_id that names no party
-// of the workspace (partyOf's check, without the party).
-func (q *Request) checkParty(tx *ent.Tx, field string) error {
-	_, err := q.partyOf(tx, strings.TrimSuffix(field, "_id"))
-	return err
 }

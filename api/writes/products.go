@@ -236,9 +236,8 @@ func (b *catalogBatch) generateVariants() error {
 	return nil
 }
 
-// variantSKUs derives each new variant's SKU from its product's SKU and its
-// values (TEE-M-RED). A SKU another variant of the workspace holds gets a
-// -2, -3 suffix, so generation never fails on a look-alike SKU.
+// variantSKUs derives each new variant's SKU from its product's and its
+// values (TEE-M-RED), with a -2, -3 suffix where another variant holds it.
 func (b *catalogBatch) variantSKUs(todo []newVariant) ([]string, error) {
 	taken := map[string]bool{}
 	for start := 0; start < len(todo); start += 500 {
@@ -308,10 +307,8 @@ func combinations(axes []shape.VariantAxis, f func(opts map[string]string, parts
 	}
 }
 
-// bulkProducts creates or upserts up to BulkMax products in one
-// transaction and answers per product; a refused product does not fail the
-// others. A product with a SKU that exists is updated unless it says
-// upsert: false.
+// bulkProducts creates or upserts (by SKU, unless upsert: false) up to
+// BulkMax products in one transaction and answers per product.
 func bulkProducts(q *Request) (Result, error) {
 	key, limit := q.Op.BulkKey, q.Op.BulkMax
 	for k := range q.Raw {

@@ -12,12 +12,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/promotioncode"
 )
 
-// addPromotionCode adds a code to a promotion of kind code. An archived
-// promotion is 404, as on reads (archived promotions are not listed); an
-// automatic one is 409 invalid_state_transition. Codes are unique in the
-// workspace ignoring case (code_key is the lower-cased code): a clash is
-// 409 duplicate, also when two requests race (the unique index decides and
-// the loser is re-run).
+// addPromotionCode adds a code to a promotion of kind code; an archived
+// one is 404, as on reads. Codes are unique in the workspace ignoring case
+// (code_key), which the unique index decides when two requests race.
 func addPromotionCode(q *Request) (Result, error) {
 	v, ws := q.Body, q.Principal.Workspace.ID
 	raw, _ := v.String("code")
@@ -62,21 +59,13 @@ func addPromotionCode(q *Request) (Result, error) {
 			t, _ := time.Parse(time.RFC3339, s)
 			c.SetExpiresAt(t.UTC())
 		}
-		pc, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = pc.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(http.StatusCreated, resource.PromotionCodes, id, q.ID) })
 }
 
-// A promotion's status follows its dates — scheduled before starts_at,
-// expired from ends_at, active in between — until it is archived, which
-// only the archive action does. Writes store the status the dates give at
-// that moment; the clock (api/clock) moves the ones it has overtaken
-// before every read, so lists, the status filter, totals and cached
-// renderings never show a stale state (docs/decisions.md).
+// A promotion's status follows its dates until it is archived. Writes
+// store the status the dates give; the clock (api/clock) moves the ones it
+// has overtaken before every read, so no read shows a stale state.
 
 // promotionStatus is the status the dates give at now.
 func promotionStatus(starts, ends *time.Time, now time.Time) promotion.Status {
@@ -186,19 +175,12 @@ func createPromotion(q *Request) (Result, error) {
 		if err := q.setPromotion(c.Mutation(), t); err != nil {
 			return err
 		}
-		row, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = row.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(http.StatusCreated, resource.Promotions, id, "") })
 }
 
-// updatePromotion edits a promotion that is not archived (409 once it
-// is); its status follows the dates as they are after the edit. A
-// promotion with codes cannot become automatic: codes belong to code
-// promotions only.
+// updatePromotion edits a promotion that is not archived; its status
+// follows the dates after the edit. One with codes cannot become automatic.
 func updatePromotion(q *Request) (Result, error) {
 	return q.inTx(func(tx *ent.Tx) error {
 		if _, err := q.allowed(tx); err != nil { // locks the row: two edits apply one after the other
@@ -239,8 +221,7 @@ func updatePromotion(q *Request) (Result, error) {
 }
 
 // archivePromotion moves a promotion out of lists and reads; it answers
-// the archived promotion (read past the resource's Scope, which hides
-// archived promotions from every other read).
+// the archived promotion, read past the resource's Scope.
 func archivePromotion(q *Request) (Result, error) {
 	var b []byte
 	return q.inTx(func(tx *ent.Tx) error {

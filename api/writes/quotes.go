@@ -24,11 +24,9 @@ var quoteKind = &docKind{
 	},
 }
 
-// invoiceQuote makes a draft invoice of an accepted quote — its client,
-// currency, lines and notes; number from the invoices' series — and links
-// both ways: the quote's invoice_id, the invoice's quote_id. The quote's row
-// is locked by the state check, so two concurrent calls make one invoice;
-// the second finds the quote invoiced (409).
+// invoiceQuote makes a draft invoice of an accepted quote and links both
+// ways. The quote's row is locked by the state check, so two concurrent
+// calls make one invoice.
 func invoiceQuote(q *Request) (Result, error) {
 	// It writes an invoice: the key's role must write invoices too.
 	if err := q.Principal.Gate(resource.Invoices, resource.Write); err != nil {

@@ -20,11 +20,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shipment"
 )
 
-// Returns (RMA) take back delivered goods of an online order. What may
-// come back is what the order's delivered shipments carried, less what
-// its returns (all but rejected ones) already take back; the refund is at
-// most what was paid for the returned lines. Approve, receive and reject
-// are plain moves between declared states.
+// Returns (RMA) take back delivered goods of an online order: at most what
+// its delivered shipments carried, less what its other returns take back.
 
 // Returnable is one order line and how much of it may still come back.
 type Returnable struct {
@@ -76,10 +73,9 @@ func ReturnableLines(ctx context.Context, c *ent.Client, workspaceID, orderID st
 	return returnable(ctx, c, orderID)
 }
 
-// openReturn opens a requested return of the body's lines, or of
-// everything returnable when lines is omitted. The order's row is locked
-// first (PostgreSQL; SQLite's writer serializes), so concurrent returns of
-// one order see each other and never take back more than was delivered.
+// openReturn opens a return of the body's lines (all returnable when
+// omitted). The order's row is locked first, so concurrent returns of one
+// order never take back more than was delivered.
 func openReturn(q *Request) (Result, error) {
 	v, ws := q.Body, q.Workspace().ID
 	soID, _ := v.String("sales_order_id")
@@ -133,9 +129,7 @@ func openReturn(q *Request) (Result, error) {
 	}, func() Answer { return record(http.StatusCreated, resource.Returns, id, "") })
 }
 
-// returnLines checks the wanted lines (nil: everything) against what may
-// come back. Nothing delivered yet is 409 invalid_state_transition; more
-// than may come back is 409 over_return.
+// returnLines checks the wanted lines (nil: everything) against what may come back.
 func returnLines(avail []Returnable, want []shape.ShipmentLine, orderNumber string) ([]shape.ReturnLine, error) {
 	byID := map[string]Returnable{}
 	var all []shape.ReturnLine
@@ -167,12 +161,9 @@ func returnLines(avail []Returnable, want []shape.ShipmentLine, orderNumber stri
 	return out, nil
 }
 
-// refundReturn refunds a received return: amount_cents, by default all of
-// what may be refunded, which is the lines' share of their order lines'
-// amounts (incl. VAT, rounded half away from zero per line) and no more
-// than the order's captured money not yet refunded. The refund becomes an
-// online payment of kind refund on the order, whose payment_status follows
-// (paymentState, as when an order is pushed).
+// refundReturn refunds a received return, by default all its lines were
+// sold for (returnWorth) up to the order's captured money not yet refunded,
+// as a refund payment on the order, whose payment_status follows.
 func refundReturn(q *Request) (Result, error) {
 	amount, given := q.Body.Int("amount_cents")
 	ws := q.Workspace().ID
@@ -226,11 +217,9 @@ func refundReturn(q *Request) (Result, error) {
 		if order.ChannelID != nil {
 			pc.SetStoreID(*order.ChannelID)
 		}
-		p, err := pc.Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, pc.Mutation(), pc.Exec, &payID); err != nil {
 			return err
 		}
-		payID = p.ID
 		q.made(resource.Payments, payID)
 		if err := q.touch(tx, resource.SalesOrders, order.ID, string(order.Status)); err != nil {
 			return err
@@ -243,9 +232,8 @@ func refundReturn(q *Request) (Result, error) {
 	})
 }
 
-// returnWorth is what a return's lines were sold for: per line, the order
-// line's amount incl. VAT times the returned share of its quantity,
-// rounded half away from zero.
+// returnWorth is what a return's lines were sold for, incl. VAT, each
+// line's share rounded half away from zero.
 func returnWorth(ctx context.Context, tx *ent.Tx, r *ent.ReturnRequest) (int64, error) {
 	ids := make([]string, len(r.Lines))
 	for i, l := range r.Lines {

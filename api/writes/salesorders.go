@@ -22,11 +22,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/variant"
 )
 
-// Sales orders are documents with lines too, but their lines are rows of
-// their own (order lines, with what has shipped of each) that sell items
-// or variants, and an online order carries its store and the store's
-// payment transactions. The party, the number and the money are the
-// documents' (documents.go, api/money).
+// Sales orders are documents whose lines are rows of their own (order
+// lines, with what has shipped), and an online order carries its store's
+// payment transactions.
 
 var (
 	// orderParty is what setParty needs of a sales order.
@@ -64,8 +62,7 @@ func orderLines(v Values) ([]orderLine, money.Totals, error) {
 }
 
 // resolveLines checks that every item and variant named is the
-// workspace's (another workspace's is a 400 naming the line's field, never
-// linked), takes a variant's item as the line's, and fills sku and
+// workspace's, takes a variant's item as the line's, and fills sku and
 // description from them where the line has none.
 func (q *Request) resolveLines(tx *ent.Tx, lines []orderLine) error {
 	ws := q.Workspace().ID
@@ -165,14 +162,9 @@ type storePayment struct {
 	ref         string
 }
 
-// paymentState is the payment_status an online order's transactions give
-// it against its total, taken in order: a void cancels the authorizations
-// before it; captured money at least the total is paid, less is still
-// authorized (the rest is promised, not received); refunds make it
-// partially_refunded, or refunded once they reach what was captured. A
-// refund beyond what was captured, or captures beyond the total, are
-// refused: param names the transaction (payments[i].amount_cents), or is
-// lines when new lines make the total smaller than what was captured.
+// paymentState is the payment_status an online order's transactions, in
+// order, give it against its total. Captures beyond the total or refunds
+// beyond the captured are refused, naming param (or each transaction).
 func paymentState(total int64, pays []storePayment, param string) (salesorder.PaymentStatus, error) {
 	var captured, refunded int64
 	authorized := false
@@ -227,9 +219,8 @@ func storePayments(v Values) []storePayment {
 }
 
 // createSalesOrder makes an order; with store_id an online order of that
-// store, whose payments become its online payments. Orders start draft,
-// online ones confirmed (a shop pushes orders already placed), unless the
-// body says which.
+// store, whose payments become its online payments. Online orders start
+// confirmed (a shop pushes orders already placed), others draft.
 func createSalesOrder(q *Request) (Result, error) {
 	lines, tot, err := orderLines(q.Body)
 	if err != nil {
@@ -298,11 +289,9 @@ func createSalesOrder(q *Request) (Result, error) {
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, nil, orderOwnFields...); err != nil {
 			return err
 		}
-		o, err := c.Save(q.Ctx)
-		if err != nil {
+		if err := insert(q.Ctx, c.Mutation(), c.Exec, &id); err != nil {
 			return err
 		}
-		id = o.ID
 		if err := q.saveLines(tx, id, lines); err != nil {
 			return err
 		}
@@ -378,12 +367,8 @@ func updateSalesOrder(q *Request) (Result, error) {
 			}
 		}
 		if num, ok := q.Body.String("number"); ok {
-			taken, err := q.numberTaken(tx, q.Resource, num, q.ID)
-			if err != nil {
+			if err := q.numberFree(tx, q.Resource, num, q.ID); err != nil {
 				return err
-			}
-			if taken {
-				return duplicate("number", "the number %s is already used in this workspace", num)
 			}
 			u.SetNumber(num)
 		}
@@ -427,10 +412,8 @@ func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool,
 	return nil
 }
 
-// cancelSalesOrder refuses once anything has shipped: the goods are gone,
-// so the order runs its course (a return undoes it). The state check
-// already refuses partially shipped orders; this covers a confirmed order
-// whose lines record shipped quantities all the same.
+// cancelSalesOrder refuses once anything has shipped (a return undoes it),
+// even on a confirmed order whose lines record shipped quantities.
 func cancelSalesOrder(q *Request) (Result, error) {
 	return q.move(func(tx *ent.Tx, _ string) error {
 		shipped, err := tx.OrderLine.Query().Where(orderline.SalesOrderID(q.ID), orderline.ShippedQtyMilliGT(0)).Exist(q.Ctx)

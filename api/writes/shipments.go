@@ -22,12 +22,9 @@ import (
 // shipmentSteps orders the statuses; a shipment only moves forward.
 var shipmentSteps = map[shipment.Status]int{shipment.StatusShipped: 0, shipment.StatusInTransit: 1, shipment.StatusDelivered: 2}
 
-// createShipment ships the given lines of an order, or everything that
-// remains on it when lines is omitted. The order's row is locked first (on
-// PostgreSQL; SQLite's single writer serializes anyway), so concurrent
-// shipments of one order see each other's shipped quantities and can never
-// ship more than was ordered: more than remains, or an order with nothing
-// left, is 409 over_shipment.
+// createShipment ships the given lines of an order (all that remains when
+// omitted). The order's row is locked first, so concurrent shipments of one
+// order never ship more than was ordered.
 func createShipment(q *Request) (Result, error) {
 	v, ws := q.Body, q.Principal.Workspace.ID
 	soID, _ := v.String("sales_order_id")
@@ -96,12 +93,7 @@ func createShipment(q *Request) (Result, error) {
 		if err := applyShipment(c.Mutation(), q); err != nil {
 			return err
 		}
-		s, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		shpID = s.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &shpID)
 	}, func() Answer { return record(http.StatusCreated, resource.Shipments, shpID, "") })
 }
 
@@ -193,9 +185,7 @@ func applyShipment(m *ent.ShipmentMutation, q *Request) error {
 }
 
 // updateShipment changes a shipment's details and moves its status forward
-// (shipped → in_transit → delivered; skipping to delivered is allowed,
-// going back is 409 invalid_state_transition). When the last shipment of a
-// fully shipped order is delivered, the order becomes delivered too.
+// only; the last delivered shipment of a fully shipped order delivers it.
 func updateShipment(q *Request) (Result, error) {
 	v, ws := q.Body, q.Principal.Workspace.ID
 	soID, _ := v.String("sales_order_id")
@@ -262,11 +252,8 @@ func updateShipment(q *Request) (Result, error) {
 }
 
 // addTrackingEvents stores one event, or {events: [...]}, on a shipment.
-// An event whose carrier_event_id the shipment already has is skipped by
-// the database itself (ON CONFLICT DO NOTHING on the unique index), so
-// concurrent deliveries of one event store it once and none fails. The
-// answer is the shipment with its timeline in occurred_at order: 201 when
-// at least one event was stored, 200 when all were already there.
+// A carrier_event_id already stored is skipped by the database (ON CONFLICT
+// DO NOTHING), so concurrent deliveries of one event store it once.
 func addTrackingEvents(q *Request) (Result, error) {
 	events, err := trackingEvents(q)
 	if err != nil {

@@ -13,13 +13,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
-// A document's states and the actions that move it are declared on its
-// operations (resource.Op From and To); this file enforces them for every
-// document the same way.
-
-// state reads the status of the request's record in tx, locking the row
-// where writers run concurrently, so two moves of one document never both
-// win: the second sees the first's state.
+// state reads the status of the request's record, locked where writers run
+// concurrently, so two moves of one document never both win.
 func (q *Request) state(tx *ent.Tx) (string, error) {
 	st, err := q.stateOf(tx, q.Resource, q.ID, q.locks())
 	if err == nil && st.status == "" {
@@ -106,12 +101,9 @@ func (q *Request) removing(extra func(tx *ent.Tx) error) (Result, error) {
 	})
 }
 
-// voidUnpaid is the void of a document that takes payments (invoices,
-// bills): refused once money moved — a completed payment must be paid
-// back or credited, not hidden by a void — and a void document owes
-// nothing. payments is the document's payments sub-resource; instead
-// ends the refusal with what to do ("credit it instead"); more, when set,
-// is a further rule of the kind's own.
+// voidUnpaid is the void of a document that takes payments, refused once
+// a completed payment moved money (it must be paid back or credited, not
+// hidden). instead ends the refusal; more, when set, is a further rule.
 func voidUnpaid(payments *resource.Resource, instead string, more func(*Request, *ent.Tx) error) Func {
 	return func(q *Request) (Result, error) {
 		return q.move(func(tx *ent.Tx, _ string) error {

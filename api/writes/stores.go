@@ -115,12 +115,7 @@ func createStore(q *Request) (Result, error) {
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, nil, storeOwnFields...); err != nil {
 			return err
 		}
-		row, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = row.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(created(true), resource.Stores, id, "") })
 }
 

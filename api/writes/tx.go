@@ -26,34 +26,24 @@ import (
 var errRetry = errors.New("writes: retry the transaction")
 
 // Answer is what a write's transaction answers: a status and the record to
-// show (Resource, ID, ParentID), or a Body an operation built itself in the
-// transaction (a bulk write's per-row answer). then, given to inTx, makes
-// it once do has run.
+// show, or a Body the operation built (a bulk write's per-row answer).
 type Answer struct {
 	Status       int
 	Resource     *resource.Resource
 	ID, ParentID string
 	Body         []byte
-	// Unchanged: the write matched a record it left as it was (a repeated
-	// payment id, tracking events all seen before): no event.
+	// Unchanged: the write left the record as it was (a repeated payment id): no event.
 	Unchanged bool
-	// Changes replace the declared event of a write that changed several
-	// records (a bulk upsert).
+	// Changes replace the declared event (a bulk upsert's records).
 	Changes []Change
 }
 
-// inTx runs do in one transaction on the writer, so a failed write leaves
-// nothing behind, and answers with the record read back in that same
-// transaction: what the write answers, and what its Idempotency-Key keeps,
-// commits with it or not at all. On SQLite the transaction may be shared
-// with other queued writes (database.DB.InTx), each in its own savepoint.
-//
-// A lost race runs do again from the start, and the rerun answers by the
-// winner's row: a unique key a concurrent writer filled, a shared
-// transaction another write broke, or do returning errRetry, three runs at
-// most; a PostgreSQL deadlock or serialization failure (only possible where
-// writers run concurrently), after a short random pause, for as long as
-// retryBudget lasts, so that no number of concurrent writers runs it out.
+// inTx runs do in one transaction and answers with the record read back in
+// it, so the answer and its Idempotency-Key commit with the write or not at
+// all. A lost race reruns do, whose rerun answers by the winner's row: a
+// filled unique key, a broken shared transaction or errRetry three runs at
+// most; a PostgreSQL deadlock or serialization failure after a random pause,
+// for as long as retryBudget lasts.
 func (q *Request) inTx(do func(tx *ent.Tx) error, then func() Answer) (Result, error) {
 	return retrying(q.Ctx, func() (Result, error) { return q.tryTx(do, then) })
 }
@@ -71,8 +61,7 @@ func retrying(ctx context.Context, try func() (Result, error)) (Result, error) {
 			return Result{}, err // the caller replays the request that took the key
 		}
 		if conflict(err) {
-			// Neither writer did anything wrong; the pause lets the
-			// winner commit before this one takes its locks again.
+			// The pause lets the winner commit before this one locks again.
 			conflicts++
 			pause := retryPause(conflicts)
 			if time.Since(start)+pause < retryBudget {
@@ -93,14 +82,11 @@ func retrying(ctx context.Context, try func() (Result, error)) (Result, error) {
 	}
 }
 
-// retryBudget bounds the reruns of a write that lost to concurrent
-// writers: well past what a queue of them takes, well within a client's
-// patience.
+// retryBudget bounds the reruns of a write that lost to concurrent writers.
 const retryBudget = 3 * time.Second
 
-// retryPause is a random pause before the nth rerun: up to 2 ms, doubling
-// each time to at most 100 ms, so writers that collided do not collide
-// again in step.
+// retryPause is a random pause before the nth rerun, growing with n, so
+// writers that collided do not collide again in step.
 func retryPause(n int) time.Duration {
 	ceiling := min(2*time.Millisecond<<min(n-1, 6), 100*time.Millisecond)
 	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond/4
@@ -166,8 +152,7 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 		}
 	}
 	if recordEvents {
-		// Last: the events wait in the transaction for its end (emit), so
-		// nothing after them may fail and undo the write without them.
+		// Last: nothing after the events may fail and undo the write without them.
 		changes, err := q.changes(tx, a, res, b)
 		if err != nil {
 			return Result{}, err
@@ -179,14 +164,10 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 	return res, nil
 }
 
-// MoveStale is a write no request makes, a move of the clock (api/clock)
-// by the job q.System: in one transaction, at most limit records of
-// q.Resource in q's workspace that stale selects (an SQL condition, with
-// args) move to status to, updated at at, each with its event, the record
-// as GET shows it after and previous_attributes. On PostgreSQL the rows are
-// locked as they are picked, and a concurrent mover's pick re-checks the
-// condition on the rows it waited for: each record moves, and is told of,
-// once. It says how many moved.
+// MoveStale is a move of the clock (api/clock) by the job q.System: at most
+// limit records of q.Resource that stale (SQL, with args) selects move to
+// status to in one transaction, each with its event. Rows are locked as
+// picked, so each record moves, and is told of, once. It says how many moved.
 func (q *Request) MoveStale(to, stale string, args []any, at time.Time, limit int) (int, error) {
 	r, ws := q.Resource, q.Workspace()
 	var changes []Change
@@ -252,16 +233,13 @@ func created(isNew bool) int {
 	return http.StatusOK
 }
 
-// lostRace reports database errors that a fresh run of the transaction
-// resolves: a unique index that a concurrent writer filled a moment after
-// this one checked it, and conflicts.
+// lostRace reports database errors a rerun resolves: a unique index a
+// concurrent writer filled after this one checked it, and conflicts.
 func lostRace(err error) bool {
 	return conflict(err) || pgCode(err) == "23505" || sqlgraph.IsUniqueConstraintError(err) // unique_violation
 }
 
-// conflict reports PostgreSQL's deadlock and serialization failures: two
-// writers that took row locks in different orders, or read what the other
-// changed, and one of them was undone.
+// conflict reports PostgreSQL's deadlock and serialization failures.
 func conflict(err error) bool {
 	switch pgCode(err) {
 	case "40001", "40P01": // serialization_failure, deadlock_detected
@@ -283,9 +261,8 @@ type lockable[Q any] interface {
 	ForUpdate(opts ...entsql.LockOption) Q
 }
 
-// forUpdate locks the selected rows until the transaction ends where
-// writers run concurrently (PostgreSQL); SQLite has no row locks and needs
-// none, its single writer serializes.
+// forUpdate locks the selected rows until commit where writers run
+// concurrently (PostgreSQL); SQLite's single writer needs none.
 func forUpdate[Q lockable[Q]](q *Request, query Q) Q {
 	if q.locks() {
 		return query.ForUpdate()

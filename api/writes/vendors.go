@@ -3,7 +3,6 @@ package writes
 import (
 	entgo "entgo.io/ent"
 
-	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
@@ -23,12 +22,7 @@ func createVendor(q *Request) (Result, error) {
 		if err := applyBody(c.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
 			return err
 		}
-		row, err := c.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		id = row.ID
-		return nil
+		return insert(q.Ctx, c.Mutation(), c.Exec, &id)
 	}, func() Answer { return record(created(true), resource.Vendors, id, "") })
 }
 
@@ -38,13 +32,6 @@ func updateVendor(q *Request) (Result, error) {
 		if err := applyBody(u.Mutation(), q.Op.Body, q.Body, vendorEnum); err != nil {
 			return err
 		}
-		n, err := u.Save(q.Ctx)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return apierr.NotFound("vendor")
-		}
-		return nil
+		return updated(q.Ctx, u.Save, "vendor")
 	}, func() Answer { return record(created(false), resource.Vendors, q.ID, "") })
 }

@@ -1,9 +1,6 @@
-// Package writes implements the business rules of every write, a file per
-// resource (or per kind of document: documents.go, states.go), bound to
-// their operations in one table (operations); the core's one way in
-// (api.Core.Write) finds them there (Lookup), after gating, permission and
-// body validation. Every write runs in one transaction (tx.go) that also
-// renders its answer and appends its events (events.go).
+// Package writes implements the business rules of every write, bound to
+// their operations in one table (operations). Every write runs in one
+// transaction (tx.go) that also renders its answer and appends its events.
 package writes
 
 import (
@@ -25,19 +22,17 @@ type Request struct {
 	Principal *access.Principal
 	Resource  *resource.Resource
 	Op        resource.Op
-	// Body is the validated body. For bulk operations and shipment events
-	// it is nil and Raw holds the decoded object for the operation to split.
+	// Body is the validated body; nil for bulk operations and shipment
+	// events, whose Raw the operation splits.
 	Body Values
 	Raw  map[string]any
 	// ID is the path's :id (the record, or the parent of a sub-resource);
 	// ChildID the sub-resource's own id (address_id).
 	ID, ChildID string
 	RequestID   string
-	// System names the job of a write no request made (a move of api/clock):
-	// its events' actor is {type: system, id: System}.
+	// System names the job of a write no request made (api/clock): its events' actor.
 	System string
-	// Idem, when the POST carries an Idempotency-Key, keeps the answer in
-	// the write's transaction.
+	// Idem keeps the answer of a POST with an Idempotency-Key in its transaction.
 	Idem *idempotency.Pending
 	// touched are the other records the running transaction changed (see touch).
 	touched []touched
@@ -52,9 +47,8 @@ type Values = body.Values
 type Result struct {
 	Status int
 	Body   []byte
-	// Secret is shown to this caller once and kept nowhere: not in Body,
-	// so neither in the write's event, its Idempotency-Key answer nor any
-	// read (a new gift card's code).
+	// Secret is shown to this caller once and kept nowhere, so not in Body
+	// (a new gift card's code).
 	Secret string
 }
 
@@ -67,9 +61,8 @@ type key struct {
 	name string // an Action's name
 }
 
-// operations is every write with rules of its own, one line each: what
-// api/writes implements. An action or a delete not listed is the generic
-// move its declaration describes (Lookup).
+// operations is every write with rules of its own; an action or a delete
+// not listed is the generic move its declaration describes (Lookup).
 var operations = map[key]Func{
 	{resource.Addresses, resource.Create, ""}:         createAddress,
 	{resource.Addresses, resource.Update, ""}:         updateAddress,
