@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -125,9 +126,7 @@ func (c *Core) Events(ctx context.Context, p *access.Principal, l List) ([]byte,
 		page = page[:limit]
 	}
 	if order == "ASC" {
-		for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
-			page[i], page[j] = page[j], page[i]
-		}
+		slices.Reverse(page)
 	}
 	var out struct {
 		Data []webhooks.Event `json:"data"`

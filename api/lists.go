@@ -97,7 +97,8 @@ func (l *List) param(r *resource.Resource, key, val string) error {
 		l.Q = val
 		return nil
 	default:
-		if f, ok := filterOf(r, key); ok {
+		if i := slices.IndexFunc(r.Filters, func(f resource.Filter) bool { return f.Param == key }); i >= 0 {
+			f := r.Filters[i]
 			fv, err := filterValue(f, key, val)
 			l.Filters = append(l.Filters, records.FilterValue{Column: f.Column, Value: fv, Bound: f.Bound})
 			return err
@@ -136,15 +137,6 @@ func filterValue(f resource.Filter, key, val string) (any, error) {
 		}
 	}
 	return val, nil
-}
-
-func filterOf(r *resource.Resource, param string) (resource.Filter, bool) {
-	for _, f := range r.Filters {
-		if f.Param == param {
-			return f, true
-		}
-	}
-	return resource.Filter{}, false
 }
 
 // param reads one of resource.EventParams; ok is false for any other.

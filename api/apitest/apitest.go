@@ -80,6 +80,9 @@ func randomName() string {
 
 func open() (*database.DB, string, error) {
 	ctx := context.Background()
+	var dsn string
+	var opts database.Options
+	var drop func()
 	if pg := os.Getenv(PostgresEnv); pg != "" {
 		// A schema per test process keeps concurrent packages apart.
 		admin, err := sql.Open("pgx", pg)
@@ -98,35 +101,25 @@ func open() (*database.DB, string, error) {
 		q := u.Query()
 		q.Set("search_path", schema)
 		u.RawQuery = q.Encode()
-		dsn := u.String()
-		db, err := database.Open(ctx, dsn, database.Options{MaxOpenConns: 20})
-		if err != nil {
-			return nil, "", err
-		}
-		cleanup = func() {
-			db.Close()
+		dsn, opts.MaxOpenConns = u.String(), 20
+		drop = func() {
 			_, _ = admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 			admin.Close()
 		}
-		if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
+	} else {
+		dir, err := os.MkdirTemp("", "ledgerbase-test-")
+		if err != nil {
 			return nil, "", err
 		}
-		return db, dsn, nil
+		dsn = "sqlite:" + filepath.Join(dir, "test.db")
+		drop = func() { os.RemoveAll(dir) }
 	}
-	dir, err := os.MkdirTemp("", "ledgerbase-test-")
+	db, err := database.Open(ctx, dsn, opts)
 	if err != nil {
 		return nil, "", err
 	}
-	dsn := "sqlite:" + filepath.Join(dir, "test.db")
-	db, err := database.Open(ctx, dsn, database.Options{})
-	if err != nil {
-		return nil, "", err
-	}
-	cleanup = func() { db.Close(); os.RemoveAll(dir) }
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		return nil, "", err
-	}
-	return db, dsn, nil
+	cleanup = func() { db.Close(); drop() }
+	return db, dsn, db.Migrate(ctx, records.Searches(resource.All))
 }
 
 // Env is one running server.
@@ -155,15 +148,15 @@ func WithRecordCache(bytes int) Option {
 	return func(c *rest.Config) { c.RecordCacheBytes = bytes }
 }
 
-// Start runs a server on a loopback port until the test ends. mount, when
-// given, adds routes (the admin UI) before /v1 is installed.
+// Start runs a server on a loopback port until the test ends.
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	db, _ := DB(t)
-	return startOn(t, db, opts...)
+	return Serve(t, NewServer(t, db, opts...))
 }
 
-func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
+// NewServer prepares a server on db as serve does, for Serve.
+func NewServer(t testing.TB, db *database.DB, opts ...Option) *rest.Server {
 	t.Helper()
 	cfg := rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}}
 	for _, o := range opts {
@@ -176,7 +169,7 @@ func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
 	if err := openapi.Register(srv); err != nil {
 		t.Fatalf("apitest: openapi: %v", err)
 	}
-	return Serve(t, srv)
+	return srv
 }
 
 // Serve finishes and runs a prepared server.
@@ -272,19 +265,18 @@ func (r *Response) Decode(t testing.TB, v any) {
 func (e *Env) Do(t testing.TB, method, path, key string, body any, headers ...string) *Response {
 	t.Helper()
 	var sent []byte
-	isJSON := false
+	isJSON := body != nil
 	switch b := body.(type) {
-	case nil:
 	case string:
-		sent, isJSON = []byte(b), true
+		sent = []byte(b)
 	case []byte:
-		sent, isJSON = b, true
+		sent = b
+	case nil:
 	default:
-		j, err := json.Marshal(b)
-		if err != nil {
+		var err error
+		if sent, err = json.Marshal(b); err != nil {
 			t.Fatal(err)
 		}
-		sent, isJSON = j, true
 	}
 	var rd io.Reader
 	if isJSON {

@@ -16,26 +16,16 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/openapi"
 )
 
-var (
-	contractOnce   sync.Once
-	contractRouter routers.Router
-	contractErr    error
-)
-
 // contract is the router over the served OpenAPI document.
-func contract() (routers.Router, error) {
-	contractOnce.Do(func() {
-		doc, _, err := openapi.Document()
-		if err != nil {
-			contractErr = err
-			return
-		}
-		d := *doc
-		d.Servers = nil // match paths on whatever port the test server listens
-		contractRouter, contractErr = legacy.NewRouter(&d)
-	})
-	return contractRouter, contractErr
-}
+var contract = sync.OnceValues(func() (routers.Router, error) {
+	doc, _, err := openapi.Document()
+	if err != nil {
+		return nil, err
+	}
+	d := *doc
+	d.Servers = nil // match paths on whatever port the test server listens
+	return legacy.NewRouter(&d)
+})
 
 // checkContract holds every /v1 exchange a test makes to the OpenAPI
 // document, so the document cannot drift from the code: a response must

@@ -33,7 +33,7 @@ func Servers(t testing.TB, n int, opts ...Option) []*Env {
 				t.Fatalf("apitest: server %d: migrate: %v", i, err)
 			}
 		}
-		out[i] = startOn(t, db, opts...)
+		out[i] = Serve(t, NewServer(t, db, opts...))
 	}
 	return out
 }

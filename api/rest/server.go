@@ -83,12 +83,8 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		IdleTimeout:           cfg.IdleTimeout,
 		// Writes are JSON we decode ourselves; keep fasthttp from copying twice.
 		ReadBufferSize: 8192,
-		// A page of 25 invoices is ~20 KB: with fasthttp's 4 KB default it
-		// left in two write calls (the buffer's first 4 KB, then the rest),
-		// and socket writes were 16% of a search's CPU. One write per
-		// response took `ledgerbase bench` lists from 13.4k to 14.7k req/s
-		// and q by client name from 7.1–8.2k to 9.0–9.3k. The buffer is
-		// pooled and held only while a response is written.
+		// A page of a list leaves in one write call rather than two
+		// (docs/performance.md); the buffer is pooled.
 		WriteBufferSize: 32 << 10,
 	})
 	if cfg.Observe != nil {

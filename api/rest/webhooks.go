@@ -24,7 +24,7 @@ func (s *Server) mountWebhooks(v1 fiber.Router) {
 }
 
 func adminOnly(c *fiber.Ctx) error {
-	if err := api.ManageEndpoints(principal(c)); err != nil {
+	if err := api.ManageEndpoints(Principal(c)); err != nil {
 		return err
 	}
 	return c.Next()
@@ -38,7 +38,7 @@ func adminOnly(c *fiber.Ctx) error {
 func (s *Server) configure(op api.ConfigOp, keyed bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w := api.WriteRequest{
-			Principal: principal(c), Config: op, ID: c.Params("id"), ChildID: c.Params("delivery_id"),
+			Principal: Principal(c), Config: op, ID: c.Params("id"), ChildID: c.Params("delivery_id"),
 			Body: c.Body(), ContentType: c.Get(fiber.HeaderContentType), RequestID: requestID(c),
 		}
 		if keyed {
@@ -50,7 +50,7 @@ func (s *Server) configure(op api.ConfigOp, keyed bool) fiber.Handler {
 }
 
 func (s *Server) getEndpoint(c *fiber.Ctx) error {
-	return sendBytes(c)(s.Endpoint(c.UserContext(), principal(c), c.Params("id")))
+	return sendBytes(c)(s.Endpoint(c.UserContext(), Principal(c), c.Params("id")))
 }
 
 func (s *Server) listEndpoints(c *fiber.Ctx) error {
@@ -58,7 +58,7 @@ func (s *Server) listEndpoints(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBytes(c)(s.Endpoints(c.UserContext(), principal(c), l))
+	return sendBytes(c)(s.Endpoints(c.UserContext(), Principal(c), l))
 }
 
 func (s *Server) listDeliveries(c *fiber.Ctx) error {
@@ -66,7 +66,7 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBytes(c)(s.Deliveries(c.UserContext(), principal(c), c.Params("id"), l))
+	return sendBytes(c)(s.Deliveries(c.UserContext(), Principal(c), c.Params("id"), l))
 }
 
 // sendBytes answers a read's JSON with 200, or its error.

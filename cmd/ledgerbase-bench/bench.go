@@ -114,9 +114,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	snapshot := ""
 	if url == "" {
 		// Every run starts from the database as seeding left it: the write
-		// scenarios add clients, payments and products, and a reused file
-		// drifted run after run (clients grew from 100,000 to 373,000 in a
-		// day and the bulk upsert slowed from 91 to 120 ms).
+		// scenarios add rows, and a reused file would drift run after run.
 		path := filepath.Join(dir, fmt.Sprintf("bench-%d-%d-%d-%d-seed%d.db", size.invoices, size.clients, size.salesOrders, size.products, seed))
 		snapshot = path + ".seeded"
 		if err := restoreSnapshot(snapshot, path); err != nil {
@@ -237,18 +235,14 @@ func runBench(c *cobra.Command, _ []string) error {
 			n = sc.conns
 		}
 		if db.Path != "" {
-			// This machine's host drops parts of the page cache between
-			// runs (a warm 3.4 GB file was found 1.9 GB cached ten minutes
-			// later), and a second's warm-up does not bring it back: every
-			// scenario starts with the whole file read once, as it would be
-			// cached on a server that has run for a while.
+			// The host may drop the page cache between runs: every scenario
+			// starts with the file cached, as on a server that ran a while.
 			if err := warmPageCache(db.Path); err != nil {
 				return err
 			}
 		}
-		// The scenarios before this one left the kernel pages to write back
-		// (the server's log, the database's writes); written back during
-		// this one they would be charged to it.
+		// Pages the scenarios before left to write back would be charged
+		// to this one.
 		settleDisk()
 		fmt.Fprintf(c.ErrOrStderr(), "running %s (%d connections)\n", sc.name, n)
 		results = append(results, sc.measure(ctx, env, seed, n, warm, dur, rounds))
@@ -602,9 +596,8 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 		other = &load{addr: env.against.addr, seed: seed}
 		other.run(ctx, conns, warm, s.gen, s.ok, env.against.cmd.Process.Pid)
 	}
-	// Each round is paired with a baseline round just before it, and the
-	// ratio is the median of the pairs' ratios: a shared machine's load
-	// drifts over minutes, and a pair sees the same load.
+	// Each round is paired with a baseline round just before it: a shared
+	// machine's load drifts over minutes, and a pair sees the same load.
 	base := load{addr: env.base.addr, seed: seed}
 	var rps, ratios, againsts, p50, p90, p99 []float64
 	for i := 0; i < rounds; i++ {
@@ -718,10 +711,9 @@ func saveSnapshot(ctx context.Context, db *database.DB, snapshot string) error {
 	return copyFile(db.Path, snapshot)
 }
 
-// copyFile copies src to dst through a temporary file, so an interrupted
-// copy is never taken for a whole one. The copy is on disk before it is
-// renamed: a crash cannot leave a short file under the name, and the
-// kernel is not still writing gigabytes back while the scenarios measure.
+// copyFile copies src to dst through a temporary file, synced before the
+// rename: an interrupted copy is never taken for a whole one, and no
+// write-back runs while the scenarios measure.
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {

@@ -69,9 +69,8 @@ func sampleData(ctx context.Context, db *database.DB, wsID string, seed uint64) 
 		} else if j := rng.IntN(seen); j < n {
 			s.invoices[j] = r
 		}
-		// Every state that takes a payment: at 1,000,000 invoices only a
-		// few dozen are "sent" (most are past due), and sampling those alone
-		// once sent every payment to one hot invoice.
+		// Every state that takes a payment: at scale few are "sent", and
+		// sampling those alone would make one invoice hot.
 		if (status == "sent" || status == "overdue" || status == "partially_paid") && remaining >= 1000 {
 			open++
 			if len(s.payable) < n {

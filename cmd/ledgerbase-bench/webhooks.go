@@ -195,16 +195,14 @@ func webhookRows(ctx context.Context, env *benchEnv) []result {
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for n := next.Add(1); n <= deliveryBacklog; n = next.Add(1) {
 				if _, err := env.createClient(ctx, delayProbes+int(n)); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

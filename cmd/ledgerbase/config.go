@@ -252,15 +252,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("config: shortcuts_off: %w", err)
 	}
 	for _, s := range settings(c) {
-		switch v := s.val.Interface().(type) {
-		case int:
-			if v < 0 {
-				return fmt.Errorf("config: %s must not be negative", s.key)
-			}
-		case time.Duration:
-			if v < 0 {
-				return fmt.Errorf("config: %s must not be negative", s.key)
-			}
+		if s.val.CanInt() && s.val.Int() < 0 { // the counts and durations
+			return fmt.Errorf("config: %s must not be negative", s.key)
 		}
 	}
 	return nil
@@ -272,8 +265,8 @@ func (c *Config) logLevel() (slog.Level, error) {
 	return l, err
 }
 
-// logger builds the process's logger from the log settings.
-// logger writes to out (standard error, batched by serve).
+// logger builds the process's logger from the log settings, writing to
+// out (standard error, batched by serve).
 func (c *Config) logger(out io.Writer) *slog.Logger {
 	level, _ := c.logLevel()
 	// slog's JSON or text handler, with a fast path for the access log line.

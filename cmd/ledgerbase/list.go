@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -20,10 +21,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
 )
 
-// The list commands print a table for people by default and, with --json,
-// a JSON array for scripts (field names as in the /v1 API: snake_case,
-// RFC 3339 UTC times to the second, null for "not set"). Rows come in creation order,
-// oldest first, so the newest is next to the prompt.
+// The list commands print a table, or with --json a JSON array named as in
+// /v1; rows come oldest first, so the newest is next to the prompt.
 
 // workspaceRow is one workspace as `workspace list --json` prints it.
 type workspaceRow struct {
@@ -180,11 +179,7 @@ func listCmd[T any](short, long string, perWorkspace bool, load func(ctx context
 // grantList writes a role matrix the way role create --grant reads it,
 // sorted by resource.
 func grantList(g map[string]string) string {
-	names := make([]string, 0, len(g))
-	for n := range g {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(g))
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + ":" + g[n]

@@ -127,10 +127,8 @@ type appliance struct {
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
 	keyPair   *keyPair     // the certificate of tls
-	// usage flushes keys' traffic counts (and overdue invoices are marked,
-	// and webhooks delivered)
-	// until stopUsage; usageDone closes
-	// after the last flush, which must happen before the database closes.
+	// The background work (usage counts, overdue invoices, webhooks) runs
+	// until stopUsage; usageDone closes after it, before the database does.
 	stopUsage context.CancelFunc
 	usageDone chan struct{}
 }
@@ -209,16 +207,12 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	}
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
-	overdueDone := make(chan struct{})
-	go func() {
-		srv.Clock.Run(uctx, time.Minute, cfg.Events.Retention, log)
-		close(overdueDone)
-	}()
-	webhooksDone := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Go(func() { srv.Clock.Run(uctx, time.Minute, cfg.Events.Retention, log) })
 	worker := webhooks.NewWorker(db, hooks)
 	worker.Metrics = hookMetrics
-	go func() { worker.Run(uctx); close(webhooksDone) }()
-	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; <-webhooksDone; close(a.usageDone) }()
+	bg.Go(func() { worker.Run(uctx) })
+	go func() { srv.Usage.Run(uctx, time.Minute); bg.Wait(); close(a.usageDone) }()
 	return a, nil
 }
 

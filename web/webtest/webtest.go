@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -16,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
-	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -53,17 +50,11 @@ func StartWith(t testing.TB, config func(*rest.Config), adjust ...func(*web.UI))
 
 func start(t testing.TB, db *database.DB, config func(*rest.Config), adjust ...func(*web.UI)) *apitest.Env {
 	t.Helper()
-	cfg := rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}}
+	var opts []apitest.Option
 	if config != nil {
-		config(&cfg)
+		opts = append(opts, config)
 	}
-	srv, err := rest.New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := openapi.Register(srv); err != nil { // as serve does: /docs renders it
-		t.Fatal(err)
-	}
+	srv := apitest.NewServer(t, db, opts...)
 	ui := web.New(srv.Core)
 	for _, f := range adjust {
 		f(ui)
