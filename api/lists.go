@@ -50,11 +50,9 @@ type TimeBound struct {
 	At time.Time
 }
 
-// ParseList is the one reader of every list's query. Every list takes
-// limit and offset; r's records take q and r's named filters
-// (resource.Filter); resource.Events takes resource.EventParams; a list
-// of no resource (nil: webhook endpoints, deliveries) nothing else. Any
-// other parameter is refused, so a typo never silently lists everything.
+// ParseList is the one reader of every list's query: limit and offset, and
+// r's q and filters or resource.EventParams (nothing more when r is nil).
+// Any other parameter is refused, so a typo never lists everything.
 func ParseList(q Query, r *resource.Resource) (List, error) {
 	l := List{Page: records.Page{Limit: DefaultLimit}}
 	var err error

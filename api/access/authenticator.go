@@ -18,12 +18,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/role"
 )
 
-// Authenticator turns a bearer secret into a Principal. Lookups are cached
-// so the hot path does not touch the database. A cached lookup is used only
-// while Changes reports the same number it did when the lookup was made —
-// any process's change to a key, role or workspace changes it within a
-// second — and for at most TTL; Invalidate drops everything at once when
-// this process made such a change.
+// Authenticator turns a bearer secret into a Principal. A cached lookup is
+// used only while Changes reports the number it did when the lookup was
+// made, and for at most TTL; Invalidate drops everything at once after
+// this process's own change.
 type Authenticator struct {
 	db  *ent.Client // reads
 	w   *ent.Client // last_used_at writes

@@ -109,10 +109,9 @@ func (w Workspace) Reachable(r *resource.Resource) bool { return GatePlan(w, r) 
 // Commerce reports whether item reads show product fields.
 func (w Workspace) Commerce() bool { return w.CommerceMode && w.CommerceModule }
 
-// KeyExpiry is the instant a key stops working, as /v1/me, the admin UI
-// and the command line show it: its stored expires_at in UTC to the whole
-// second (RFC 3339 shows seconds). Keys are stored that way; the truncation
-// here also holds for keys stored with a fraction before they were.
+// KeyExpiry is the instant a key stops working, as every door shows it:
+// expires_at in UTC to the whole second, also for keys stored with a
+// fraction.
 func KeyExpiry(t *time.Time) *time.Time {
 	if t == nil {
 		return nil

@@ -1,8 +1,6 @@
 // Package apitest starts real Ledgerbase servers on loopback ports for
-// tests, on SQLite or — when LEDGERBASE_TEST_POSTGRES_URL is set — on
-// PostgreSQL. Each test package shares one migrated database (a temporary
-// file, or a PostgreSQL schema of its own); tests isolate themselves by
-// creating their own workspaces, so they can run in parallel.
+// tests, on SQLite or PostgreSQL (PostgresEnv). Each test package shares
+// one database; tests isolate themselves in workspaces of their own.
 package apitest
 
 import (
@@ -296,10 +294,9 @@ func (e *Env) Do(t testing.TB, method, path, key string, body any, headers ...st
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := e.Client.Do(req)
-	// The server answers an oversized body 413 as soon as it has read the
-	// headers, and a request line past its 8 KiB header buffer 431 before
-	// reading the rest, and closes the connection; the client may then see
-	// the reset while still sending instead of the answer. Send it again.
+	// The server answers an oversized request (413, 431) before reading it
+	// all and closes the connection; the client may then see the reset
+	// while still sending instead of the answer. Send it again.
 	oversized := len(sent) > 1<<20 || len(req.URL.RequestURI()) > 8192
 	for attempt := 0; err != nil && oversized && attempt < 20; attempt++ {
 		if isJSON {

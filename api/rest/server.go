@@ -110,12 +110,9 @@ func (s *Server) Finish() *fiber.App {
 	return s.App
 }
 
-// refuseUnknownMethods answers a method fiber does not know (PROPFIND, FOO)
-// as the rest of the API answers a wrong method: fiber would otherwise
-// reply a bare text "400 Invalid http method" before any middleware runs,
-// without the JSON error body or X-Request-Id (issue 18). It is 405
-// method_not_allowed with Allow where the path is served, 404 where it is
-// not (docs/decisions.md says why not 501).
+// refuseUnknownMethods answers a method fiber does not know (PROPFIND) as
+// any wrong method, 405 or 404 with the JSON error body: fiber would reply
+// a bare "400 Invalid http method" before any middleware runs.
 func (s *Server) refuseUnknownMethods() {
 	known := map[string]bool{}
 	for _, m := range s.App.Config().RequestMethods {

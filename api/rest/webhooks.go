@@ -31,10 +31,8 @@ func adminOnly(c *fiber.Ctx) error {
 }
 
 // configure serves the configuration write op on the endpoint :id (and
-// its delivery :delivery_id) through the core's Write; keyed ones under
-// the POST's Idempotency-Key, whose retry replays the first answer,
-// secret included, since a client that lost that answer has no other way
-// to learn the secret.
+// its delivery :delivery_id) through the core's Write, under the POST's
+// Idempotency-Key (a retry replays the first answer, secret included).
 func (s *Server) configure(op api.ConfigOp, keyed bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w := api.WriteRequest{

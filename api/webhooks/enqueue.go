@@ -39,10 +39,9 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoi
 }
 
 // Endpoints are the workspace's endpoints that take deliveries, as tx sees
-// them now, read by a fixed statement (the driver's statement cache answers
-// it) rather than ent's builder: a write reads them when it appends its
-// events, so an event goes to the endpoints enabled when its change was
-// made, even when its delivery jobs are stored later in the transaction.
+// them now, read by a fixed statement the driver's cache answers. A write
+// reads them when it appends its events, so an event goes to the endpoints
+// enabled when its change was made.
 func Endpoints(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
 	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
 	if err != nil {

@@ -25,12 +25,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
 
-// Worker sends due deliveries. Any number of workers, in any number of
-// processes, share one database: a claim moves a delivery's
-// next_attempt_at past the send's deadline in its own short transaction
-// (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite's one writer serializes
-// claims), so two workers never hold the same delivery, and one that dies
-// mid-send leaves a claim that runs out and is taken again: at least once.
+// Worker sends due deliveries; any number of workers may share a database.
+// A claim moves next_attempt_at past the send's deadline in its own short
+// transaction, so two workers never hold the same delivery, and one that
+// dies mid-send leaves a claim that runs out and is taken again.
 type Worker struct {
 	db     *database.DB
 	s      Settings

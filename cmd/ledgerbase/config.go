@@ -26,12 +26,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
-// Config is every setting of `ledgerbase serve`. Each field is one setting:
-// its koanf tag is its key in the YAML file (nested by section), its flag
-// is the key with "." and "_" as "-" (tls.cert → --tls-cert) and its
-// environment variable LEDGERBASE_ and the key in capitals with "_"
-// (tls.cert → LEDGERBASE_TLS_CERT). Precedence: default < file < env < flag.
-// configs/ledgerbase.yaml documents every setting.
+// Config is every setting of `ledgerbase serve`: its koanf tag is its YAML
+// key, tls.cert is also --tls-cert and LEDGERBASE_TLS_CERT. Precedence:
+// default < file < env < flag. configs/ledgerbase.yaml documents each.
 type Config struct {
 	Addr     string `koanf:"addr" help:"address to listen on (host:port)"`
 	Demo     bool   `koanf:"demo" help:"on an empty database, create a demo workspace with data; on every start, print a fresh admin key and revoke the one printed before"`

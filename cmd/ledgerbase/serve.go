@@ -313,9 +313,8 @@ func (a *appliance) serve(ln, mln net.Listener) error {
 }
 
 // shutdown stops the appliance without dropping requests: /readyz turns
-// 503, and after shutdown_delay the listener closes (new connections are
-// refused), requests in flight get shutdown_grace to finish, then the
-// database closes. /metrics keeps answering until the end.
+// 503, after shutdown_delay the listener closes, requests in flight get
+// shutdown_grace, then the database closes.
 func (a *appliance) shutdown(ctx context.Context) error {
 	a.probe.Drain()
 	if d := a.cfg.ShutdownDelay; d > 0 {
@@ -383,11 +382,9 @@ const demoInvoices = 500
 // recognises the keys it minted before (docs/decisions.md).
 const demoKeyName = "serve --demo"
 
-// demoWorkspace seeds a business workspace with commerce on when the
-// database has none, and mints a key for it on every start: secrets are
-// never stored, so an old one cannot be shown again. The key minted by the
-// previous start is revoked in the same transaction, so exactly one demo
-// key is ever valid, the one just printed.
+// demoWorkspace seeds a business workspace when the database has none, and
+// mints a key for it on every start (secrets are never stored, so an old
+// one cannot be shown again), revoking the one printed before.
 func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
 	ws, err := db.Writer.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {

@@ -11,11 +11,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// AccountLimit bounds sign-in attempts per account, whatever address they
-// come from, in the database (sign_in_failures), so every process sharing
-// it enforces one limit. An attempt is counted before the password is
-// checked — so concurrent attempts cannot slip past the limit — and a
-// successful sign-in clears the count.
+// AccountLimit bounds sign-in attempts per account in the database, so
+// every process enforces one limit. An attempt is counted before the
+// password is checked, so concurrent ones cannot slip past the limit.
 type AccountLimit struct {
 	db           *sql.DB
 	take, remove string

@@ -188,10 +188,9 @@ func (c *Client) do(method, path string, form url.Values) *Page {
 	return &Page{Status: res.StatusCode, Header: res.Header, Body: string(b)}
 }
 
-// Records adds what the demo data may lack to a workspace: an order
-// shipped in two parcels with a tracking timeline, a gift card with its
-// ledger, and a payment on the workspace's newest invoice (when it has one).
-// It returns the shipment's id.
+// Records adds what the demo data may lack to a workspace (a shipment in
+// two parcels, a gift card, a payment on the newest invoice) and returns
+// the shipment's id.
 func Records(t testing.TB, env *apitest.Env, wsID string) string {
 	t.Helper()
 	ctx := context.Background()
