@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -73,16 +74,10 @@ func (c *Core) Write(ctx context.Context, w WriteRequest) (Result, *apierr.Error
 		}
 		return Result{Result: res}, nil
 	}
-	target := w.Target
-	if target == "" {
-		target = w.Route.Method + " " + w.Route.Path + string(w.Config) + " " + w.ID + " " + w.ChildID
-	}
+	target := cmp.Or(w.Target, w.Route.Method+" "+w.Route.Path+string(w.Config)+" "+w.ID+" "+w.ChildID)
 	// A key is the workspace's; a write outside any (a new workspace) keeps
 	// it under the admin who made it.
-	scope := w.Principal.Workspace.ID
-	if scope == "" {
-		scope = w.Principal.Admin
-	}
+	scope := cmp.Or(w.Principal.Workspace.ID, w.Principal.Admin)
 	res, replayed, err := c.once(ctx, scope, w.Key, idempotency.Hash(w.Route.Method, target, w.Body), w.RequestID, target, do)
 	if err != nil {
 		return Result{Replayed: replayed}, c.Error(err)

@@ -27,9 +27,8 @@ type Authenticator struct {
 	w   *ent.Client // last_used_at writes
 	TTL time.Duration
 	// Changes reports a number that changes after every committed change
-	// to keys, roles and workspaces, and whether it is current (see
-	// shortcut.Set.AccessGen); when it is not, every call reads the key
-	// afresh. Nil trusts the cache for TTL.
+	// to keys, roles and workspaces, and whether it is current (else every
+	// call reads the key afresh). Nil trusts the cache for TTL.
 	Changes func() (gen int64, ok bool)
 
 	// known holds keys found in the database (usable, revoked or expired);
@@ -49,9 +48,8 @@ type cached struct {
 	gen, epoch int64
 }
 
-// Cache sizes: every key a busy appliance serves fits in known (the plans
-// cap keys per workspace); unknown only spares the database a client that
-// repeats one wrong secret.
+// Cache sizes: every key a busy appliance serves fits in known; unknown
+// only spares the database a client that repeats one wrong secret.
 const (
 	KnownKeys   = 10_000
 	UnknownKeys = 1_000

@@ -11,12 +11,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 )
 
-// Server-side request forgery: a webhook URL is the one place a user makes
-// the server send requests, so it must not reach what the server can reach
-// and the user cannot (the cloud metadata service, the database, the LAN).
-// Checked at save time for a clear 400, and again on every send after
-// resolution, dialing exactly the address checked (no second lookup for a
-// rebinding DNS server to answer differently).
+// Server-side request forgery: a webhook URL must not reach what the server
+// can reach and the user cannot (metadata service, database, LAN). Checked
+// at save time for a clear 400, and on every send after resolution,
+// dialing exactly the address checked (no second lookup to rebind).
 
 // Only globally routable unicast addresses receive webhooks, by the IANA
 // special-purpose registries; IPv6 must also lie in 2000::/3, so what the

@@ -178,22 +178,17 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	against, _ := f.GetString("against")
 	serveArgs := append([]string{"serve", "--database-url", url}, strings.Fields(serveFlags)...)
-	if env.app, err = startChild(ctx, dir, "server", server, serveArgs...); err != nil {
+	if env.app, err = startChild(ctx, dir, "server", "/v1/me", env.auth, server, serveArgs...); err != nil {
 		return err
 	}
 	defer env.app.stop()
-	if err := env.app.waitReady(ctx, "/v1/me", env.auth); err != nil {
-		return err
-	}
 	if against != "" {
 		againstFlags, _ := f.GetString("against-flags")
-		if env.against, err = startChild(ctx, dir, "against", against, append(serveArgs[:len(serveArgs):len(serveArgs)], strings.Fields(againstFlags)...)...); err != nil {
+		againstArgs := append(serveArgs[:len(serveArgs):len(serveArgs)], strings.Fields(againstFlags)...)
+		if env.against, err = startChild(ctx, dir, "against", "/v1/me", env.auth, against, againstArgs...); err != nil {
 			return err
 		}
 		defer env.against.stop()
-		if err := env.against.waitReady(ctx, "/v1/me", env.auth); err != nil {
-			return err
-		}
 	}
 	inv, err := env.app.get(ctx, "/v1/invoices/"+env.data.invoices[0].id, env.auth)
 	if err != nil {
@@ -203,13 +198,10 @@ func runBench(c *cobra.Command, _ []string) error {
 	if err := os.WriteFile(bodyFile, inv, 0o600); err != nil {
 		return err
 	}
-	if env.base, err = startChild(ctx, dir, "baseline", exe, "baseline", "--body", bodyFile); err != nil {
+	if env.base, err = startChild(ctx, dir, "baseline", "/v1/invoices/x", "", exe, "baseline", "--body", bodyFile); err != nil {
 		return err
 	}
 	defer env.base.stop()
-	if err := env.base.waitReady(ctx, "/v1/invoices/x", ""); err != nil {
-		return err
-	}
 
 	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d, load average %s; %s; serve %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		loadAverage(), dbKind(url), cmp.Or(serveFlags, "with its defaults"))
@@ -349,7 +341,8 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-func startChild(ctx context.Context, dir, name, exe string, args ...string) (*child, error) {
+// startChild starts exe and waits until it answers ready with 200.
+func startChild(ctx context.Context, dir, name, ready, auth, exe string, args ...string) (*child, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
@@ -369,7 +362,12 @@ func startChild(ctx context.Context, dir, name, exe string, args ...string) (*ch
 		return nil, err
 	}
 	go func() { _ = cmd.Wait(); lf.Close() }()
-	return &child{cmd: cmd, addr: addr, log: logPath}, nil
+	c := &child{cmd: cmd, addr: addr, log: logPath}
+	if err := c.waitReady(ctx, ready, auth); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
 }
 
 func (c *child) stop() {

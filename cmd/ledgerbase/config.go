@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -165,9 +166,8 @@ func addConfigFlags(fs *pflag.FlagSet, keys ...string) {
 	}
 }
 
-// loadConfig reads the defaults, then the file named by --config (or
-// LEDGERBASE_CONFIG), then LEDGERBASE_* variables of environ, then the
-// flags of fs that were set.
+// loadConfig reads the defaults, the file of --config or LEDGERBASE_CONFIG,
+// LEDGERBASE_* variables of environ, then the flags of fs that were set.
 func loadConfig(fs *pflag.FlagSet, environ []string) (Config, error) {
 	cfg := defaultConfig()
 	all := settings(&cfg)
@@ -184,9 +184,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (Config, error) {
 		}
 	}
 	path, _ := fs.GetString("config")
-	if path == "" {
-		path = lookupEnv(environ, envPrefix+"CONFIG")
-	}
+	path = cmp.Or(path, lookupEnv(environ, envPrefix+"CONFIG"))
 	if path != "" {
 		fk := koanf.New(".")
 		if err := fk.Load(file.Provider(path), yaml.Parser()); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,7 +83,7 @@ func keyListCmd() *cobra.Command {
 		},
 		[]string{"ID", "NAME", "ROLE", "PREFIX", "STATUS", "CREATED", "EXPIRES", "REVOKED", "LAST USED"},
 		func(r keyRow) []string {
-			return []string{r.ID, orDash(r.Name), r.Role, r.Prefix + "…", r.Status, stamp(&r.CreatedAt, ""),
+			return []string{r.ID, cmp.Or(r.Name, "-"), r.Role, r.Prefix + "…", r.Status, stamp(&r.CreatedAt, ""),
 				stamp(r.ExpiresAt, "never"), stamp(r.RevokedAt, "-"), stamp(r.LastUsedAt, "never")}
 		})
 }
@@ -133,13 +134,12 @@ never reaches past the workspace's plan and commerce settings.`, true,
 			case r.BuiltIn:
 				return []string{r.Name, "built-in", "read on every resource"}
 			}
-			return []string{r.Name, *r.ID, orDash(grantList(r.Grants))}
+			return []string{r.Name, *r.ID, cmp.Or(grantList(r.Grants), "-")}
 		})
 }
 
-// listCmd is a list command: load reads its rows (of the workspace
-// --workspace names, when perWorkspace), header and cells print them as a
-// table for people, --json as a JSON array.
+// listCmd is a list command: load reads its rows (of --workspace, when
+// perWorkspace), header and cells print them as a table, or --json.
 func listCmd[T any](short, long string, perWorkspace bool, load func(ctx context.Context, db *ent.Client, ws string) ([]T, error),
 	header []string, cells func(T) []string) *cobra.Command {
 	c := &cobra.Command{Use: "list", Short: short, Long: long, Args: cobra.NoArgs,
@@ -249,11 +249,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

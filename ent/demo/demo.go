@@ -72,6 +72,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	g := &gen{
 		rng: rand.New(rand.NewPCG(o.Seed, 0x1edb)), now: o.Now.UTC().Truncate(time.Second),
 		ws: wsID, seed: o.Seed, n: o.Invoices, o: o, sqlite: db.Dialect == dialect.SQLite,
+		seq: map[string]int{}, quota: map[string]int{},
 	}
 	// A second run into the same workspace numbers after the first.
 	var err error
@@ -275,9 +276,6 @@ func (g *gen) id(prefix string, at time.Time) string { return ids.At(prefix, at)
 
 // next is the next number of a sequence, after those of earlier runs.
 func (g *gen) next(name string) int {
-	if g.seq == nil {
-		g.seq = map[string]int{}
-	}
 	g.seq[name]++
 	return g.run*10_000_000 + g.seq[name]
 }
@@ -298,9 +296,6 @@ const oneDay = 24 * time.Hour
 // first is true the first k times it is asked about name: small runs still
 // get one of each rare case (a cancelled order, a return).
 func (g *gen) first(name string, k int) bool {
-	if g.quota == nil {
-		g.quota = map[string]int{}
-	}
 	g.quota[name]++
 	return g.quota[name] <= k
 }

@@ -241,8 +241,7 @@ func (a actionable) outcome(r int) (outcome, bool) {
 }
 
 // recentInvoices: one sent and not yet due (due 30 days after its date),
-// a draft, one past due, another sent: when there are fewer invoices, the
-// first ones of the list.
+// a draft, one past due, another sent (the first ones, at a small scale).
 var recentInvoices = actionable{
 	outcomes: []outcome{outOpen, outDraft, outOverdue, outOpen},
 	ages:     []time.Duration{6 * oneDay, 2 * oneDay, 45 * oneDay, 15 * oneDay},

@@ -41,9 +41,8 @@ func accountID(email string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Take counts an attempt to sign in as email (normalized), allowing max
-// per window; it returns 0 when the attempt may go ahead, else the seconds
-// until the account's window ends.
+// Take counts an attempt to sign in as email, allowing max per window: 0
+// lets it go ahead, else the seconds until the account's window ends.
 func (l *AccountLimit) Take(ctx context.Context, email string, max int, window time.Duration, now time.Time) (int, error) {
 	at := float64(now.UnixNano()) / 1e9
 	ended := at - window.Seconds()
