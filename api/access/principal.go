@@ -70,9 +70,8 @@ func (p *Principal) Allowed(name string) resource.Access {
 	return p.Grants[name]
 }
 
-// Gate checks that the workspace's plan and commerce settings reach r
-// (spec section 1), then that the role allows the access; the 403 names
-// what is missing.
+// Gate checks that the workspace's plan and commerce settings reach r, then
+// that the role allows the access; the 403 names what is missing.
 func (p *Principal) Gate(r *resource.Resource, need resource.Access) error {
 	if err := GatePlan(p.Workspace, r); err != nil {
 		return err

@@ -224,9 +224,8 @@ func lower(dst []byte, s string) []byte {
 	return dst
 }
 
-// Match reports whether path is one fiber would route to pattern
-// (its defaults: case-insensitive, trailing slash optional). Patterns use
-// ":param" segments and a trailing "*" or "+" wildcard.
+// Match reports whether fiber would route path to pattern (case-insensitive,
+// trailing slash optional, ":param" segments, a trailing "*" or "+").
 func Match(pattern, path string) bool {
 	pattern = strings.Trim(pattern, "/")
 	path = strings.Trim(path, "/")

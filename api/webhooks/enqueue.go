@@ -13,10 +13,9 @@ import (
 // the first argument on SQLite and PostgreSQL alike).
 const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
 
-// Enqueue stores, in the transaction that appends events, one delivery
-// per event and endpoint of eps (Endpoints) that wants its type: the job
-// commits exactly when its event does, so neither a crash nor a restart
-// loses one. It reports how many it stored.
+// Enqueue stores, in the transaction that appends events, one delivery per
+// event and endpoint of eps that wants its type, so the job commits exactly
+// when its event does. It reports how many it stored.
 func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoint, events []*ent.Event) (int, error) {
 	if len(eps) == 0 {
 		return 0, nil
@@ -60,8 +59,7 @@ func Endpoints(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoin
 }
 
 // Wants reports whether an endpoint subscribed to types gets an event of
-// typ: "*" is every event, "invoice.*" every invoice event, as the type
-// filter of GET /v1/events reads them.
+// typ ("*" every event, "invoice.*" every invoice event).
 func Wants(types []string, typ string) bool {
 	for _, t := range types {
 		if t == "*" || t == typ || strings.HasSuffix(t, ".*") && strings.HasPrefix(typ, strings.TrimSuffix(t, "*")) {

@@ -130,9 +130,8 @@ func both(a, b func(result) bool) func(result) bool {
 	return func(r result) bool { return a(r) && b(r) }
 }
 
-// eventCost is issue 20's target for recording events: with --against a
-// build without them, at least 0.85 of its throughput. Without --against
-// it is not judged.
+// eventCost is issue 20's target for recording events: at least 0.85 of
+// the throughput of the --against build without them (else not judged).
 func eventCost(r result) bool { return r.against == 0 || r.against >= 0.85 }
 
 // scenarios are the rows of issue 7, in the order they are printed.

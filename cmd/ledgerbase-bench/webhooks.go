@@ -14,9 +14,8 @@ import (
 	"time"
 )
 
-// Issue 20's delivery targets, measured through the real server: an
-// endpoint subscribed to client.created points at a receiver in this
-// process, and clients are created over /v1.
+// Issue 20's delivery targets, measured through the real server: clients
+// created over /v1 are delivered to a receiver in this process.
 const (
 	deliveryBacklog = 2000 // deliveries queued before the receiver lets them through
 	delayProbes     = 100  // creates, one at a time, for the delay

@@ -110,8 +110,7 @@ type stmtKey struct {
 }
 
 // run is the writer: it executes batches in order, committing every
-// commitEvery rows (unless it writes into a bulk load's transaction);
-// after an error it only drains.
+// commitEvery rows outside a bulk load; after an error it only drains.
 func (s *sink) run() {
 	var err error
 	tx := s.tx
