@@ -31,9 +31,8 @@ type Authenticator struct {
 	// call reads the key afresh). Nil trusts the cache for TTL.
 	Changes func() (gen int64, ok bool)
 
-	// known holds keys found in the database (usable, revoked or expired);
-	// unknown the secrets that name no key, apart and smaller, so a flood
-	// of made-up secrets evicts only its own kind.
+	// known holds keys found in the database; unknown, apart and smaller,
+	// the secrets that name none, so a flood of them evicts only its kind.
 	known, unknown *otter.Cache[[sha256.Size]byte, cached]
 	epoch          atomic.Int64 // bumped by Invalidate
 	loads          atomic.Int64 // database lookups, for tests and metrics

@@ -1,6 +1,5 @@
-// Package webhooks pushes a workspace's events to its endpoints: the
-// delivery jobs stored with each event, the worker that sends them signed
-// per Standard Webhooks, and the guard that keeps them off private networks.
+// Package webhooks pushes a workspace's events to its endpoints, signed per
+// Standard Webhooks and kept off private networks.
 package webhooks
 
 import (

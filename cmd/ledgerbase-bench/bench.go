@@ -587,8 +587,8 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 	l := load{addr: srv.addr, seed: seed}
 	pid := srv.cmd.Process.Pid
 	l.run(ctx, conns, warm, s.gen, s.ok, pid)
-	// The other build, when there is one, serves the same requests on the
-	// same database, round for round; which of the two goes first alternates.
+	// The other build serves the same requests round for round; which of
+	// the two goes first alternates.
 	var other *load
 	if env.against != nil && !s.base {
 		other = &load{addr: env.against.addr, seed: seed}

@@ -22,9 +22,8 @@ type AccountLimit struct {
 
 // NewAccountLimit keeps the counts in db.
 func NewAccountLimit(db *database.DB) *AccountLimit {
-	// One atomic statement starts a window or counts in the current one and
-	// says where the count stands. SET reads the row's old values, so both
-	// CASEs judge the same window.
+	// One atomic statement starts a window or counts in the current one; SET
+	// reads the row's old values, so both CASEs judge the same window.
 	take := `INSERT INTO sign_in_failures (id, failures, since) VALUES (?, 1, ?)
 		ON CONFLICT (id) DO UPDATE SET
 		failures = CASE WHEN sign_in_failures.since <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
