@@ -271,8 +271,7 @@ func (s benchSize) String() string {
 	return fmt.Sprintf("%d invoices, %d clients, %d sales orders, %d products", s.invoices, s.clients, s.salesOrders, s.products)
 }
 
-// benchWorkspace finds the workspace an earlier run seeded with these
-// counts and seed, or seeds a new one and says how long that took.
+// benchWorkspace finds the workspace an earlier run seeded alike, or seeds one and says how long it took.
 func benchWorkspace(ctx context.Context, db *database.DB, size benchSize, seed uint64) (*ent.Workspace, time.Duration, error) {
 	// Workspaces of earlier proportions have other names: never reused.
 	name := fmt.Sprintf("bench %d seed %d clients %d orders %d products %d", size.invoices, seed, size.clients, size.salesOrders, size.products)

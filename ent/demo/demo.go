@@ -204,8 +204,7 @@ func (g *gen) progress(step string) {
 	}
 }
 
-// gen holds the generator's state: the randomness, the clock and the
-// records later ones refer to.
+// gen holds the generator's state, and the records later ones refer to.
 type gen struct {
 	rng  *rand.Rand
 	now  time.Time
