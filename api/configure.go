@@ -19,11 +19,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/role"
 )
 
-// ConfigOp names a write of the appliance's configuration: workspaces,
-// API keys, roles and webhook endpoints. They are not records of the
-// declarations (api/resource) but take the same way in (Core.Write, with
-// WriteRequest.Config): gate, body, idempotency key, one transaction,
-// answer. Each is declared once, in configOps.
+// ConfigOp names a write of the appliance's configuration (workspaces, API
+// keys, roles, webhook endpoints): not records of api/resource, but taking
+// the same way in (Core.Write with WriteRequest.Config). See configOps.
 type ConfigOp string
 
 // The configuration writes. ID (and ChildID) of the WriteRequest name
@@ -44,18 +42,15 @@ const (
 )
 
 // configOp is one configuration write: what it manages (its gate's
-// refusal names it), its body rule and transaction body (read), whether
-// it changes who may call what, and what runs once it committed.
+// refusal names it), its body rule and transaction body (read), and what
+// runs once it committed.
 type configOp struct {
 	what string
-	// access: the write changes keys, roles or a workspace's plan, so
-	// cached key lookups are dropped after it (other processes see it
-	// through database.AccessGen).
+	// access: the write changes keys, roles or a plan, so cached key
+	// lookups are dropped after it.
 	access bool
-	// read checks the request's body and is the write to run in its
-	// transaction: the status and JSON it answers.
-	read  func(c *Core, ctx context.Context, w *WriteRequest) (txBody, error)
-	after func()
+	read   func(c *Core, ctx context.Context, w *WriteRequest) (txBody, error)
+	after  func()
 }
 
 type txBody func(ctx context.Context, tx *ent.Tx) (writes.Result, error)

@@ -1,9 +1,7 @@
 // Package api is the entry to Ledgerbase's business core, whatever the
-// transport: the /v1 REST surface (api/rest), the admin UI (web) and the
-// command line reach the records, the writes and the events through a
-// Core. It knows nothing of HTTP: a caller brings a principal, an
-// operation and a body (Write), or a list's query as key/value pairs
-// (ParseList), and gets JSON or an *apierr.Error back.
+// transport (/v1, the admin UI, the command line). It knows nothing of
+// HTTP: a caller brings a principal and an operation and a body, or a
+// list's query, and gets JSON or an *apierr.Error back.
 package api
 
 import (

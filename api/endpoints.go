@@ -14,12 +14,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
 
-// /v1/webhook-endpoints: where a workspace's events are pushed. Endpoints
-// are configuration rather than business records, so they are managed by
-// admin keys only (the transport's gate: a viewer or custom role gets 403)
-// and are not records of the declarations' engine; the delivery log hangs
-// under each endpoint. Each function answers JSON as /v1 shows it; the
-// writes are configuration writes (configure.go).
+// /v1/webhook-endpoints: where a workspace's events are pushed, with the
+// delivery log under each. Endpoints are configuration, for admin keys
+// only; their writes are configuration writes (configure.go).
 
 // endpointJSON is an endpoint as the API shows it; Secret only on create
 // and rotation.
@@ -48,10 +45,8 @@ func showEndpoint(e *ent.WebhookEndpoint, secret bool) endpointJSON {
 	return out
 }
 
-// EndpointBody reads a create's or update's JSON (of media type
-// contentType) into a change and checks it by the endpoints' rules
-// (webhooks.Settings.CheckEndpoint), which the admin UI's forms go
-// through too.
+// EndpointBody reads a create's or update's JSON into a change and checks
+// it by the endpoints' rules (webhooks.Settings.CheckEndpoint).
 func (c *Core) EndpointBody(ctx context.Context, contentType string, raw []byte, create bool) (webhooks.EndpointChange, error) {
 	var in webhooks.EndpointChange
 	raw, err := body.Read(contentType, raw, false)

@@ -100,9 +100,8 @@ func FaultOf(e *apierr.Error) database.Fault {
 // faultQuiet is how long a fault must go unseen for its episode to end.
 const faultQuiet = time.Minute
 
-// faultLog remembers the episodes of database faults: a full disk or an
-// outage fails every request while it lasts, and a line per request would
-// bury the one that tells the operator what is wrong.
+// faultLog remembers the episodes of database faults: a line per failed
+// request would bury the one that tells the operator what is wrong.
 type faultLog struct {
 	mu   sync.Mutex
 	last [3]time.Time // by database.Fault: when it was last seen
@@ -118,10 +117,8 @@ func (l *faultLog) seen(f database.Fault, now time.Time) bool {
 }
 
 // databaseRefusal maps a refusal of the data model (ent's validators, the
-// database's constraints and data checks) to the client's 400 or 409: the
-// request carried a value the model cannot hold, which is the client's to
-// fix, never a 500. Request validation refuses these first; this is the
-// net under it. The message names no SQL.
+// database's constraints) to the client's 400 or 409, never a 500: it is
+// the net under request validation. The message names no SQL.
 func databaseRefusal(err error) *apierr.Error {
 	var ve *ent.ValidationError
 	if errors.As(err, &ve) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,11 +16,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
-// The workspace's change log (GET /v1/events and /v1/events/{id}), newest
-// first, on every plan. A key sees the events of the resources its role
-// may read. Pages follow the list convention (limit, offset, meta.total),
-// plus Stripe's cursors: starting_after (older than an event) and
-// ending_before (newer than one), by the events' commit order, so a
+// The workspace's change log (GET /v1/events), newest first: a key sees the
+// events of the resources its role may read. Besides limit and offset,
+// the cursors starting_after and ending_before go by commit order, so a
 // consumer catching up neither misses nor repeats one while more arrive.
 
 // readable is the SQL condition on object_type the caller's key may see.
@@ -125,9 +124,7 @@ func (c *Core) Events(ctx context.Context, p *access.Principal, l List) ([]byte,
 		page = page[:limit]
 	}
 	if order == "ASC" {
-		for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
-			page[i], page[j] = page[j], page[i]
-		}
+		slices.Reverse(page)
 	}
 	var out struct {
 		Data []webhooks.Event `json:"data"`

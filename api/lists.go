@@ -50,11 +50,9 @@ type TimeBound struct {
 	At time.Time
 }
 
-// ParseList is the one reader of every list's query. Every list takes
-// limit and offset; r's records take q and r's named filters
-// (resource.Filter); resource.Events takes resource.EventParams; a list
-// of no resource (nil: webhook endpoints, deliveries) nothing else. Any
-// other parameter is refused, so a typo never silently lists everything.
+// ParseList is the one reader of every list's query: limit and offset, and
+// r's q and filters or resource.EventParams (nothing more when r is nil).
+// Any other parameter is refused, so a typo never lists everything.
 func ParseList(q Query, r *resource.Resource) (List, error) {
 	l := List{Page: records.Page{Limit: DefaultLimit}}
 	var err error
@@ -97,7 +95,8 @@ func (l *List) param(r *resource.Resource, key, val string) error {
 		l.Q = val
 		return nil
 	default:
-		if f, ok := filterOf(r, key); ok {
+		if i := slices.IndexFunc(r.Filters, func(f resource.Filter) bool { return f.Param == key }); i >= 0 {
+			f := r.Filters[i]
 			fv, err := filterValue(f, key, val)
 			l.Filters = append(l.Filters, records.FilterValue{Column: f.Column, Value: fv, Bound: f.Bound})
 			return err
@@ -136,15 +135,6 @@ func filterValue(f resource.Filter, key, val string) (any, error) {
 		}
 	}
 	return val, nil
-}
-
-func filterOf(r *resource.Resource, param string) (resource.Filter, bool) {
-	for _, f := range r.Filters {
-		if f.Param == param {
-			return f, true
-		}
-	}
-	return resource.Filter{}, false
 }
 
 // param reads one of resource.EventParams; ok is false for any other.

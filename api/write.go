@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -55,13 +56,9 @@ type Result struct {
 }
 
 // Write is the one way in for every write: gate, body, idempotency key,
-// then the operation, which runs its transaction, renders its answer and
-// records its events (api/writes), or the configuration write's
-// transaction (configure.go). A refusal comes back as the error /v1
-// answers, with its status, code, message and param. Only a request that
-// reached its operation uses the key: one refused earlier (gating,
-// permission, media type, validation) did not run, so a corrected retry
-// may reuse the key.
+// then the operation (api/writes) or configuration write (configure.go).
+// A refusal comes back as the error /v1 answers. Only a request that
+// reached its operation uses the key, so a corrected retry may reuse it.
 func (c *Core) Write(ctx context.Context, w WriteRequest) (Result, *apierr.Error) {
 	if w.RequestID == "" {
 		w.RequestID = ids.QuickAt("req", time.Now())
@@ -77,16 +74,10 @@ func (c *Core) Write(ctx context.Context, w WriteRequest) (Result, *apierr.Error
 		}
 		return Result{Result: res}, nil
 	}
-	target := w.Target
-	if target == "" {
-		target = w.Route.Method + " " + w.Route.Path + string(w.Config) + " " + w.ID + " " + w.ChildID
-	}
+	target := cmp.Or(w.Target, w.Route.Method+" "+w.Route.Path+string(w.Config)+" "+w.ID+" "+w.ChildID)
 	// A key is the workspace's; a write outside any (a new workspace) keeps
 	// it under the admin who made it.
-	scope := w.Principal.Workspace.ID
-	if scope == "" {
-		scope = w.Principal.Admin
-	}
+	scope := cmp.Or(w.Principal.Workspace.ID, w.Principal.Admin)
 	res, replayed, err := c.once(ctx, scope, w.Key, idempotency.Hash(w.Route.Method, target, w.Body), w.RequestID, target, do)
 	if err != nil {
 		return Result{Replayed: replayed}, c.Error(err)
@@ -137,11 +128,9 @@ func (c *Core) operation(ctx context.Context, w *WriteRequest) (func(p *idempote
 }
 
 // once runs do under an idempotency key: the first answer of key with this
-// hash is kept, a repeat gets it again (replayed), and another hash under
-// the same key is 409 idempotency_key_reused. A success keeps its answer in
-// its own transaction (see api/idempotency); a client error the operation
-// decided (404, 409, business 400) is kept after it, since it wrote
-// nothing; a 5xx is not kept, and a retry runs again.
+// hash is kept and replayed, another hash is 409 idempotency_key_reused. A
+// success keeps its answer in its own transaction; a client error the
+// operation decided is kept after it (it wrote nothing); a 5xx is not kept.
 func (c *Core) once(ctx context.Context, ws, key, hash, requestID, target string, do func(p *idempotency.Pending) (writes.Result, error)) (res writes.Result, replayed bool, err error) {
 	prev, err := c.idem.Once(ctx, ws, key, hash, func(p *idempotency.Pending) error {
 		var err error

@@ -18,25 +18,21 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/role"
 )
 
-// Authenticator turns a bearer secret into a Principal. Lookups are cached
-// so the hot path does not touch the database. A cached lookup is used only
-// while Changes reports the same number it did when the lookup was made —
-// any process's change to a key, role or workspace changes it within a
-// second — and for at most TTL; Invalidate drops everything at once when
-// this process made such a change.
+// Authenticator turns a bearer secret into a Principal. A cached lookup is
+// used only while Changes reports the number it did when the lookup was
+// made, and for at most TTL; Invalidate drops everything at once after
+// this process's own change.
 type Authenticator struct {
 	db  *ent.Client // reads
 	w   *ent.Client // last_used_at writes
 	TTL time.Duration
 	// Changes reports a number that changes after every committed change
-	// to keys, roles and workspaces, and whether it is current (see
-	// shortcut.Set.AccessGen); when it is not, every call reads the key
-	// afresh. Nil trusts the cache for TTL.
+	// to keys, roles and workspaces, and whether it is current (else every
+	// call reads the key afresh). Nil trusts the cache for TTL.
 	Changes func() (gen int64, ok bool)
 
-	// known holds keys found in the database (usable, revoked or expired);
-	// unknown the secrets that name no key, apart and smaller, so a flood
-	// of made-up secrets evicts only its own kind.
+	// known holds keys found in the database; unknown, apart and smaller,
+	// the secrets that name none, so a flood of them evicts only its kind.
 	known, unknown *otter.Cache[[sha256.Size]byte, cached]
 	epoch          atomic.Int64 // bumped by Invalidate
 	loads          atomic.Int64 // database lookups, for tests and metrics
@@ -51,9 +47,8 @@ type cached struct {
 	gen, epoch int64
 }
 
-// Cache sizes: every key a busy appliance serves fits in known (the plans
-// cap keys per workspace); unknown only spares the database a client that
-// repeats one wrong secret.
+// Cache sizes: every key a busy appliance serves fits in known; unknown
+// only spares the database a client that repeats one wrong secret.
 const (
 	KnownKeys   = 10_000
 	UnknownKeys = 1_000

@@ -70,9 +70,8 @@ func (p *Principal) Allowed(name string) resource.Access {
 	return p.Grants[name]
 }
 
-// Gate checks that the workspace's plan and commerce settings reach r
-// (spec section 1), then that the role allows the access; the 403 names
-// what is missing.
+// Gate checks that the workspace's plan and commerce settings reach r, then
+// that the role allows the access; the 403 names what is missing.
 func (p *Principal) Gate(r *resource.Resource, need resource.Access) error {
 	if err := GatePlan(p.Workspace, r); err != nil {
 		return err
@@ -109,10 +108,9 @@ func (w Workspace) Reachable(r *resource.Resource) bool { return GatePlan(w, r) 
 // Commerce reports whether item reads show product fields.
 func (w Workspace) Commerce() bool { return w.CommerceMode && w.CommerceModule }
 
-// KeyExpiry is the instant a key stops working, as /v1/me, the admin UI
-// and the command line show it: its stored expires_at in UTC to the whole
-// second (RFC 3339 shows seconds). Keys are stored that way; the truncation
-// here also holds for keys stored with a fraction before they were.
+// KeyExpiry is the instant a key stops working, as every door shows it:
+// expires_at in UTC to the whole second, also for keys stored with a
+// fraction.
 func KeyExpiry(t *time.Time) *time.Time {
 	if t == nil {
 		return nil

@@ -1,7 +1,5 @@
-// Package apierr holds the errors /v1 answers with: values carrying a code,
-// a message and optionally the offending parameter. The core maps every
-// error to one (api.Core.Error), /v1 and the admin UI alike; anything else
-// becomes a 500 with no detail.
+// Package apierr holds the errors /v1 answers with: a code, a message and
+// optionally the offending parameter (api.Core.Error maps every error to one).
 package apierr
 
 import (

@@ -1,8 +1,6 @@
 // Package apitest starts real Ledgerbase servers on loopback ports for
-// tests, on SQLite or — when LEDGERBASE_TEST_POSTGRES_URL is set — on
-// PostgreSQL. Each test package shares one migrated database (a temporary
-// file, or a PostgreSQL schema of its own); tests isolate themselves by
-// creating their own workspaces, so they can run in parallel.
+// tests, on SQLite or PostgreSQL (PostgresEnv). Each test package shares
+// one database; tests isolate themselves in workspaces of their own.
 package apitest
 
 import (
@@ -80,6 +78,9 @@ func randomName() string {
 
 func open() (*database.DB, string, error) {
 	ctx := context.Background()
+	var dsn string
+	var opts database.Options
+	var drop func()
 	if pg := os.Getenv(PostgresEnv); pg != "" {
 		// A schema per test process keeps concurrent packages apart.
 		admin, err := sql.Open("pgx", pg)
@@ -98,35 +99,25 @@ func open() (*database.DB, string, error) {
 		q := u.Query()
 		q.Set("search_path", schema)
 		u.RawQuery = q.Encode()
-		dsn := u.String()
-		db, err := database.Open(ctx, dsn, database.Options{MaxOpenConns: 20})
-		if err != nil {
-			return nil, "", err
-		}
-		cleanup = func() {
-			db.Close()
+		dsn, opts.MaxOpenConns = u.String(), 20
+		drop = func() {
 			_, _ = admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 			admin.Close()
 		}
-		if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
+	} else {
+		dir, err := os.MkdirTemp("", "ledgerbase-test-")
+		if err != nil {
 			return nil, "", err
 		}
-		return db, dsn, nil
+		dsn = "sqlite:" + filepath.Join(dir, "test.db")
+		drop = func() { os.RemoveAll(dir) }
 	}
-	dir, err := os.MkdirTemp("", "ledgerbase-test-")
+	db, err := database.Open(ctx, dsn, opts)
 	if err != nil {
 		return nil, "", err
 	}
-	dsn := "sqlite:" + filepath.Join(dir, "test.db")
-	db, err := database.Open(ctx, dsn, database.Options{})
-	if err != nil {
-		return nil, "", err
-	}
-	cleanup = func() { db.Close(); os.RemoveAll(dir) }
-	if err := db.Migrate(ctx, records.Searches(resource.All)); err != nil {
-		return nil, "", err
-	}
-	return db, dsn, nil
+	cleanup = func() { db.Close(); drop() }
+	return db, dsn, db.Migrate(ctx, records.Searches(resource.All))
 }
 
 // Env is one running server.
@@ -155,15 +146,15 @@ func WithRecordCache(bytes int) Option {
 	return func(c *rest.Config) { c.RecordCacheBytes = bytes }
 }
 
-// Start runs a server on a loopback port until the test ends. mount, when
-// given, adds routes (the admin UI) before /v1 is installed.
+// Start runs a server on a loopback port until the test ends.
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	db, _ := DB(t)
-	return startOn(t, db, opts...)
+	return Serve(t, NewServer(t, db, opts...))
 }
 
-func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
+// NewServer prepares a server on db as serve does, for Serve.
+func NewServer(t testing.TB, db *database.DB, opts ...Option) *rest.Server {
 	t.Helper()
 	cfg := rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}}
 	for _, o := range opts {
@@ -176,7 +167,7 @@ func startOn(t testing.TB, db *database.DB, opts ...Option) *Env {
 	if err := openapi.Register(srv); err != nil {
 		t.Fatalf("apitest: openapi: %v", err)
 	}
-	return Serve(t, srv)
+	return srv
 }
 
 // Serve finishes and runs a prepared server.
@@ -272,19 +263,18 @@ func (r *Response) Decode(t testing.TB, v any) {
 func (e *Env) Do(t testing.TB, method, path, key string, body any, headers ...string) *Response {
 	t.Helper()
 	var sent []byte
-	isJSON := false
+	isJSON := body != nil
 	switch b := body.(type) {
-	case nil:
 	case string:
-		sent, isJSON = []byte(b), true
+		sent = []byte(b)
 	case []byte:
-		sent, isJSON = b, true
+		sent = b
+	case nil:
 	default:
-		j, err := json.Marshal(b)
-		if err != nil {
+		var err error
+		if sent, err = json.Marshal(b); err != nil {
 			t.Fatal(err)
 		}
-		sent, isJSON = j, true
 	}
 	var rd io.Reader
 	if isJSON {
@@ -304,10 +294,9 @@ func (e *Env) Do(t testing.TB, method, path, key string, body any, headers ...st
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := e.Client.Do(req)
-	// The server answers an oversized body 413 as soon as it has read the
-	// headers, and a request line past its 8 KiB header buffer 431 before
-	// reading the rest, and closes the connection; the client may then see
-	// the reset while still sending instead of the answer. Send it again.
+	// The server answers an oversized request (413, 431) before reading it
+	// all and closes the connection; the client may then see the reset
+	// while still sending instead of the answer. Send it again.
 	oversized := len(sent) > 1<<20 || len(req.URL.RequestURI()) > 8192
 	for attempt := 0; err != nil && oversized && attempt < 20; attempt++ {
 		if isJSON {

@@ -16,33 +16,21 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/openapi"
 )
 
-var (
-	contractOnce   sync.Once
-	contractRouter routers.Router
-	contractErr    error
-)
-
 // contract is the router over the served OpenAPI document.
-func contract() (routers.Router, error) {
-	contractOnce.Do(func() {
-		doc, _, err := openapi.Document()
-		if err != nil {
-			contractErr = err
-			return
-		}
-		d := *doc
-		d.Servers = nil // match paths on whatever port the test server listens
-		contractRouter, contractErr = legacy.NewRouter(&d)
-	})
-	return contractRouter, contractErr
-}
+var contract = sync.OnceValues(func() (routers.Router, error) {
+	doc, _, err := openapi.Document()
+	if err != nil {
+		return nil, err
+	}
+	d := *doc
+	d.Servers = nil // match paths on whatever port the test server listens
+	return legacy.NewRouter(&d)
+})
 
 // checkContract holds every /v1 exchange a test makes to the OpenAPI
-// document, so the document cannot drift from the code: a response must
-// match the documented status and schema, and a request the document
-// refuses must not succeed. A request the document accepts may still be
-// refused by a business rule (a 4xx), which the document cannot express.
-// It reports with Errorf, so it is safe from a test's goroutines.
+// document: a response must match the documented status and schema, and a
+// request the document refuses must not succeed. It reports with Errorf,
+// so it is safe from a test's goroutines.
 func checkContract(t testing.TB, req *http.Request, reqBody []byte, res *http.Response, resBody []byte) {
 	t.Helper()
 	if !strings.HasPrefix(req.URL.Path, "/v1/") || req.Method == http.MethodHead {

@@ -10,12 +10,9 @@ import (
 )
 
 // Servers starts n servers on the package's database as n `serve`
-// processes on one database run. On PostgreSQL each after the first has a
-// pool of its own, opened with serve's default size and migrated as serve
-// does at start, so their writes race in the database only (the first has
-// the package's pool: a pool per server would make the package's parallel
-// tests hold too many connections). On SQLite, where a file has one writer
-// per process, they share the package's DB.
+// processes would run. On PostgreSQL each after the first has a pool of its
+// own, migrated as serve does, so their writes race in the database only;
+// on SQLite, where a file has one writer per process, they share the DB.
 func Servers(t testing.TB, n int, opts ...Option) []*Env {
 	t.Helper()
 	shared, url := DB(t)
@@ -33,7 +30,7 @@ func Servers(t testing.TB, n int, opts ...Option) []*Env {
 				t.Fatalf("apitest: server %d: migrate: %v", i, err)
 			}
 		}
-		out[i] = startOn(t, db, opts...)
+		out[i] = Serve(t, NewServer(t, db, opts...))
 	}
 	return out
 }

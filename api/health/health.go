@@ -1,6 +1,5 @@
 // Package health answers orchestrators' probes: /healthz says the process
-// lives, /readyz says it can serve (the database answers and it is not
-// shutting down).
+// lives, /readyz that the database answers and it is not shutting down.
 package health
 
 import (

@@ -16,9 +16,8 @@ type Taker interface {
 	Take(key string, perMin int, now time.Time) Result
 }
 
-// Shared keeps the buckets in the database, so every `serve` process that
-// shares it enforces one limit per key. It costs one small upsert per
-// request, which is why it is a setting and not the default.
+// Shared keeps the buckets in the database, so every process sharing it
+// enforces one limit per key, for one small upsert per request.
 type Shared struct {
 	take func(ctx context.Context, key string, size, rate, at float64) (float64, bool, error)
 	log  *slog.Logger
@@ -30,8 +29,8 @@ func NewShared(db *database.DB, log *slog.Logger) *Shared {
 }
 
 // Take spends a token of key's bucket of size perMin (0 = unlimited). When
-// the database cannot answer, the request is let through: an outage of the
-// limiter must not become an outage of the API.
+// the database cannot answer, the request goes through: an outage of the
+// limiter must not be one of the API.
 func (s *Shared) Take(key string, perMin int, now time.Time) Result {
 	if perMin <= 0 {
 		return Result{Allowed: true}

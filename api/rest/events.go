@@ -11,7 +11,7 @@ import (
 // the core (api.Core.Events).
 
 func (s *Server) getEvent(c *fiber.Ctx) error {
-	return sendBytes(c)(s.Event(c.UserContext(), principal(c), c.Params("id")))
+	return sendBytes(c)(s.Event(c.UserContext(), Principal(c), c.Params("id")))
 }
 
 func (s *Server) listEvents(c *fiber.Ctx) error {
@@ -19,5 +19,5 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBytes(c)(s.Events(c.UserContext(), principal(c), l))
+	return sendBytes(c)(s.Events(c.UserContext(), Principal(c), l))
 }

@@ -9,11 +9,9 @@ import (
 )
 
 // exchange is what the middlewares learn about a request and the
-// telemetry reads back: its id, its caller, and why it was refused. It
-// sits in one Locals slot instead of four (each Locals read scans the
-// slots, each string stored boxes an allocation) and comes from a pool:
-// fasthttp closes every io.Closer among a request's values once the
-// response is written, and Close puts it back.
+// telemetry reads back, in one Locals slot instead of four. It comes from
+// a pool: fasthttp closes every io.Closer among a request's values once
+// the response is written, and Close puts it back.
 type exchange struct {
 	requestID   string
 	principal   *access.Principal

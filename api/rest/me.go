@@ -9,7 +9,7 @@ import (
 
 // me answers the workspace and key of the caller as a list of one record.
 func (s *Server) me(c *fiber.Ctx) error {
-	p := principal(c)
+	p := Principal(c)
 	if err := p.Gate(resource.Me, resource.Read); err != nil {
 		return err
 	}

@@ -92,13 +92,8 @@ func Arrival(c *fiber.Ctx) time.Time {
 	return time.Now() // a RequestCtx not served by fasthttp's server
 }
 
-// principal is the authenticated caller of c.
-func principal(c *fiber.Ctx) *access.Principal {
-	return exchangeOf(c).principal
-}
-
-// Principal exposes the caller to other packages (metrics, logs).
-func Principal(c *fiber.Ctx) *access.Principal { return principal(c) }
+// Principal is the authenticated caller of c.
+func Principal(c *fiber.Ctx) *access.Principal { return exchangeOf(c).principal }
 
 // sendJSON writes a prepared JSON body.
 func sendJSON(c *fiber.Ctx, status int, b []byte) error {

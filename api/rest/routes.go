@@ -53,7 +53,7 @@ func (s *Server) mountV1() {
 	}
 }
 
-func workspaceOf(c *fiber.Ctx) records.Workspace { return api.WorkspaceOf(principal(c)) }
+func workspaceOf(c *fiber.Ctx) records.Workspace { return api.WorkspaceOf(Principal(c)) }
 
 // parentID checks a sub-resource's parent exists in the caller's workspace.
 func (s *Server) parentID(c *fiber.Ctx, r *resource.Resource) (string, error) {
@@ -73,7 +73,7 @@ func (s *Server) parentID(c *fiber.Ctx, r *resource.Resource) (string, error) {
 
 func (s *Server) list(r *resource.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err := principal(c).Gate(r, resource.Read); err != nil {
+		if err := Principal(c).Gate(r, resource.Read); err != nil {
 			return err
 		}
 		l, err := api.ParseList(c.Context().QueryArgs().VisitAll, r)
@@ -102,7 +102,7 @@ func (s *Server) list(r *resource.Resource) fiber.Handler {
 
 func (s *Server) get(r *resource.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err := principal(c).Gate(r, resource.Read); err != nil {
+		if err := Principal(c).Gate(r, resource.Read); err != nil {
 			return err
 		}
 		b, err := s.Records.Get(c.UserContext(), r, workspaceOf(c), c.Params("id"), "")

@@ -83,12 +83,8 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		IdleTimeout:           cfg.IdleTimeout,
 		// Writes are JSON we decode ourselves; keep fasthttp from copying twice.
 		ReadBufferSize: 8192,
-		// A page of 25 invoices is ~20 KB: with fasthttp's 4 KB default it
-		// left in two write calls (the buffer's first 4 KB, then the rest),
-		// and socket writes were 16% of a search's CPU. One write per
-		// response took `ledgerbase bench` lists from 13.4k to 14.7k req/s
-		// and q by client name from 7.1–8.2k to 9.0–9.3k. The buffer is
-		// pooled and held only while a response is written.
+		// A page of a list leaves in one write call rather than two
+		// (docs/performance.md); the buffer is pooled.
 		WriteBufferSize: 32 << 10,
 	})
 	if cfg.Observe != nil {
@@ -114,12 +110,9 @@ func (s *Server) Finish() *fiber.App {
 	return s.App
 }
 
-// refuseUnknownMethods answers a method fiber does not know (PROPFIND, FOO)
-// as the rest of the API answers a wrong method: fiber would otherwise
-// reply a bare text "400 Invalid http method" before any middleware runs,
-// without the JSON error body or X-Request-Id (issue 18). It is 405
-// method_not_allowed with Allow where the path is served, 404 where it is
-// not (docs/decisions.md says why not 501).
+// refuseUnknownMethods answers a method fiber does not know (PROPFIND) as
+// any wrong method, 405 or 404 with the JSON error body: fiber would reply
+// a bare "400 Invalid http method" before any middleware runs.
 func (s *Server) refuseUnknownMethods() {
 	known := map[string]bool{}
 	for _, m := range s.App.Config().RequestMethods {

@@ -24,21 +24,19 @@ func (s *Server) mountWebhooks(v1 fiber.Router) {
 }
 
 func adminOnly(c *fiber.Ctx) error {
-	if err := api.ManageEndpoints(principal(c)); err != nil {
+	if err := api.ManageEndpoints(Principal(c)); err != nil {
 		return err
 	}
 	return c.Next()
 }
 
 // configure serves the configuration write op on the endpoint :id (and
-// its delivery :delivery_id) through the core's Write; keyed ones under
-// the POST's Idempotency-Key, whose retry replays the first answer,
-// secret included, since a client that lost that answer has no other way
-// to learn the secret.
+// its delivery :delivery_id) through the core's Write, under the POST's
+// Idempotency-Key (a retry replays the first answer, secret included).
 func (s *Server) configure(op api.ConfigOp, keyed bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w := api.WriteRequest{
-			Principal: principal(c), Config: op, ID: c.Params("id"), ChildID: c.Params("delivery_id"),
+			Principal: Principal(c), Config: op, ID: c.Params("id"), ChildID: c.Params("delivery_id"),
 			Body: c.Body(), ContentType: c.Get(fiber.HeaderContentType), RequestID: requestID(c),
 		}
 		if keyed {
@@ -50,7 +48,7 @@ func (s *Server) configure(op api.ConfigOp, keyed bool) fiber.Handler {
 }
 
 func (s *Server) getEndpoint(c *fiber.Ctx) error {
-	return sendBytes(c)(s.Endpoint(c.UserContext(), principal(c), c.Params("id")))
+	return sendBytes(c)(s.Endpoint(c.UserContext(), Principal(c), c.Params("id")))
 }
 
 func (s *Server) listEndpoints(c *fiber.Ctx) error {
@@ -58,7 +56,7 @@ func (s *Server) listEndpoints(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBytes(c)(s.Endpoints(c.UserContext(), principal(c), l))
+	return sendBytes(c)(s.Endpoints(c.UserContext(), Principal(c), l))
 }
 
 func (s *Server) listDeliveries(c *fiber.Ctx) error {
@@ -66,7 +64,7 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendBytes(c)(s.Deliveries(c.UserContext(), principal(c), c.Params("id"), l))
+	return sendBytes(c)(s.Deliveries(c.UserContext(), Principal(c), c.Params("id"), l))
 }
 
 // sendBytes answers a read's JSON with 200, or its error.

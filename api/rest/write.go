@@ -14,7 +14,7 @@ import (
 func (s *Server) write(rt api.Route) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w := api.WriteRequest{
-			Principal: principal(c), Route: rt, ID: c.Params("id"),
+			Principal: Principal(c), Route: rt, ID: c.Params("id"),
 			Body: c.Body(), ContentType: c.Get(fiber.HeaderContentType), RequestID: requestID(c),
 		}
 		if rt.Resource.Parent != nil && rt.Resource.Parent.IDParam != "" {

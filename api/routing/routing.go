@@ -1,8 +1,6 @@
 // Package routing matches request paths to the app's route patterns as
-// fiber's router does (case-insensitive, trailing slash optional, ":param"
-// segments, trailing "*" or "+"). The API uses it to answer 405 with Allow
-// and the telemetry to name a request's route, including requests refused
-// before routing (401, 429).
+// fiber's router does, to answer 405 with Allow and to name a request's
+// route even when it was refused before routing (401, 429).
 package routing
 
 import (
@@ -51,8 +49,7 @@ func (t *Table) Allowed(path string) []string {
 }
 
 // methodRoutes are one method's patterns in the app's order, and a tree of
-// their segments so a path is named in a few map lookups instead of a
-// scan of every pattern (a refused request is named on every 401 and 429).
+// their segments so a path is named without a scan of every pattern.
 type methodRoutes struct {
 	patterns []string
 	known    map[string]int // pattern -> its first index
@@ -227,9 +224,8 @@ func lower(dst []byte, s string) []byte {
 	return dst
 }
 
-// Match reports whether path is one fiber would route to pattern
-// (its defaults: case-insensitive, trailing slash optional). Patterns use
-// ":param" segments and a trailing "*" or "+" wildcard.
+// Match reports whether fiber would route path to pattern (case-insensitive,
+// trailing slash optional, ":param" segments, a trailing "*" or "+").
 func Match(pattern, path string) bool {
 	pattern = strings.Trim(pattern, "/")
 	path = strings.Trim(path, "/")

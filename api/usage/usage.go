@@ -1,7 +1,6 @@
 // Package usage counts API traffic per key and hour for the admin
-// dashboard. Counting happens in memory on the hot path; Flush adds the
-// counts to the KeyUsage table (periodically, at shutdown, and before the
-// dashboard reads), so several processes sharing a database add up.
+// dashboard, in memory; Flush adds the counts to the KeyUsage table, so
+// several processes sharing a database add up.
 package usage
 
 import (

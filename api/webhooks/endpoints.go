@@ -29,11 +29,9 @@ type EndpointChange struct {
 // MaxDescription bounds an endpoint's description.
 const MaxDescription = 1000
 
-// CheckEndpoint checks a change: the URL's scheme and, unless private
-// networks are allowed, every address its host resolves to (SSRF at save
-// time), the description's length, and that every enabled event is a
-// published type or a pattern matching one. A create needs url and
-// enabled_events. Errors are 400s naming the field.
+// CheckEndpoint checks a change: the URL (and, unless private networks are
+// allowed, every address its host resolves to), the description, and the
+// enabled events. A create needs url and enabled_events. Errors are 400s.
 func (s Settings) CheckEndpoint(ctx context.Context, ch *EndpointChange, create bool) error {
 	if ch.URL != nil {
 		if err := s.CheckURL(ctx, *ch.URL); err != nil {

@@ -13,10 +13,9 @@ import (
 // the first argument on SQLite and PostgreSQL alike).
 const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
 
-// Enqueue stores, in the transaction that appends events, one delivery
-// per event and endpoint of eps (Endpoints) that wants its type: the job
-// commits exactly when its event does, so neither a crash nor a restart
-// loses one. It reports how many it stored.
+// Enqueue stores, in the transaction that appends events, one delivery per
+// event and endpoint of eps that wants its type, so the job commits exactly
+// when its event does. It reports how many it stored.
 func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoint, events []*ent.Event) (int, error) {
 	if len(eps) == 0 {
 		return 0, nil
@@ -39,10 +38,9 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoi
 }
 
 // Endpoints are the workspace's endpoints that take deliveries, as tx sees
-// them now, read by a fixed statement (the driver's statement cache answers
-// it) rather than ent's builder: a write reads them when it appends its
-// events, so an event goes to the endpoints enabled when its change was
-// made, even when its delivery jobs are stored later in the transaction.
+// them now, read by a fixed statement the driver's cache answers. A write
+// reads them when it appends its events, so an event goes to the endpoints
+// enabled when its change was made.
 func Endpoints(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
 	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
 	if err != nil {
@@ -61,8 +59,7 @@ func Endpoints(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoin
 }
 
 // Wants reports whether an endpoint subscribed to types gets an event of
-// typ: "*" is every event, "invoice.*" every invoice event, as the type
-// filter of GET /v1/events reads them.
+// typ ("*" every event, "invoice.*" every invoice event).
 func Wants(types []string, typ string) bool {
 	for _, t := range types {
 		if t == "*" || t == typ || strings.HasSuffix(t, ".*") && strings.HasPrefix(typ, strings.TrimSuffix(t, "*")) {

@@ -6,10 +6,9 @@ import (
 	"time"
 )
 
-// Event is an event as the API shows it: GET /v1/events/{id} answers it
-// and a webhook's body is it, byte for byte. Sequence numbers the
-// workspace's events in commit order: deliveries may arrive in another
-// order (a retry comes later), so a receiver orders by it and dedupes by ID.
+// Event is an event as GET /v1/events/{id} and a webhook's body show it.
+// Sequence numbers the workspace's events in commit order: deliveries may
+// arrive in another order, so a receiver orders by it and dedupes by ID.
 type Event struct {
 	ID        string    `json:"id"`
 	Object    string    `json:"object"`

@@ -11,23 +11,16 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 )
 
-// Server-side request forgery: a webhook URL is the one place a user makes
-// the server send requests, so it must not reach what the server can reach
-// and the user cannot (the cloud metadata service, the database, the LAN).
-// Checked at save time for a clear 400, and again on every send after
-// resolution, dialing exactly the address checked (no second lookup for a
-// rebinding DNS server to answer differently).
+// Server-side request forgery: a webhook URL must not reach what the server
+// can reach and the user cannot (metadata service, database, LAN). Checked
+// at save time for a clear 400, and on every send after resolution,
+// dialing exactly the address checked (no second lookup to rebind).
 
 // Only globally routable unicast addresses receive webhooks, by the IANA
-// special-purpose address registries: an IPv4 address must be a global
-// unicast outside the registry's blocks that are not globally reachable;
-// an IPv6 address must lie in the global unicast space (2000::/3) outside
-// the registry's blocks, so whatever the registry adds later outside that
-// space is refused rather than reached. An IPv4 address embedded in an
-// IPv6 one (mapped, compatible, translated, NAT64, 6to4, Teredo) is checked
-// as itself: it is where the packet ends up. Of those, only mapped and
-// well-known NAT64 addresses can pass: the others are outside 2000::/3 or
-// tunnels the registry does not call globally reachable (6to4, Teredo).
+// special-purpose registries; IPv6 must also lie in 2000::/3, so what the
+// registry adds later outside it is refused rather than reached. An IPv4
+// address embedded in an IPv6 one is checked as itself (where the packet
+// ends up); only mapped and well-known NAT64 ones can pass.
 
 type block struct {
 	p    netip.Prefix

@@ -17,10 +17,9 @@ const (
 	OutcomeRefused = "refused" // the guard refused the address at send time; nothing was dialed
 )
 
-// Metrics are the delivery metrics an operator watches: attempts by
-// outcome and their latency, counted by this process; the queue's depth
-// and oldest pending age, read from the database at scrape time, so every
-// process sharing it reports the same queue.
+// Metrics are the delivery metrics: attempts by outcome and their latency,
+// counted by this process; the queue's depth and age, read from the
+// database at scrape time, so every process reports the same queue.
 type Metrics struct {
 	db       *database.DB
 	outcomes *prometheus.CounterVec

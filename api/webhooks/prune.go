@@ -9,10 +9,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
 )
 
-// Prune deletes the deliveries created before cutoff with their attempts,
-// a batch at a time so no transaction holds the writer long, and says how
-// many deliveries went. It runs with the events' retention: a delivery of
-// a pruned event could not be sent again nor shown with its event.
+// Prune deletes the deliveries created before cutoff (the events'
+// retention) with their attempts, a batch at a time so no transaction
+// holds the writer long, and says how many went.
 func Prune(ctx context.Context, db *database.DB, cutoff time.Time) (int64, error) {
 	var total int64
 	for {

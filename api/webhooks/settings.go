@@ -1,6 +1,5 @@
-// Package webhooks pushes a workspace's events to its endpoints: the
-// delivery jobs stored with each event, the worker that sends them signed
-// per Standard Webhooks, and the guard that keeps them off private networks.
+// Package webhooks pushes a workspace's events to its endpoints, signed per
+// Standard Webhooks and kept off private networks.
 package webhooks
 
 import (
@@ -21,9 +20,8 @@ type Resolver interface {
 type Settings struct {
 	// AllowHTTP accepts http:// URLs (else https only).
 	AllowHTTP bool
-	// AllowPrivateNetworks accepts URLs resolving to any address, not
-	// only globally routable unicast ones (loopback, private, link-local,
-	// metadata, reserved): for tests and private deployments.
+	// AllowPrivateNetworks accepts URLs resolving to any address, not only
+	// globally routable ones: for tests and private deployments.
 	AllowPrivateNetworks bool
 	// Resolver and Dial reach the receivers; nil is the system's.
 	Resolver Resolver
@@ -33,9 +31,8 @@ type Settings struct {
 	Schedule []time.Duration
 	// Timeout is how long a receiver has to answer 2xx.
 	Timeout time.Duration
-	// LeaseMargin is how long a claim holds a delivery beyond the send's
-	// Timeout: room to record the attempt, and for the clocks of several
-	// servers to disagree.
+	// LeaseMargin is how long a claim holds a delivery beyond Timeout: room
+	// to record the attempt, and for servers' clocks to disagree.
 	LeaseMargin time.Duration
 	// DisableAfter disables an endpoint that has failed this long without a success.
 	DisableAfter time.Duration

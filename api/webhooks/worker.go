@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,12 +25,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/webhookendpoint"
 )
 
-// Worker sends due deliveries. Any number of workers, in any number of
-// processes, share one database: a claim moves a delivery's
-// next_attempt_at past the send's deadline in its own short transaction
-// (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite's one writer serializes
-// claims), so two workers never hold the same delivery, and one that dies
-// mid-send leaves a claim that runs out and is taken again: at least once.
+// Worker sends due deliveries; any number of workers may share a database.
+// A claim moves next_attempt_at past the send's deadline in its own short
+// transaction, so two workers never hold the same delivery, and one that
+// dies mid-send leaves a claim that runs out and is taken again.
 type Worker struct {
 	db     *database.DB
 	s      Settings
@@ -114,14 +114,11 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	var wg sync.WaitGroup
 	errs := make([]error, len(order))
 	for i, ep := range order {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for k, j := range byEndpoint[ep] {
-				// An endpoint's deliveries go one at a time: behind a slow
-				// receiver the claim would run out before the last were sent,
-				// and another worker would send them too. Those the lease
-				// cannot cover go back to the queue instead.
+				// Behind a slow receiver the claim would run out before the
+				// last were sent (and another worker would send them too):
+				// those the lease cannot cover go back to the queue.
 				if time.Until(now.Add(w.lease())) < w.s.Timeout+w.s.LeaseMargin/2 {
 					errs[i] = w.release(ctx, byEndpoint[ep][k:])
 					return
@@ -134,7 +131,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 					errs[i] = err
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return len(ds), errors.Join(errs...)
@@ -194,7 +191,7 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 	for _, d := range ds {
 		epIDs[d.EndpointID], evIDs[d.EventID] = true, true
 	}
-	eps, err := w.db.Reader.WebhookEndpoint.Query().Where(webhookendpoint.IDIn(keys(epIDs)...)).All(ctx)
+	eps, err := w.db.Reader.WebhookEndpoint.Query().Where(webhookendpoint.IDIn(slices.Collect(maps.Keys(epIDs))...)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +199,7 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 	for _, ep := range eps {
 		byID[ep.ID] = ep
 	}
-	ids := keys(evIDs)
+	ids := slices.Collect(maps.Keys(evIDs))
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
@@ -244,14 +241,6 @@ func (w *Worker) load(ctx context.Context, ds []*ent.WebhookDelivery) ([]*job, e
 		}
 	}
 	return out, err
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // result is one attempt's outcome.
@@ -369,7 +358,7 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) (st
 	}
 	cur, err := tx.WebhookEndpoint.Get(ctx, ep.ID)
 	if err != nil {
-		return outcome, ignoreNotFound(err)
+		return outcome, ent.MaskNotFound(err)
 	}
 	switch {
 	case cur.FailingSince == nil:
@@ -384,11 +373,4 @@ func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) (st
 		return outcome, tx.WebhookEndpoint.UpdateOneID(ep.ID).SetDisabled(true).SetDisabledReason(reason).Exec(ctx)
 	}
 	return outcome, nil
-}
-
-func ignoreNotFound(err error) error {
-	if ent.IsNotFound(err) {
-		return nil
-	}
-	return err
 }

@@ -114,9 +114,7 @@ func runBench(c *cobra.Command, _ []string) error {
 	snapshot := ""
 	if url == "" {
 		// Every run starts from the database as seeding left it: the write
-		// scenarios add clients, payments and products, and a reused file
-		// drifted run after run (clients grew from 100,000 to 373,000 in a
-		// day and the bulk upsert slowed from 91 to 120 ms).
+		// scenarios add rows, and a reused file would drift run after run.
 		path := filepath.Join(dir, fmt.Sprintf("bench-%d-%d-%d-%d-seed%d.db", size.invoices, size.clients, size.salesOrders, size.products, seed))
 		snapshot = path + ".seeded"
 		if err := restoreSnapshot(snapshot, path); err != nil {
@@ -180,22 +178,17 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	against, _ := f.GetString("against")
 	serveArgs := append([]string{"serve", "--database-url", url}, strings.Fields(serveFlags)...)
-	if env.app, err = startChild(ctx, dir, "server", server, serveArgs...); err != nil {
+	if env.app, err = startChild(ctx, dir, "server", "/v1/me", env.auth, server, serveArgs...); err != nil {
 		return err
 	}
 	defer env.app.stop()
-	if err := env.app.waitReady(ctx, "/v1/me", env.auth); err != nil {
-		return err
-	}
 	if against != "" {
 		againstFlags, _ := f.GetString("against-flags")
-		if env.against, err = startChild(ctx, dir, "against", against, append(serveArgs[:len(serveArgs):len(serveArgs)], strings.Fields(againstFlags)...)...); err != nil {
+		againstArgs := append(serveArgs[:len(serveArgs):len(serveArgs)], strings.Fields(againstFlags)...)
+		if env.against, err = startChild(ctx, dir, "against", "/v1/me", env.auth, against, againstArgs...); err != nil {
 			return err
 		}
 		defer env.against.stop()
-		if err := env.against.waitReady(ctx, "/v1/me", env.auth); err != nil {
-			return err
-		}
 	}
 	inv, err := env.app.get(ctx, "/v1/invoices/"+env.data.invoices[0].id, env.auth)
 	if err != nil {
@@ -205,13 +198,10 @@ func runBench(c *cobra.Command, _ []string) error {
 	if err := os.WriteFile(bodyFile, inv, 0o600); err != nil {
 		return err
 	}
-	if env.base, err = startChild(ctx, dir, "baseline", exe, "baseline", "--body", bodyFile); err != nil {
+	if env.base, err = startChild(ctx, dir, "baseline", "/v1/invoices/x", "", exe, "baseline", "--body", bodyFile); err != nil {
 		return err
 	}
 	defer env.base.stop()
-	if err := env.base.waitReady(ctx, "/v1/invoices/x", ""); err != nil {
-		return err
-	}
 
 	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d, load average %s; %s; serve %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		loadAverage(), dbKind(url), cmp.Or(serveFlags, "with its defaults"))
@@ -237,18 +227,14 @@ func runBench(c *cobra.Command, _ []string) error {
 			n = sc.conns
 		}
 		if db.Path != "" {
-			// This machine's host drops parts of the page cache between
-			// runs (a warm 3.4 GB file was found 1.9 GB cached ten minutes
-			// later), and a second's warm-up does not bring it back: every
-			// scenario starts with the whole file read once, as it would be
-			// cached on a server that has run for a while.
+			// The host may drop the page cache between runs: every scenario
+			// starts with the file cached, as on a server that ran a while.
 			if err := warmPageCache(db.Path); err != nil {
 				return err
 			}
 		}
-		// The scenarios before this one left the kernel pages to write back
-		// (the server's log, the database's writes); written back during
-		// this one they would be charged to it.
+		// Pages the scenarios before left to write back would be charged
+		// to this one.
 		settleDisk()
 		fmt.Fprintf(c.ErrOrStderr(), "running %s (%d connections)\n", sc.name, n)
 		results = append(results, sc.measure(ctx, env, seed, n, warm, dur, rounds))
@@ -285,8 +271,7 @@ func (s benchSize) String() string {
 	return fmt.Sprintf("%d invoices, %d clients, %d sales orders, %d products", s.invoices, s.clients, s.salesOrders, s.products)
 }
 
-// benchWorkspace finds the workspace an earlier run seeded with these
-// counts and seed, or seeds a new one and says how long that took.
+// benchWorkspace finds the workspace an earlier run seeded alike, or seeds one and says how long it took.
 func benchWorkspace(ctx context.Context, db *database.DB, size benchSize, seed uint64) (*ent.Workspace, time.Duration, error) {
 	// Workspaces of earlier proportions have other names: never reused.
 	name := fmt.Sprintf("bench %d seed %d clients %d orders %d products %d", size.invoices, seed, size.clients, size.salesOrders, size.products)
@@ -355,7 +340,8 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-func startChild(ctx context.Context, dir, name, exe string, args ...string) (*child, error) {
+// startChild starts exe and waits until it answers ready with 200.
+func startChild(ctx context.Context, dir, name, ready, auth, exe string, args ...string) (*child, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
@@ -375,7 +361,12 @@ func startChild(ctx context.Context, dir, name, exe string, args ...string) (*ch
 		return nil, err
 	}
 	go func() { _ = cmd.Wait(); lf.Close() }()
-	return &child{cmd: cmd, addr: addr, log: logPath}, nil
+	c := &child{cmd: cmd, addr: addr, log: logPath}
+	if err := c.waitReady(ctx, ready, auth); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
 }
 
 func (c *child) stop() {
@@ -595,16 +586,15 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 	l := load{addr: srv.addr, seed: seed}
 	pid := srv.cmd.Process.Pid
 	l.run(ctx, conns, warm, s.gen, s.ok, pid)
-	// The other build, when there is one, serves the same requests on the
-	// same database, round for round; which of the two goes first alternates.
+	// The other build serves the same requests round for round; which of
+	// the two goes first alternates.
 	var other *load
 	if env.against != nil && !s.base {
 		other = &load{addr: env.against.addr, seed: seed}
 		other.run(ctx, conns, warm, s.gen, s.ok, env.against.cmd.Process.Pid)
 	}
-	// Each round is paired with a baseline round just before it, and the
-	// ratio is the median of the pairs' ratios: a shared machine's load
-	// drifts over minutes, and a pair sees the same load.
+	// Each round is paired with a baseline round just before it: a shared
+	// machine's load drifts over minutes, and a pair sees the same load.
 	base := load{addr: env.base.addr, seed: seed}
 	var rps, ratios, againsts, p50, p90, p99 []float64
 	for i := 0; i < rounds; i++ {
@@ -718,10 +708,9 @@ func saveSnapshot(ctx context.Context, db *database.DB, snapshot string) error {
 	return copyFile(db.Path, snapshot)
 }
 
-// copyFile copies src to dst through a temporary file, so an interrupted
-// copy is never taken for a whole one. The copy is on disk before it is
-// renamed: a crash cannot leave a short file under the name, and the
-// kernel is not still writing gigabytes back while the scenarios measure.
+// copyFile copies src to dst through a temporary file, synced before the
+// rename: an interrupted copy is never taken for a whole one, and no
+// write-back runs while the scenarios measure.
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {

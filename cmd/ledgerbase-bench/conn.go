@@ -12,17 +12,10 @@ import (
 )
 
 // benchConn is one keep-alive HTTP/1.1 connection of the load generator.
-//
-// The generator shares the machine's two cores with the server it measures,
-// so every microsecond it spends is one the server does not get: driven
-// through fasthttp's HostClient it took about a core, as much as the bare
-// baseline server, and its own scheduling was a good part of every p99. This
-// client does what wrk does and nothing more: it writes a request from a
-// reused buffer, reads the status line and the headers that frame the body
-// (Content-Length, chunked, Connection: close) and skips the body. There is
-// no pool (a worker owns its connection) and no per-request timer (one
-// deadline covers the round). Anything it cannot frame is an error, and the
-// connection is dropped and dialled again for the next request.
+// It shares the machine with the server it measures, so it does what wrk
+// does and nothing more: writes a request from a reused buffer, reads the
+// headers that frame the body and skips the body; no pool, no per-request
+// timer. Anything it cannot frame drops the connection, dialled again next.
 type benchConn struct {
 	addr     string
 	deadline time.Time // for every read and write of the round

@@ -32,10 +32,8 @@ func dashboardRequest(ctx context.Context, db *database.DB, wsID string) (reques
 	return request{method: "GET", path: web.Base + "/w/" + wsID + "/", cookie: web.SessionCookie + "=" + tok}, nil
 }
 
-// dashboardScenario is the admin dashboard: record counts, money owed by
-// age, bills, sales per month and orders to ship, from kept totals. Four
-// connections: a few people looking at once; 64 would measure the queue
-// in front of the page rather than the page.
+// dashboardScenario is the admin dashboard page. Four connections, a few
+// people looking at once: 64 would measure the queue, not the page.
 func dashboardScenario(env *benchEnv) scenario {
 	return scenario{name: "dashboard page", conns: 4, ok: status(200),
 		gen:    func(*rand.Rand) request { return env.dashboard },

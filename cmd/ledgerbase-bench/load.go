@@ -79,9 +79,7 @@ func (l load) run(ctx context.Context, conns int, d time.Duration, gen func(*ran
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := 0; w < conns; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
+		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(l.seed, uint64(w)+1))
 			t := &tallies[w]
 			t.lat = make([]uint32, 0, 4096)
@@ -101,7 +99,7 @@ func (l load) run(ctx context.Context, conns int, d time.Duration, gen func(*ran
 					t.errs++
 				}
 			}
-		}(w)
+		})
 	}
 	wg.Wait()
 	res := round{elapsed: time.Since(start)}

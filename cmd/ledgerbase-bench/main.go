@@ -1,7 +1,6 @@
-// Command ledgerbase-bench measures a ledgerbase binary under load: it seeds
-// a workspace, starts 'ledgerbase serve' as a child process and drives it
-// from this process. It is apart from the appliance so that the production
-// binary carries no load generator, HTTP client or lab switch.
+// Command ledgerbase-bench measures a ledgerbase binary under load (see
+// benchCmd). It is apart from the appliance so that the production binary
+// carries no load generator, HTTP client or lab switch.
 package main
 
 import (

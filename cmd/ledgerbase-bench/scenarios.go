@@ -69,9 +69,8 @@ func sampleData(ctx context.Context, db *database.DB, wsID string, seed uint64) 
 		} else if j := rng.IntN(seen); j < n {
 			s.invoices[j] = r
 		}
-		// Every state that takes a payment: at 1,000,000 invoices only a
-		// few dozen are "sent" (most are past due), and sampling those alone
-		// once sent every payment to one hot invoice.
+		// Every state that takes a payment: at scale few are "sent", and
+		// sampling those alone would make one invoice hot.
 		if (status == "sent" || status == "overdue" || status == "partially_paid") && remaining >= 1000 {
 			open++
 			if len(s.payable) < n {
@@ -131,9 +130,8 @@ func both(a, b func(result) bool) func(result) bool {
 	return func(r result) bool { return a(r) && b(r) }
 }
 
-// eventCost is issue 20's target for recording events: with --against a
-// build without them, at least 0.85 of its throughput. Without --against
-// it is not judged.
+// eventCost is issue 20's target for recording events: at least 0.85 of
+// the throughput of the --against build without them (else not judged).
 func eventCost(r result) bool { return r.against == 0 || r.against >= 0.85 }
 
 // scenarios are the rows of issue 7, in the order they are printed.

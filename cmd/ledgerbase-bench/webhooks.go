@@ -14,9 +14,8 @@ import (
 	"time"
 )
 
-// Issue 20's delivery targets, measured through the real server: an
-// endpoint subscribed to client.created points at a receiver in this
-// process, and clients are created over /v1.
+// Issue 20's delivery targets, measured through the real server: clients
+// created over /v1 are delivered to a receiver in this process.
 const (
 	deliveryBacklog = 2000 // deliveries queued before the receiver lets them through
 	delayProbes     = 100  // creates, one at a time, for the delay
@@ -195,16 +194,14 @@ func webhookRows(ctx context.Context, env *benchEnv) []result {
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for n := next.Add(1); n <= deliveryBacklog; n = next.Add(1) {
 				if _, err := env.createClient(ctx, delayProbes+int(n)); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -59,13 +60,9 @@ the key's workspace can reach, and offers only those tools.`,
 func run(c *cobra.Command, _ []string) error {
 	f := c.Flags()
 	url, _ := f.GetString("url")
-	if url == "" {
-		url = os.Getenv("LEDGERBASE_URL")
-	}
+	url = cmp.Or(url, os.Getenv("LEDGERBASE_URL"))
 	key, _ := f.GetString("api-key")
-	if key == "" {
-		key = os.Getenv("LEDGERBASE_API_KEY")
-	}
+	key = cmp.Or(key, os.Getenv("LEDGERBASE_API_KEY"))
 	addr, _ := f.GetString("http")
 	readOnly, _ := f.GetBool("read-only")
 	toolsets, _ := f.GetStringSlice("toolsets")

@@ -123,11 +123,9 @@ type made struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 }
 
-// configure runs the configuration write op (api/configure.go) through the
-// core's one way in, as the command line (access.System) in workspace ws,
-// with the body in (nil for none) on the object id (the workspace of a
-// key revoked is the key's), and passes its answer to done. A refusal is
-// its message.
+// configure runs the configuration write op through the core's Write as
+// the command line in workspace ws (a revoked key's own), with the body in
+// (nil for none) on the object id, and passes its answer to done.
 func configure(c *cobra.Command, ws string, op api.ConfigOp, id string, in any, done func(api.Result, made)) error {
 	db, err := openDB(c)
 	if err != nil {

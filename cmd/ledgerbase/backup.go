@@ -79,10 +79,9 @@ func backup(ctx context.Context, url, out string) (int64, error) {
 	// leaves a truncated file under the backup's name.
 	partial := out + ".partial"
 	os.Remove(partial)
-	// VACUUM INTO reads the source in one read transaction (a snapshot: WAL
-	// lets the server keep writing) and writes a compact copy. It runs on
-	// this process's writer connection because the read pool is query_only,
-	// which forbids VACUUM; it takes no write lock on the source.
+	// VACUUM INTO copies a snapshot while the server keeps writing. It runs
+	// on the writer connection because the read pool is query_only, which
+	// forbids VACUUM; it takes no write lock on the source.
 	if _, err := db.WritePool.ExecContext(ctx, "VACUUM INTO ?", partial); err != nil {
 		os.Remove(partial)
 		return 0, fmt.Errorf("backup: %w", err)

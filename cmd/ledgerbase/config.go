@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,12 +27,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
-// Config is every setting of `ledgerbase serve`. Each field is one setting:
-// its koanf tag is its key in the YAML file (nested by section), its flag
-// is the key with "." and "_" as "-" (tls.cert → --tls-cert) and its
-// environment variable LEDGERBASE_ and the key in capitals with "_"
-// (tls.cert → LEDGERBASE_TLS_CERT). Precedence: default < file < env < flag.
-// configs/ledgerbase.yaml documents every setting.
+// Config is every setting of `ledgerbase serve`: its koanf tag is its YAML
+// key, tls.cert is also --tls-cert and LEDGERBASE_TLS_CERT. Precedence:
+// default < file < env < flag. configs/ledgerbase.yaml documents each.
 type Config struct {
 	Addr     string `koanf:"addr" help:"address to listen on (host:port)"`
 	Demo     bool   `koanf:"demo" help:"on an empty database, create a demo workspace with data; on every start, print a fresh admin key and revoke the one printed before"`
@@ -168,9 +166,8 @@ func addConfigFlags(fs *pflag.FlagSet, keys ...string) {
 	}
 }
 
-// loadConfig reads the defaults, then the file named by --config (or
-// LEDGERBASE_CONFIG), then LEDGERBASE_* variables of environ, then the
-// flags of fs that were set.
+// loadConfig reads the defaults, the file of --config or LEDGERBASE_CONFIG,
+// LEDGERBASE_* variables of environ, then the flags of fs that were set.
 func loadConfig(fs *pflag.FlagSet, environ []string) (Config, error) {
 	cfg := defaultConfig()
 	all := settings(&cfg)
@@ -187,9 +184,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (Config, error) {
 		}
 	}
 	path, _ := fs.GetString("config")
-	if path == "" {
-		path = lookupEnv(environ, envPrefix+"CONFIG")
-	}
+	path = cmp.Or(path, lookupEnv(environ, envPrefix+"CONFIG"))
 	if path != "" {
 		fk := koanf.New(".")
 		if err := fk.Load(file.Provider(path), yaml.Parser()); err != nil {
@@ -252,15 +247,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("config: shortcuts_off: %w", err)
 	}
 	for _, s := range settings(c) {
-		switch v := s.val.Interface().(type) {
-		case int:
-			if v < 0 {
-				return fmt.Errorf("config: %s must not be negative", s.key)
-			}
-		case time.Duration:
-			if v < 0 {
-				return fmt.Errorf("config: %s must not be negative", s.key)
-			}
+		if s.val.CanInt() && s.val.Int() < 0 { // the counts and durations
+			return fmt.Errorf("config: %s must not be negative", s.key)
 		}
 	}
 	return nil
@@ -272,8 +260,8 @@ func (c *Config) logLevel() (slog.Level, error) {
 	return l, err
 }
 
-// logger builds the process's logger from the log settings.
-// logger writes to out (standard error, batched by serve).
+// logger builds the process's logger from the log settings, writing to
+// out (standard error, batched by serve).
 func (c *Config) logger(out io.Writer) *slog.Logger {
 	level, _ := c.logLevel()
 	// slog's JSON or text handler, with a fast path for the access log line.

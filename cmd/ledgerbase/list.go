@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -20,10 +22,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/workspace"
 )
 
-// The list commands print a table for people by default and, with --json,
-// a JSON array for scripts (field names as in the /v1 API: snake_case,
-// RFC 3339 UTC times to the second, null for "not set"). Rows come in creation order,
-// oldest first, so the newest is next to the prompt.
+// The list commands print a table, or with --json a JSON array named as in
+// /v1; rows come oldest first, so the newest is next to the prompt.
 
 // workspaceRow is one workspace as `workspace list --json` prints it.
 type workspaceRow struct {
@@ -83,7 +83,7 @@ func keyListCmd() *cobra.Command {
 		},
 		[]string{"ID", "NAME", "ROLE", "PREFIX", "STATUS", "CREATED", "EXPIRES", "REVOKED", "LAST USED"},
 		func(r keyRow) []string {
-			return []string{r.ID, orDash(r.Name), r.Role, r.Prefix + "…", r.Status, stamp(&r.CreatedAt, ""),
+			return []string{r.ID, cmp.Or(r.Name, "-"), r.Role, r.Prefix + "…", r.Status, stamp(&r.CreatedAt, ""),
 				stamp(r.ExpiresAt, "never"), stamp(r.RevokedAt, "-"), stamp(r.LastUsedAt, "never")}
 		})
 }
@@ -134,13 +134,12 @@ never reaches past the workspace's plan and commerce settings.`, true,
 			case r.BuiltIn:
 				return []string{r.Name, "built-in", "read on every resource"}
 			}
-			return []string{r.Name, *r.ID, orDash(grantList(r.Grants))}
+			return []string{r.Name, *r.ID, cmp.Or(grantList(r.Grants), "-")}
 		})
 }
 
-// listCmd is a list command: load reads its rows (of the workspace
-// --workspace names, when perWorkspace), header and cells print them as a
-// table for people, --json as a JSON array.
+// listCmd is a list command: load reads its rows (of --workspace, when
+// perWorkspace), header and cells print them as a table, or --json.
 func listCmd[T any](short, long string, perWorkspace bool, load func(ctx context.Context, db *ent.Client, ws string) ([]T, error),
 	header []string, cells func(T) []string) *cobra.Command {
 	c := &cobra.Command{Use: "list", Short: short, Long: long, Args: cobra.NoArgs,
@@ -180,11 +179,7 @@ func listCmd[T any](short, long string, perWorkspace bool, load func(ctx context
 // grantList writes a role matrix the way role create --grant reads it,
 // sorted by resource.
 func grantList(g map[string]string) string {
-	names := make([]string, 0, len(g))
-	for n := range g {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(g))
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = n + ":" + g[n]
@@ -254,11 +249,4 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

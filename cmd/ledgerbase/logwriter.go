@@ -8,13 +8,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
 )
 
-// logWriter batches log output and keeps its system calls off the request
-// path: the access log writes a line per request, and one write call per
-// line cost a measurable share of a cheap request (a 429, say). Lines
-// collect in one buffer while a goroutine of its own writes the other to
-// the output; a writer waits only when both buffers are full (the output
-// is slower than the lines). Lines wait at most `every` before they reach
-// the output; Close writes what is left, so a clean shutdown loses nothing.
+// logWriter keeps the access log's write calls off the request path: lines
+// collect in one buffer while a goroutine writes the other; a writer waits
+// only when both are full. Lines wait at most `every`; Close writes what
+// is left, so a clean shutdown loses nothing.
 type logWriter struct {
 	out  io.Writer
 	mu   sync.Mutex

@@ -127,10 +127,8 @@ type appliance struct {
 	metrics   *http.Server // nil when /metrics is on the main listener or off
 	tls       *tls.Config  // nil for plain HTTP
 	keyPair   *keyPair     // the certificate of tls
-	// usage flushes keys' traffic counts (and overdue invoices are marked,
-	// and webhooks delivered)
-	// until stopUsage; usageDone closes
-	// after the last flush, which must happen before the database closes.
+	// The background work (usage counts, overdue invoices, webhooks) runs
+	// until stopUsage; usageDone closes after it, before the database does.
 	stopUsage context.CancelFunc
 	usageDone chan struct{}
 }
@@ -209,16 +207,12 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	}
 	uctx, cancel := context.WithCancel(context.Background())
 	a.stopUsage, a.usageDone = cancel, make(chan struct{})
-	overdueDone := make(chan struct{})
-	go func() {
-		srv.Clock.Run(uctx, time.Minute, cfg.Events.Retention, log)
-		close(overdueDone)
-	}()
-	webhooksDone := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Go(func() { srv.Clock.Run(uctx, time.Minute, cfg.Events.Retention, log) })
 	worker := webhooks.NewWorker(db, hooks)
 	worker.Metrics = hookMetrics
-	go func() { worker.Run(uctx); close(webhooksDone) }()
-	go func() { srv.Usage.Run(uctx, time.Minute); <-overdueDone; <-webhooksDone; close(a.usageDone) }()
+	bg.Go(func() { worker.Run(uctx) })
+	go func() { srv.Usage.Run(uctx, time.Minute); bg.Wait(); close(a.usageDone) }()
 	return a, nil
 }
 
@@ -319,9 +313,8 @@ func (a *appliance) serve(ln, mln net.Listener) error {
 }
 
 // shutdown stops the appliance without dropping requests: /readyz turns
-// 503, and after shutdown_delay the listener closes (new connections are
-// refused), requests in flight get shutdown_grace to finish, then the
-// database closes. /metrics keeps answering until the end.
+// 503, after shutdown_delay the listener closes, requests in flight get
+// shutdown_grace, then the database closes.
 func (a *appliance) shutdown(ctx context.Context) error {
 	a.probe.Drain()
 	if d := a.cfg.ShutdownDelay; d > 0 {
@@ -389,11 +382,9 @@ const demoInvoices = 500
 // recognises the keys it minted before (docs/decisions.md).
 const demoKeyName = "serve --demo"
 
-// demoWorkspace seeds a business workspace with commerce on when the
-// database has none, and mints a key for it on every start: secrets are
-// never stored, so an old one cannot be shown again. The key minted by the
-// previous start is revoked in the same transaction, so exactly one demo
-// key is ever valid, the one just printed.
+// demoWorkspace seeds a business workspace when the database has none, and
+// mints a key for it on every start (secrets are never stored, so an old
+// one cannot be shown again), revoking the one printed before.
 func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
 	ws, err := db.Writer.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {

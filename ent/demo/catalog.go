@@ -164,10 +164,9 @@ func (g *gen) leaves() []category {
 }
 
 // catalog writes items: services, and products with media, listings in
-// every store, a leaf category and, for variable ones, every variant. By
-// default half are services; Options.Products sets the number of products
-// (services stay at their share of the default catalog), spread evenly
-// among the services over time.
+// every store, a leaf category and, for variable ones, every variant.
+// Options.Products sets the number of products; services keep their share
+// of the default catalog (half), spread evenly among them over time.
 func (g *gen) catalog() {
 	n := scale(g.n, 50, 12)
 	services := n - n/2

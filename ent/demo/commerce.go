@@ -30,10 +30,8 @@ var carriers = []struct{ name, service, prefix string }{
 	{"DHL", "Express", "JD01"}, {"UPS", "Standard", "1Z"}, {"Colissimo", "Domicile", "6A"}, {"La Poste", "Lettre suivie", "LS"}, {"FedEx", "Ground", "FX"},
 }
 
-// salesOrders writes orders with their lines; shipped ones get shipments
-// whose lines add up to each line's shipped quantity, with a tracking
-// timeline; online ones get the payments behind their payment status and,
-// when delivered, sometimes a return.
+// salesOrders writes orders with their lines, shipments (with a tracking
+// timeline), payments and returns that agree with them.
 func (g *gen) salesOrders() {
 	n := count(g.o.SalesOrders, g.n, 20, 40)
 	ages := make([]time.Duration, len(recentOrders))
@@ -211,21 +209,9 @@ func (g *gen) planShipments(at time.Time, lines []orderLine, partial bool) []pla
 		groups = [][]shape.ShipmentLine{{{OrderLineID: lines[0].id, QtyMilli: q}}}
 	case len(lines) > 1 && g.chance(0.2):
 		h := (len(lines) + 1) / 2
-		var a, b []shape.ShipmentLine
-		for j, l := range lines {
-			if j < h {
-				a = append(a, shape.ShipmentLine{OrderLineID: l.id, QtyMilli: l.qty})
-			} else {
-				b = append(b, shape.ShipmentLine{OrderLineID: l.id, QtyMilli: l.qty})
-			}
-		}
-		groups = [][]shape.ShipmentLine{a, b}
+		groups = [][]shape.ShipmentLine{shipWhole(lines[:h]), shipWhole(lines[h:])}
 	default:
-		var a []shape.ShipmentLine
-		for _, l := range lines {
-			a = append(a, shape.ShipmentLine{OrderLineID: l.id, QtyMilli: l.qty})
-		}
-		groups = [][]shape.ShipmentLine{a}
+		groups = [][]shape.ShipmentLine{shipWhole(lines)}
 	}
 	var out []plannedShipment
 	from := at
@@ -249,6 +235,15 @@ func (g *gen) planShipments(at time.Time, lines []orderLine, partial bool) []pla
 			}
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// shipWhole ships all of every line.
+func shipWhole(lines []orderLine) []shape.ShipmentLine {
+	var out []shape.ShipmentLine
+	for _, l := range lines {
+		out = append(out, shape.ShipmentLine{OrderLineID: l.id, QtyMilli: l.qty})
 	}
 	return out
 }
@@ -299,8 +294,7 @@ func (g *gen) shipment(orderID string, s plannedShipment) {
 }
 
 // returnRequest writes a return of one line of a delivered online order;
-// it answers the refunded amount (0 while not refunded), when it was
-// refunded and whether the whole order came back.
+// it answers the refund (0 for none), its time, and whether all came back.
 func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Time) (int64, time.Time, bool) {
 	var l *orderLine
 	for j := range lines {

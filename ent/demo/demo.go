@@ -1,11 +1,8 @@
 // Package demo fills a workspace with realistic, internally consistent
 // records: the data behind `serve --demo`, `ledgerbase demo` and benchmarks.
 //
-// Consistency is the point: an invoice's paid_cents is the sum of its
-// completed payments and remaining_cents the rest; an order line's
-// shipped_qty_milli is what its shipments carry; payment_status follows the
-// captures and refunds; a gift card's balance is the end of its ledger;
-// variants are every combination of their product's axes.
+// Consistency is the point: totals, balances and statuses are what the
+// rows behind them (payments, shipments, ledgers, variants) add up to.
 package demo
 
 import (
@@ -29,26 +26,21 @@ import (
 // proportion unless counted here.
 type Options struct {
 	Invoices int
-	// Clients, SalesOrders (each with its lines) and Products (each with
-	// its variants) override their proportion to Invoices when above zero
-	// (by default Invoices/40, Invoices/20 and Invoices/100).
+	// Clients, SalesOrders and Products, when above zero, override their
+	// proportion to Invoices (by default /40, /20 and /100).
 	Clients, SalesOrders, Products int
 	// Seed and Now make the content reproducible (ids stay unique per run).
 	Seed uint64
 	Now  time.Time
-	// RowTriggers keeps SQLite's per-row insert triggers (search index,
-	// list totals) firing on every row, in transactions of commitEvery
-	// rows, as on PostgreSQL. By default a SQLite load is one transaction
-	// of database.DB.Bulk, which does those triggers' work once at the
-	// end: all or nothing, the same result, less CPU per row.
+	// RowTriggers keeps SQLite's per-row insert triggers firing, in
+	// transactions of commitEvery rows, as on PostgreSQL. By default a
+	// SQLite load is one database.DB.Bulk, which does their work at the end.
 	RowTriggers bool
 	// Alone promises that nothing else uses the database while the run
-	// loads (shortcut.BulkOptions.Alone): on SQLite the load may then skip
-	// the WAL.
+	// loads (shortcut.BulkOptions.Alone): SQLite may then skip the WAL.
 	Alone bool
 	// Progress, when set, hears the name of each step as it starts
-	// ("catalog", "clients", "invoices", ..., "indexes" for a Bulk load's
-	// rebuild, "done").
+	// ("catalog", ..., "indexes" for a Bulk load's rebuild, "done").
 	Progress func(step string)
 }
 
@@ -80,6 +72,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	g := &gen{
 		rng: rand.New(rand.NewPCG(o.Seed, 0x1edb)), now: o.Now.UTC().Truncate(time.Second),
 		ws: wsID, seed: o.Seed, n: o.Invoices, o: o, sqlite: db.Dialect == dialect.SQLite,
+		seq: map[string]int{}, quota: map[string]int{},
 	}
 	// A second run into the same workspace numbers after the first.
 	var err error
@@ -117,11 +110,9 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	if !g.sqlite {
-		// PostgreSQL plans from statistics that autovacuum refreshes only
-		// later: right after a large load it would take a workspace that
-		// holds every row for a rare one, and a q search would scan it.
-		// ANALYZE samples a bounded
-		// number of rows per table, so small loads pay little.
+		// Fresh statistics: autovacuum refreshes them only later, and until
+		// then PostgreSQL would plan a q search on a big workspace as if it
+		// were a rare one. ANALYZE samples a bounded number of rows.
 		g.progress("statistics")
 		for _, t := range g.t.all {
 			if t.Rows == 0 {
@@ -144,9 +135,8 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 // the numbers the demo gives out, by the demo's own sequence names.
 var demoSeries = map[string]string{"inv": "invoices", "quo": "quotes", "crn": "credit_notes", "so": "sales_orders", "bill": "bills", "shp": "shipments", "ret": "returns"}
 
-// advanceSequences moves the workspace's number counters past the numbers
-// the demo gave out, so numbers the API allocates next (INV-000051) never
-// collide with the demo's.
+// advanceSequences moves the workspace's number counters past the demo's,
+// so numbers the API allocates next never collide with them.
 func (g *gen) advanceSequences(ctx context.Context, db *database.DB) error {
 	for name, series := range demoSeries {
 		n, ok := g.seq[name]
@@ -168,9 +158,8 @@ func (g *gen) advanceSequences(ctx context.Context, db *database.DB) error {
 	return nil
 }
 
-// priorRuns tells runs into the same workspace apart so the unique numbers,
-// SKUs and codes of this one differ: stores are read-only in the API, so
-// only demo runs (several stores each) make them.
+// priorRuns tells runs into the same workspace apart (by their stores,
+// which only demo runs make) so this one's numbers, SKUs and codes differ.
 func priorRuns(ctx context.Context, db *database.DB, wsID string) (int, error) {
 	var n int
 	err := db.WritePool.QueryRowContext(ctx, db.Rebind("SELECT COUNT(*) FROM stores WHERE workspace_id = ?"), wsID).Scan(&n)
@@ -215,8 +204,7 @@ func (g *gen) progress(step string) {
 	}
 }
 
-// gen holds the generator's state: the randomness, the clock and the
-// records later ones refer to.
+// gen holds the generator's state, and the records later ones refer to.
 type gen struct {
 	rng  *rand.Rand
 	now  time.Time
@@ -287,19 +275,14 @@ func (g *gen) id(prefix string, at time.Time) string { return ids.At(prefix, at)
 
 // next is the next number of a sequence, after those of earlier runs.
 func (g *gen) next(name string) int {
-	if g.seq == nil {
-		g.seq = map[string]int{}
-	}
 	g.seq[name]++
 	return g.run*10_000_000 + g.seq[name]
 }
 
-// recent places the newest records of a stream: those a user acts on
-// next (a draft to send, an order to ship) whatever the scale. When the
-// i-th of n records is among the len(ages) newest it answers its rank (0
-// the newest) and the moment ages[rank] ago, else -1 and its place in the
-// timeline. first cannot do this: it counts from the oldest records, and
-// a sent invoice not yet due or an order not yet shipped must be recent.
+// recent places the newest records of a stream, those a user acts on next
+// whatever the scale: the i-th of n records, when among the len(ages)
+// newest, gets its rank (0 the newest) and the moment ages[rank] ago; any
+// other gets -1 and its place in the timeline.
 func (g *gen) recent(i, n int, ages []time.Duration) (time.Time, int) {
 	if r := n - 1 - i; r < len(ages) {
 		return g.now.Add(-ages[r]).Truncate(time.Millisecond), r
@@ -312,9 +295,6 @@ const oneDay = 24 * time.Hour
 // first is true the first k times it is asked about name: small runs still
 // get one of each rare case (a cancelled order, a return).
 func (g *gen) first(name string, k int) bool {
-	if g.quota == nil {
-		g.quota = map[string]int{}
-	}
 	g.quota[name]++
 	return g.quota[name] <= k
 }

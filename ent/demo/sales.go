@@ -241,17 +241,15 @@ func (a actionable) outcome(r int) (outcome, bool) {
 }
 
 // recentInvoices: one sent and not yet due (due 30 days after its date),
-// a draft, one past due, another sent: when there are fewer invoices, the
-// first ones of the list.
+// a draft, one past due, another sent (the first ones, at a small scale).
 var recentInvoices = actionable{
 	outcomes: []outcome{outOpen, outDraft, outOverdue, outOpen},
 	ages:     []time.Duration{6 * oneDay, 2 * oneDay, 45 * oneDay, 15 * oneDay},
 }
 
-// invoices writes the invoices with their payments, the quotes some of them
-// came from and the credit notes issued on some paid ones. The rows obey
-// the writes' rules: an invoice counts the credit notes applied to it in
-// credited_cents, and remaining = incl - paid - credited never goes below 0.
+// invoices writes the invoices with their payments, the quotes some came
+// from and credit notes, by the writes' rules: remaining = incl - paid -
+// credited never goes below 0.
 func (g *gen) invoices() {
 	for i := 0; i < g.n; i++ {
 		if i%10_000 == 0 && g.t.invoices.s.stopped() {

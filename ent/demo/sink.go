@@ -9,13 +9,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// Bulk loading: the generator appends rows to tables; full batches go as
-// multi-row INSERTs to one writer goroutine, so generating the next rows
-// overlaps with the database writing the last ones. On SQLite the whole
-// load is one transaction of database.DB.Bulk, which does the work of the
-// per-row insert triggers (search index, list totals) once at the end;
-// otherwise (PostgreSQL, Options.RowTriggers) ordinary INSERTs keep every
-// trigger doing its work and the writer commits every commitEvery rows.
+// Bulk loading: full batches of rows go as multi-row INSERTs to one writer
+// goroutine, so generating the next rows overlaps with writing the last
+// ones; see Options.RowTriggers for the transactions they go in.
 
 const (
 	// maxArgs stays under SQLite's default variable limit (32766) and
@@ -114,8 +110,7 @@ type stmtKey struct {
 }
 
 // run is the writer: it executes batches in order, committing every
-// commitEvery rows (unless it writes into a bulk load's transaction);
-// after an error it only drains.
+// commitEvery rows outside a bulk load; after an error it only drains.
 func (s *sink) run() {
 	var err error
 	tx := s.tx

@@ -29,9 +29,8 @@ func (g *gen) base(id string, created, updated time.Time) []any {
 	return []any{id, g.ws, g.tm(created), g.tm(updated)}
 }
 
-// tm is a time as the driver would store it. On SQLite that is text in
-// go-sqlite3's format: formatting it here, on the generating goroutine,
-// spares the single writer the work.
+// tm is a time as the driver would store it, formatted here on SQLite to
+// spare the single writer the work.
 func (g *gen) tm(t time.Time) any {
 	if g.sqlite {
 		return t.Format(sqlite3.SQLiteTimestampFormats[0])

@@ -9,11 +9,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
-// AccountLimit bounds sign-in attempts per account, whatever address they
-// come from, in the database (sign_in_failures, by the email's hash, not
-// the address someone typed), so every process sharing it enforces one limit. An attempt is counted before the password is
-// checked — so concurrent attempts cannot slip past the limit — and a
-// successful sign-in clears the count.
+// AccountLimit bounds sign-in attempts per account in the database (by the
+// email's hash), so every process enforces one limit. An attempt is counted
+// before the password is checked, so concurrent ones cannot slip past it.
 type AccountLimit struct {
 	db           *sql.DB
 	take, remove string
@@ -22,9 +20,8 @@ type AccountLimit struct {
 
 // NewAccountLimit keeps the counts in db.
 func NewAccountLimit(db *database.DB) *AccountLimit {
-	// One atomic statement starts a window or counts in the current one and
-	// says where the count stands. SET reads the row's old values, so both
-	// CASEs judge the same window.
+	// One atomic statement starts a window or counts in the current one; SET
+	// reads the row's old values, so both CASEs judge the same window.
 	take := `INSERT INTO sign_in_failures (id, failures, since) VALUES (?, 1, ?)
 		ON CONFLICT (id) DO UPDATE SET
 		failures = CASE WHEN sign_in_failures.since <= ? THEN 1 ELSE sign_in_failures.failures + 1 END,
@@ -35,9 +32,8 @@ func NewAccountLimit(db *database.DB) *AccountLimit {
 		sweep:  db.Rebind("DELETE FROM sign_in_failures WHERE since <= ?")}
 }
 
-// Take counts an attempt to sign in as email (normalized), allowing max
-// per window; it returns 0 when the attempt may go ahead, else the seconds
-// until the account's window ends.
+// Take counts an attempt to sign in as email, allowing max per window: 0
+// lets it go ahead, else the seconds until the account's window ends.
 func (l *AccountLimit) Take(ctx context.Context, email string, max int, window time.Duration, now time.Time) (int, error) {
 	at := float64(now.UnixNano()) / 1e9
 	ended := at - window.Seconds()

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -16,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
-	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
@@ -53,17 +50,11 @@ func StartWith(t testing.TB, config func(*rest.Config), adjust ...func(*web.UI))
 
 func start(t testing.TB, db *database.DB, config func(*rest.Config), adjust ...func(*web.UI)) *apitest.Env {
 	t.Helper()
-	cfg := rest.Config{Config: api.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeyCacheTTL: 200 * time.Millisecond}}
+	var opts []apitest.Option
 	if config != nil {
-		config(&cfg)
+		opts = append(opts, config)
 	}
-	srv, err := rest.New(db, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := openapi.Register(srv); err != nil { // as serve does: /docs renders it
-		t.Fatal(err)
-	}
+	srv := apitest.NewServer(t, db, opts...)
 	ui := web.New(srv.Core)
 	for _, f := range adjust {
 		f(ui)
@@ -197,10 +188,9 @@ func (c *Client) do(method, path string, form url.Values) *Page {
 	return &Page{Status: res.StatusCode, Header: res.Header, Body: string(b)}
 }
 
-// Records adds what the demo data may lack to a workspace: an order
-// shipped in two parcels with a tracking timeline, a gift card with its
-// ledger, and a payment on the workspace's newest invoice (when it has one).
-// It returns the shipment's id.
+// Records adds what the demo data may lack to a workspace (a shipment in
+// two parcels, a gift card, a payment on the newest invoice) and returns
+// the shipment's id.
 func Records(t testing.TB, env *apitest.Env, wsID string) string {
 	t.Helper()
 	ctx := context.Background()

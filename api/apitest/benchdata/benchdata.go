@@ -15,11 +15,10 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 )
 
-// Seeded opens a migrated SQLite file holding a business workspace (commerce
-// on) named name, filled by the demo generator with invoices invoices, for
+// Seeded opens a migrated SQLite file holding a business workspace named
+// name, filled by the demo generator with invoices invoices, for
 // benchmarks. The file is a temporary one, or the path in the variable
-// fileEnv: there a workspace seeded by an earlier run is reused, since
-// large seeds take minutes.
+// fileEnv, where a workspace an earlier run seeded is reused.
 func Seeded(tb testing.TB, fileEnv, name string, invoices int) (*database.DB, string) {
 	tb.Helper()
 	ctx := context.Background()
