@@ -52,11 +52,7 @@ func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, erro
 				cards = append(cards, card)
 				continue
 			}
-			b, err := u.core.Records.List(ctx, r, recordsWorkspace(ws), records.Page{Limit: 1})
-			if err != nil {
-				return nil, err
-			}
-			env, _, err := decodeList(b)
+			env, _, err := u.list(ctx, ws, r, records.Page{Limit: 1})
 			if err != nil {
 				return nil, err
 			}

@@ -99,24 +99,15 @@ var agingBuckets = []struct {
 
 // listURL is the record list of r filtered by params (in the order given).
 func listURL(ws *ent.Workspace, r *resource.Resource, params ...string) string {
-	q := url.Values{}
-	var keys []string
+	var q []string
 	for i := 0; i+1 < len(params); i += 2 {
 		if params[i+1] != "" {
-			q.Set(params[i], params[i+1])
-			keys = append(keys, params[i])
+			q = append(q, url.QueryEscape(params[i])+"="+url.QueryEscape(params[i+1]))
 		}
-	}
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(q.Get(k)))
 	}
 	u := wsURL(ws, "records", r.Name)
-	if b.Len() > 0 {
-		u += "?" + b.String()
+	if len(q) > 0 {
+		u += "?" + strings.Join(q, "&")
 	}
 	return u
 }
@@ -210,12 +201,8 @@ func (u *UI) moneyOf(ctx context.Context, ws *ent.Workspace, now time.Time) (mon
 
 	// Orders waiting to ship: the per-status counts GET /v1/sales-orders?status=… answers its total from.
 	v.ToShip = figure{Label: "Orders to ship", Href: listURL(ws, orders, "status", strings.Join(toShipStates, ","))}
-	b, err := u.core.Records.List(ctx, orders, recordsWorkspace(ws), records.Page{Limit: 1,
+	env, _, err := u.list(ctx, ws, orders, records.Page{Limit: 1,
 		Filters: []records.FilterValue{{Column: "status", Value: toShipStates}}})
-	if err != nil {
-		return v, err
-	}
-	env, _, err := decodeList(b)
 	if err != nil {
 		return v, err
 	}

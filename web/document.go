@@ -174,12 +174,8 @@ func (u *UI) documentOf(ctx context.Context, ws *ent.Workspace, r *resource.Reso
 		}
 	}
 	if k.Order && access.GatePlan(access.WorkspaceOf(ws), resource.Shipments) == nil {
-		b, err := u.core.Records.List(ctx, resource.Shipments, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit,
+		_, shps, err := u.list(ctx, ws, resource.Shipments, records.Page{Limit: api.MaxLimit,
 			Filters: []records.FilterValue{{Column: "sales_order_id", Value: id}}})
-		if err != nil {
-			return nil, err
-		}
-		_, shps, err := decodeList(b)
 		if err != nil {
 			return nil, err
 		}

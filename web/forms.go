@@ -461,53 +461,45 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 		return u.notFound(c)
 	}
 	v := formValues{}
-	if s.Parent != nil {
-		parent, err := u.current(c, s.Parent, s.ID)
-		if err != nil {
-			return u.internal(c, err)
-		}
-		if parent == nil {
-			return u.recordMissing(c, s.Parent, s.ID)
-		}
-	} else {
+	if s.Parent == nil {
 		u.prefill(c, s, v)
+	} else if parent, err := u.found(c, s.Parent, s.ID); parent == nil {
+		return err
 	}
 	defaults(s, v)
 	return u.showForm(c, s, v, emptyRows, nil, nil)
 }
 
 func (u *UI) editForm(c *fiber.Ctx) error {
-	s, ok := formSpecOf(c, resource.Update)
-	if !ok {
-		return u.notFound(c)
-	}
-	rec, err := u.editing(c, s)
-	if err != nil || rec == nil {
+	s, rec, err := u.editing(c)
+	if rec == nil {
 		return err
 	}
 	return u.showForm(c, s, valuesOf(rec, s.RT.Op.Body), 1, nil, nil)
 }
 
-// editing reads the record an edit form changes as the API answers it;
-// nil (with the page already answered) when the workspace has none.
-func (u *UI) editing(c *fiber.Ctx, s formSpec) (record, error) {
-	var rec record
-	var err error
-	if s.Parent != nil {
-		rec, err = u.currentChild(c, s.R, s.ID, s.ChildID)
-	} else {
-		rec, err = u.current(c, s.R, s.ID)
+// editing resolves an edit form's page and reads the record it changes as
+// the API answers it, a sub-resource's from its parent's list; nil (with
+// the page already answered) when there is none.
+func (u *UI) editing(c *fiber.Ctx) (formSpec, record, error) {
+	s, ok := formSpecOf(c, resource.Update)
+	if !ok {
+		return s, nil, u.notFound(c)
 	}
+	if s.Parent == nil {
+		rec, err := u.found(c, s.R, s.ID)
+		return s, rec, err
+	}
+	_, rows, err := u.list(c.UserContext(), workspaceOf(c), s.R, records.Page{Limit: api.MaxLimit, ParentID: s.ID})
 	if err != nil {
-		return nil, u.internal(c, err)
+		return s, nil, u.internal(c, err)
 	}
-	if rec == nil {
-		if s.Parent != nil {
-			return nil, u.fail(c, http.StatusNotFound, "Not found", "This "+s.Parent.Singular+" has no "+s.R.Singular+" with the id "+s.ChildID+".")
+	for _, row := range rows {
+		if textOf(row.get("id")) == s.ChildID {
+			return s, row, nil
 		}
-		return nil, u.recordMissing(c, s.R, s.ID)
 	}
-	return rec, nil
+	return s, nil, u.fail(c, http.StatusNotFound, "Not found", "This "+s.Parent.Singular+" has no "+s.R.Singular+" with the id "+s.ChildID+".")
 }
 
 func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
@@ -556,12 +548,8 @@ func (u *UI) createRecord(c *fiber.Ctx) error {
 }
 
 func (u *UI) updateRecord(c *fiber.Ctx) error {
-	s, ok := formSpecOf(c, resource.Update)
-	if !ok {
-		return u.notFound(c)
-	}
-	rec, err := u.editing(c, s)
-	if err != nil || rec == nil {
+	s, rec, err := u.editing(c)
+	if rec == nil {
 		return err
 	}
 	return u.submitForm(c, s, valuesOf(rec, s.RT.Op.Body))
@@ -595,7 +583,14 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
 	}
 	res, e := u.write(c, s.RT, s.ID, s.ChildID, body, key)
 	if e != nil {
-		return u.writeRefused(c, e, func() error { return u.showForm(c, s, v, 0, e, paths) })
+		// A client error goes back to its form, anything else to an error page.
+		switch {
+		case e.Status == http.StatusNotFound:
+			return u.fail(c, http.StatusNotFound, "Not found", capitalize(e.Message)+".")
+		case e.Status >= 500:
+			return u.internal(c, e)
+		}
+		return u.showForm(c, s, v, 0, e, paths)
 	}
 	ws := workspaceOf(c)
 	switch {
@@ -620,18 +615,6 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
 	return redirect(c, s.Action+"?done=saved")
 }
 
-// writeRefused shows a client error with its form, and anything else as
-// an error page.
-func (u *UI) writeRefused(c *fiber.Ctx, e *apierr.Error, again func() error) error {
-	switch {
-	case e.Status == http.StatusNotFound:
-		return u.fail(c, http.StatusNotFound, "Not found", capitalize(e.Message)+".")
-	case e.Status >= 500:
-		return u.internal(c, e)
-	}
-	return again()
-}
-
 // current reads a record of the workspace as the API answers it; nil when
 // the workspace has none with this id.
 func (u *UI) current(c *fiber.Ctx, r *resource.Resource, id string) (record, error) {
@@ -645,23 +628,17 @@ func (u *UI) current(c *fiber.Ctx, r *resource.Resource, id string) (record, err
 	return decodeRecord(b)
 }
 
-// currentChild reads a sub-resource's record from its parent's list, as
-// GET /v1/{parent}/{id}/{segment} answers it; nil when there is none.
-func (u *UI) currentChild(c *fiber.Ctx, sub *resource.Resource, parentID, id string) (record, error) {
-	b, err := u.core.Records.List(c.UserContext(), sub, recordsWorkspace(workspaceOf(c)), records.Page{Limit: api.MaxLimit, ParentID: parentID})
+// found is current for a page about the record: nil (with the page
+// already answered) when it cannot be read.
+func (u *UI) found(c *fiber.Ctx, r *resource.Resource, id string) (record, error) {
+	rec, err := u.current(c, r, id)
 	if err != nil {
-		return nil, err
+		return nil, u.internal(c, err)
 	}
-	_, rows, err := decodeList(b)
-	if err != nil {
-		return nil, err
+	if rec == nil {
+		return nil, u.recordMissing(c, r, id)
 	}
-	for _, row := range rows {
-		if textOf(row.get("id")) == id {
-			return row, nil
-		}
-	}
-	return nil, nil
+	return rec, nil
 }
 
 func (u *UI) recordMissing(c *fiber.Ctx, r *resource.Resource, id string) error {
@@ -853,12 +830,9 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 		return u.notFound(c)
 	}
 	name, id := c.Params("name"), c.Params("id")
-	rec, err := u.current(c, r, id)
-	if err != nil {
-		return u.internal(c, err)
-	}
+	rec, err := u.found(c, r, id)
 	if rec == nil {
-		return u.recordMissing(c, r, id)
+		return err
 	}
 	label, fields := humanize(name), rt.Op.Body
 	if rt.Op.Kind == resource.Update {
@@ -893,12 +867,9 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 	if rt.Op.Kind == resource.Update {
 		// A status step: the record's required fields and the new status.
 		// It needs no key: a repeat asks for the state the record has.
-		rec, err := u.current(c, r, id)
-		if err != nil {
-			return u.internal(c, err)
-		}
+		rec, err := u.found(c, r, id)
 		if rec == nil {
-			return u.recordMissing(c, r, id)
+			return err
 		}
 		body, key = stepBody(rt.Op, rec, strings.TrimPrefix(name, stepPrefix)), ""
 	}

@@ -294,7 +294,7 @@ func sumsOf(f resource.Field, v formValues) lineSums {
 	}
 	for i, l := range lines {
 		in := paths[f.Name+"["+strconv.Itoa(i)+"]"]
-		if _, row, ok := rowOf(in); ok {
+		if row, ok := rowOf(in); ok {
 			s.Amounts[row] = fixed(l.AmountExclVATCents, 2)
 		}
 	}
@@ -302,18 +302,12 @@ func sumsOf(f resource.Field, v formValues) lineSums {
 	return s
 }
 
-// rowOf reads "lines[3].description" as lines, 3.
-func rowOf(name string) (string, int, bool) {
-	field, rest, ok := strings.Cut(name, "[")
-	if !ok {
-		return "", 0, false
-	}
+// rowOf reads the row of an input name: 3 of "lines[3].description".
+func rowOf(name string) (int, bool) {
+	_, rest, _ := strings.Cut(name, "[")
 	n, _, ok := strings.Cut(rest, "]")
-	if !ok {
-		return "", 0, false
-	}
 	i, err := strconv.Atoi(n)
-	return field, i, err == nil
+	return i, ok && err == nil
 }
 
 // problemOf is a refusal's message, naming the form's row.
@@ -324,7 +318,7 @@ func problemOf(err error, paths map[string]string) string {
 	}
 	msg := capitalize(e.Message) + "."
 	if in, ok := paths[e.Param]; ok {
-		if _, row, ok := rowOf(in); ok {
+		if row, ok := rowOf(in); ok {
 			msg = "Line " + strconv.Itoa(row+1) + ": " + msg
 		}
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -152,6 +153,15 @@ type listEnvelope struct {
 	Meta struct{ Limit, Offset, Total int }
 }
 
+// list reads a page of r's records as GET /v1/{resource} answers it.
+func (u *UI) list(ctx context.Context, ws *ent.Workspace, r *resource.Resource, pg records.Page) (listEnvelope, []record, error) {
+	b, err := u.core.Records.List(ctx, r, recordsWorkspace(ws), pg)
+	if err != nil {
+		return listEnvelope{}, nil, err
+	}
+	return decodeList(b)
+}
+
 func decodeList(b []byte) (listEnvelope, []record, error) {
 	var env listEnvelope
 	if err := json.Unmarshal(b, &env); err != nil {
@@ -274,11 +284,7 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 		return render(c, http.StatusBadRequest, recordListView(d))
 	}
 	d.Limit = pg.Limit
-	b, err := u.core.Records.List(c.UserContext(), r, recordsWorkspace(ws), pg)
-	if err != nil {
-		return u.internal(c, err)
-	}
-	env, recs, err := decodeList(b)
+	env, recs, err := u.list(c.UserContext(), ws, r, pg)
 	if err != nil {
 		return u.internal(c, err)
 	}
@@ -361,12 +367,9 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		return render(c, http.StatusForbidden, recordDetailView(d))
 	}
 	ctx := c.UserContext()
-	rec, err := u.current(c, r, id)
-	if err != nil {
-		return u.internal(c, err)
-	}
+	rec, err := u.found(c, r, id)
 	if rec == nil {
-		return u.recordMissing(c, r, id)
+		return err
 	}
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)
@@ -388,11 +391,7 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		if access.GatePlan(access.WorkspaceOf(ws), sub) != nil {
 			continue
 		}
-		b, err := u.core.Records.List(ctx, sub, recordsWorkspace(ws), records.Page{Limit: api.MaxLimit, ParentID: id})
-		if err != nil {
-			return u.internal(c, err)
-		}
-		env, rows, err := decodeList(b)
+		env, rows, err := u.list(ctx, ws, sub, records.Page{Limit: api.MaxLimit, ParentID: id})
 		if err != nil {
 			return u.internal(c, err)
 		}
