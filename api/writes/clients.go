@@ -65,12 +65,7 @@ func setRefFields(m entgo.Mutation, r *extRef) error {
 	return setFields(m, set)
 }
 
-func clientEnum(column, value string) entgo.Value {
-	if column == customer.FieldPreferredLanguage {
-		return customer.PreferredLanguage(value)
-	}
-	return value
-}
+var clientEnum = enumColumn[customer.PreferredLanguage](customer.FieldPreferredLanguage)
 
 // createClient creates a client, or — when external_ref matches a client of
 // the workspace — updates that one and answers 200 (DESIGN.md).

@@ -28,6 +28,17 @@ func setFields(m ent.Mutation, set map[string]any) error {
 // (ent types each enum column); nil means the column is not an enum.
 type enumOf func(column, value string) ent.Value
 
+// enumColumn is the enumOf of a resource whose one enum column is name, of
+// ent type S.
+func enumColumn[S ~string](name string) enumOf {
+	return func(column, value string) ent.Value {
+		if column == name {
+			return S(value)
+		}
+		return value
+	}
+}
+
 // applyBody copies the body fields that are columns of the same name onto
 // an ent mutation: a sent value is set, a sent null clears the column, and an
 // omitted field is left alone (DESIGN.md "Requests": PATCH semantics; a

@@ -3,8 +3,6 @@ package writes
 import (
 	"time"
 
-	entgo "entgo.io/ent"
-
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -98,12 +96,7 @@ func alreadyRecorded(what, docID, existingDocID string) error {
 
 func today() string { return time.Now().UTC().Format("2006-01-02") }
 
-func invoicePaymentEnum(column, value string) entgo.Value {
-	if column == invoicepayment.FieldStatus {
-		return invoicepayment.Status(value)
-	}
-	return value
-}
+var invoicePaymentEnum = enumColumn[invoicepayment.Status](invoicepayment.FieldStatus)
 
 // recordInvoicePayment records a payment on an invoice; the body's id is the
 // caller's, so the same id is recorded once.
@@ -159,12 +152,7 @@ func recordInvoicePayment(q *Request) (Result, error) {
 	}, func() Answer { return repeated(record(created(isNew), resource.InvoicePayments, payID, q.ID), !isNew) })
 }
 
-func billPaymentEnum(column, value string) entgo.Value {
-	if column == billpayment.FieldStatus {
-		return billpayment.Status(value)
-	}
-	return value
-}
+var billPaymentEnum = enumColumn[billpayment.Status](billpayment.FieldStatus)
 
 // recordBillPayment records a payment on a bill, by the same rules.
 func recordBillPayment(q *Request) (Result, error) {

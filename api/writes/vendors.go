@@ -1,19 +1,12 @@
 package writes
 
 import (
-	entgo "entgo.io/ent"
-
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/vendor"
 )
 
-func vendorEnum(column, value string) entgo.Value {
-	if column == vendor.FieldPreferredLanguage {
-		return vendor.PreferredLanguage(value)
-	}
-	return value
-}
+var vendorEnum = enumColumn[vendor.PreferredLanguage](vendor.FieldPreferredLanguage)
 
 func createVendor(q *Request) (Result, error) {
 	var id string

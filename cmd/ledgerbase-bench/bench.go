@@ -222,10 +222,7 @@ func runBench(c *cobra.Command, _ []string) error {
 		if !sc.selected(only) && sc.name != baselineName {
 			continue
 		}
-		n := conns
-		if sc.conns > 0 {
-			n = sc.conns
-		}
+		n := cmp.Or(sc.conns, conns)
 		if db.Path != "" {
 			// The host may drop the page cache between runs: every scenario
 			// starts with the file cached, as on a server that ran a while.
@@ -312,7 +309,8 @@ func serverBinary(self, named string) (string, error) {
 	if named != "" {
 		return filepath.Abs(named)
 	}
-	if p := filepath.Join(filepath.Dir(self), "ledgerbase"); fileExists(p) {
+	p := filepath.Join(filepath.Dir(self), "ledgerbase")
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
 		return p, nil
 	}
 	p, err := exec.LookPath("ledgerbase")
@@ -322,22 +320,13 @@ func serverBinary(self, named string) (string, error) {
 	return p, nil
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
 // loadAverage is the machine's 1, 5 and 15 minute load, as /proc tells it.
 func loadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
+	return "unknown"
 }
 
 // startChild starts exe and waits until it answers ready with 200.
@@ -384,26 +373,11 @@ func freePort() (string, error) {
 
 // get fetches path and fails on anything but 200.
 func (c *child) get(ctx context.Context, path, auth string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+c.addr+path, nil)
-	if err != nil {
-		return nil, err
+	status, b, err := c.api(ctx, "GET", path, auth, nil)
+	if err == nil && status != 200 {
+		err = fmt.Errorf("GET %s: %d %s", path, status, b)
 	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("GET %s: %d %s", path, resp.StatusCode, b)
-	}
-	return b, nil
+	return b, err
 }
 
 // waitReady polls until the server answers path with 200 (a first start
@@ -721,15 +695,14 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	if err := out.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Rename(dst+".tmp", dst)

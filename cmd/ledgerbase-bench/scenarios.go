@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
@@ -26,14 +28,11 @@ type lineRef struct{ id, order string }
 var countedTables = []string{"invoices", "clients", "sales_orders", "order_lines", "items", "variants"}
 
 func (s *sample) describe() string {
-	out := ""
+	parts := make([]string, len(countedTables))
 	for i, t := range countedTables {
-		if i > 0 {
-			out += ", "
-		}
-		out += fmt.Sprintf("%d %s", s.counts[t], t)
+		parts[i] = fmt.Sprintf("%d %s", s.counts[t], t)
 	}
-	return out
+	return strings.Join(parts, ", ")
 }
 
 // sampleData reservoir-samples 10,000 invoices in id order, so the same
@@ -110,14 +109,7 @@ func sampleData(ctx context.Context, db *database.DB, wsID string, seed uint64) 
 func (s *sample) invoice(r *rand.Rand) invoiceRef { return s.invoices[r.IntN(len(s.invoices))] }
 
 func status(codes ...int) func(int) bool {
-	return func(c int) bool {
-		for _, x := range codes {
-			if c == x {
-				return true
-			}
-		}
-		return false
-	}
+	return func(c int) bool { return slices.Contains(codes, c) }
 }
 
 func atLeast(ratio float64) func(result) bool {

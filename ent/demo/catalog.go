@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -281,10 +282,7 @@ func (g *gen) combinations(axes []shape.VariantAxis) []combination {
 		var next []combination
 		for _, c := range out {
 			for _, v := range a.Values {
-				o := make(map[string]string, len(c.opts)+1)
-				for k, x := range c.opts {
-					o[k] = x
-				}
+				o := maps.Clone(c.opts)
 				o[a.Code] = v
 				next = append(next, combination{values: append(append([]string{}, c.values...), v), opts: o})
 			}

@@ -307,10 +307,7 @@ func (g *gen) returnRequest(orderID string, lines []orderLine, delivered time.Ti
 		return 0, time.Time{}, false
 	}
 	at := g.after(delivered, 24, 14)
-	qty := int64(1000)
-	if l.qty < qty {
-		qty = l.qty
-	}
+	qty := min(l.qty, 1000)
 	excl, vat := amounts(qty, l.price, 2000)
 	reason := g.pick([]string{"Wrong size", "Damaged in transit", "Not as described", "Changed my mind"})
 	status, outcome := "requested", "pending"

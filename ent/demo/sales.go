@@ -222,6 +222,20 @@ func (g *gen) settle(at, due time.Time, total int64) (outcome, []settlement) {
 	return outOpen, nil
 }
 
+// paidOf is what the completed payments paid, and what they left open of
+// the balance open before them (nothing, on a void document).
+func paidOf(out outcome, pays []settlement, open int64) (paid, remaining int64) {
+	for _, p := range pays {
+		if p.status == "completed" {
+			paid += p.amount
+		}
+	}
+	if out == outVoid {
+		return paid, 0
+	}
+	return paid, open - paid
+}
+
 var invoiceStatus = [...]string{outDraft: "draft", outOpen: "sent", outOverdue: "overdue", outPartial: "partially_paid", outPaid: "paid", outVoid: "void"}
 
 // actionable is one of the newest documents of a stream, whose outcome is
@@ -294,16 +308,7 @@ func (g *gen) invoices() {
 				note.at = at.Add(pays[0].at.Sub(at) / 2).Truncate(time.Millisecond)
 			}
 		}
-		var paid int64
-		for _, p := range pays {
-			if p.status == "completed" {
-				paid += p.amount
-			}
-		}
-		remaining := tot.incl - paid - credited
-		if out == outVoid {
-			remaining = 0
-		}
+		paid, remaining := paidOf(out, pays, tot.incl-credited)
 		updated := at
 		if len(pays) > 0 {
 			updated = pays[len(pays)-1].at
@@ -449,16 +454,7 @@ func (g *gen) bills() {
 			out, pays = g.settle(at, due, tot.incl)
 		}
 		id := g.id("bill", at)
-		var paid int64
-		for _, p := range pays {
-			if p.status == "completed" {
-				paid += p.amount
-			}
-		}
-		remaining := tot.incl - paid
-		if out == outVoid {
-			remaining = 0
-		}
+		paid, remaining := paidOf(out, pays, tot.incl)
 		num := g.next("bill")
 		g.t.bills.row(append(g.base(id, at, at), fmt.Sprintf("BILL-%06d", num), day(at), day(due), v.currency, js(lines),
 			"Vendor ref "+strings.ToUpper(slugify(v.name))[:3]+fmt.Sprint(num), tot.excl, tot.vat, tot.incl,
