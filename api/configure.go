@@ -142,9 +142,9 @@ func answer(status int, err error, show func() any) (writes.Result, error) {
 	return writes.Result{Status: status, Body: b}, err
 }
 
-// deleted is the answer of a delete.
+// deleted is the answer of a delete, as every DELETE answers.
 func deleted(id, object string) func() any {
-	return func() any { return map[string]any{"id": id, "object": object, "deleted": true} }
+	return func() any { return json.RawMessage(writes.Deleted(id, object)) }
 }
 
 // jsonBody reads a body of JSON into T, strictly: an unknown field is

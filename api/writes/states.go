@@ -97,8 +97,13 @@ func (q *Request) removing(extra func(tx *ent.Tx) error) (Result, error) {
 		id = q.ID
 		return sqlstore.Delete(q.Ctx, q.DB, tx, q.Resource.Table, q.ID)
 	}, func() Answer {
-		return Answer{Status: http.StatusOK, Body: fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
+		return Answer{Status: http.StatusOK, Body: Deleted(id, strings.ReplaceAll(q.Resource.Singular, " ", "_"))}
 	})
+}
+
+// Deleted is the answer of every DELETE, a record's or the configuration's.
+func Deleted(id, object string) []byte {
+	return fmt.Appendf(nil, `{"id":%q,"object":%q,"deleted":true}`, id, object)
 }
 
 // voidUnpaid is the void of a document that takes payments, refused once
