@@ -55,6 +55,21 @@ var moves = []move{
 		stale: "status = 'scheduled' AND (starts_at IS NULL OR starts_at <= ?) AND (ends_at IS NULL OR ends_at > ?)"},
 }
 
+// args are the arguments of m.stale as of now: the time, or today's date
+// (UTC), for each ?.
+func (m move) args(now time.Time) []any {
+	now = now.UTC()
+	at := any(now)
+	if m.date {
+		at = now.Format("2006-01-02")
+	}
+	args := make([]any, strings.Count(m.stale, "?"))
+	for i := range args {
+		args[i] = at
+	}
+	return args
+}
+
 // batch bounds how many records one transaction moves, so a backlog never
 // holds the writer long.
 const batch = 500
@@ -71,8 +86,26 @@ func New(db *database.DB, eng *records.Engine) *Clock { return &Clock{db: db, en
 
 // Exact makes, in workspace ws, the moves of r that must be exact when
 // read: the records engine's Refresh, run before every Get and list of r.
+// One read asks whether any of them has a record to move; usually none has.
 func (c *Clock) Exact(ctx context.Context, r *resource.Resource, ws string) error {
-	_, err := c.runAll(ctx, time.Now(), ws, func(m move) bool { return m.r == r && m.exact })
+	now := time.Now()
+	exact := func(m move) bool { return m.r == r && m.exact }
+	var stale []string
+	args := []any{ws}
+	for _, m := range moves {
+		if exact(m) {
+			stale, args = append(stale, "("+m.stale+")"), append(args, m.args(now)...)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	found, err := database.QueryStrings(ctx, c.db.ReadPool, c.db.Rebind("SELECT id FROM "+r.Table+
+		" WHERE workspace_id = ? AND ("+strings.Join(stale, " OR ")+") LIMIT 1"), args...)
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	_, err = c.runAll(ctx, now, ws, exact)
 	return err
 }
 
@@ -102,15 +135,7 @@ func (c *Clock) runAll(ctx context.Context, now time.Time, ws string, which func
 // records to move, with ws ""), a batch per transaction, and says how
 // many records moved.
 func (c *Clock) run(ctx context.Context, m move, now time.Time, ws string) (int64, error) {
-	now = now.UTC()
-	at := any(now)
-	if m.date {
-		at = now.Format("2006-01-02")
-	}
-	args := make([]any, strings.Count(m.stale, "?"))
-	for i := range args {
-		args[i] = at
-	}
+	args := m.args(now)
 	find, findArgs := "SELECT DISTINCT workspace_id FROM "+m.r.Table+" WHERE "+m.stale, args
 	if ws != "" {
 		find, findArgs = "SELECT workspace_id FROM "+m.r.Table+" WHERE workspace_id = ? AND ("+m.stale+") LIMIT 1", append([]any{ws}, args...)
@@ -128,7 +153,7 @@ func (c *Clock) run(ctx context.Context, m move, now time.Time, ws string) (int6
 		}
 		q := &writes.Request{Ctx: ctx, DB: c.db, Records: c.eng, Resource: m.r, System: m.job, Principal: &access.Principal{Workspace: w}}
 		for {
-			n, err := q.MoveStale(m.to, m.stale, args, now, batch)
+			n, err := q.MoveStale(m.to, m.stale, args, now.UTC(), batch)
 			total += int64(n)
 			if err != nil {
 				return total, err
