@@ -43,9 +43,10 @@ type DB struct {
 	Dialect   string      // dialect.SQLite or dialect.Postgres
 	Path      string      // the SQLite file (empty on PostgreSQL)
 
-	stopOptimize func()   // ends the hourly PRAGMA optimize (SQLite)
-	batch        *batcher // shares the writer's transactions (SQLite; InTx)
-	ends         ends     // what writes left to their transactions' ends (Deferred)
+	ckpt       *checkpointer // checkpoints beside the writer (SQLite; upkeep)
+	stopUpkeep func()        // ends upkeep (SQLite)
+	batch      *batcher      // shares the writer's transactions (SQLite; InTx)
+	ends       ends          // what writes left to their transactions' ends (Deferred)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -106,8 +107,12 @@ const BusyTimeout = 10 * time.Second
 // mutex is redundant (_mutex=no).
 const SQLiteConnParams = "_mutex=no"
 
-// SQLiteDriver opens SQLite connections with the settings below.
-const SQLiteDriver = "sqlite3_ledgerbase"
+const (
+	// SQLiteDriver opens SQLite connections with the settings below.
+	SQLiteDriver = "sqlite3_ledgerbase"
+	// sqliteWriter also leaves checkpoints to the checkpointer (upkeep).
+	sqliteWriter = "sqlite3_ledgerbase_writer"
+)
 
 // memstatus records whether SQLite's memory statistics were switched off
 // (memstatusOff); it runs before any init, hence before any open.
@@ -120,14 +125,18 @@ func init() {
 		"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", fmt.Sprintf("PRAGMA busy_timeout=%d", BusyTimeout.Milliseconds()),
 		"PRAGMA foreign_keys=ON", "PRAGMA temp_store=MEMORY",
 	}
-	sql.Register(SQLiteDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		for _, p := range pragmas {
-			if _, err := c.Exec(p, nil); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+	hook := func(pragmas ...string) *sqlite3.SQLiteDriver {
+		return &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			for _, p := range pragmas {
+				if _, err := c.Exec(p, nil); err != nil {
+					return fmt.Errorf("%s: %w", p, err)
+				}
 			}
-		}
-		return nil
-	}})
+			return nil
+		}}
+	}
+	sql.Register(SQLiteDriver, hook(pragmas...))
+	sql.Register(sqliteWriter, hook(append(pragmas, "PRAGMA wal_autocheckpoint=0")...))
 }
 
 // Open connects to url: "sqlite:PATH" (or a bare path) or "postgres://...".
@@ -153,7 +162,12 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	// Page caches are private to a connection and count in the RSS; the OS
 	// page cache holds the rest of the file. _txlock=immediate takes the
 	// write lock at BEGIN, so writers queue instead of failing mid-transaction.
-	w, err := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
+	d := &DB{Dialect: dialect.SQLite, Path: path, off: offSet(o.ShortcutsOff)}
+	driver := SQLiteDriver
+	if d.Uses("backgroundCheckpoints") {
+		driver = sqliteWriter
+	}
+	w, err := sql.Open(driver, "file:"+path+"?"+SQLiteConnParams+"&_txlock=immediate&_fk=1&_stmt_cache_size=64&_cache_size=-16000")
 	if err != nil {
 		return nil, err
 	}
@@ -167,27 +181,23 @@ func openSQLite(ctx context.Context, path string, o Options) (*DB, error) {
 	n := cmp.Or(max(o.MaxOpenConns, 0), max(8, 4*runtime.NumCPU()))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	fail := func(err error) (*DB, error) {
+	if err := w.PingContext(ctx); err != nil {
 		w.Close()
 		r.Close()
 		return nil, fmt.Errorf("database: open %s: %w", path, err)
 	}
-	if err := w.PingContext(ctx); err != nil {
-		return fail(err)
-	}
 	optimize(ctx, w)
-	writer := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
-	d := &DB{
-		stopOptimize: optimizeHourly(w),
-		Writer:       writer,
-		Reader:       ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r))),
-		ReadPool:     r,
-		WritePool:    w,
-		Dialect:      dialect.SQLite,
-		Path:         path,
-		off:          offSet(o.ShortcutsOff),
+	if driver == sqliteWriter {
+		c, _ := sql.Open(SQLiteDriver, "file:"+path+"?"+SQLiteConnParams+"&_cache_size=-500") // the driver is registered: no error
+		c.SetMaxOpenConns(1)
+		c.SetConnMaxIdleTime(0)
+		d.ckpt = &checkpointer{db: c}
 	}
-	d.batch = &batcher{ent: writer, turn: make(chan struct{}, 1), ends: &d.ends}
+	d.Writer = ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, w)))
+	d.Reader = ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, r)))
+	d.ReadPool, d.WritePool = r, w
+	d.stopUpkeep = d.upkeep()
+	d.batch = &batcher{ent: d.Writer, turn: make(chan struct{}, 1), ends: &d.ends}
 	return d, nil
 }
 
@@ -220,8 +230,11 @@ func (d *DB) Close() error {
 		}
 		d.parts, d.closed = nil, true
 		d.partsMu.Unlock()
-		if d.stopOptimize != nil {
-			d.stopOptimize()
+		if d.stopUpkeep != nil {
+			d.stopUpkeep()
+		}
+		if d.ckpt != nil {
+			d.ckpt.db.Close()
 		}
 		if d.Dialect == dialect.SQLite {
 			optimize(context.Background(), d.WritePool)

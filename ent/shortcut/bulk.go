@@ -250,17 +250,19 @@ func (d *Set) BulkCache(ctx context.Context) (restore func()) {
 // mode a load into empty tables writes its pages once, straight into the
 // file, and a crash still undoes it (the hot journal). That needs the
 // writer to be the file's only connection, so alone closes this process's
-// idle readers and data-version connection; when another process has the
+// idle readers, checkpointer and data-version connection; when another process has the
 // file open the load stays in WAL mode. It returns whether it switched, and
 // back, which must run once the load's transaction has ended: it returns
 // the file to WAL mode and reopens what alone closed.
 func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) {
+	resumeCheckpoints := d.db.PauseCheckpoints()
 	resumeDV := d.dv.suspend()
 	idle := d.db.ReadPool.Stats().MaxOpenConnections // openSQLite keeps every reader idle
 	d.db.ReadPool.SetMaxIdleConns(0)                 // closes the idle readers
 	reopen := func() {
 		d.db.ReadPool.SetMaxIdleConns(idle)
 		resumeDV()
+		resumeCheckpoints()
 	}
 	if !journalMode(ctx, conn, "DELETE", 0) {
 		reopen()
@@ -277,18 +279,12 @@ func (d *Set) alone(ctx context.Context, conn *sql.Conn) (ok bool, back func()) 
 	}
 }
 
-// journalMode asks conn to switch to mode, with its busy_timeout set to
-// wait meanwhile, and reports whether it is in that mode after. A
-// connection whose timeout cannot be set back is discarded, never handed
-// back with the short one.
+// journalMode asks conn to switch to mode, waiting at most wait for the
+// locks that needs, and reports whether it is in that mode after.
 func journalMode(ctx context.Context, conn *sql.Conn, mode string, wait time.Duration) bool {
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout=%d", wait.Milliseconds())); err != nil {
-		return false
-	}
 	var now string
-	err := conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
-	if _, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout=%d", database.BusyTimeout.Milliseconds())); err != nil {
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
+	err := database.WithBusyTimeout(ctx, conn, wait, func() error {
+		return conn.QueryRowContext(ctx, "PRAGMA journal_mode="+mode).Scan(&now)
+	})
 	return err == nil && strings.EqualFold(now, mode)
 }

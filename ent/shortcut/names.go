@@ -23,6 +23,8 @@ var Names = []string{
 	"dashboardCache", // the dashboard's counts and sums kept while nothing was committed
 	// writes and keys:
 	"accessWatch", // key lookups cached while no key, role or workspace changed
+	// writes:
+	"backgroundCheckpoints", // the WAL copied back beside the writer, not in its commits
 	// loads:
 	"bulkLoad", // a load's insert triggers and indexes deferred to one pass (Bulk)
 }
