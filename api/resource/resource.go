@@ -100,6 +100,10 @@ type Op struct {
 	// Touches lists the other resources whose records the operation
 	// changes (a shipment's order), each with its own event.
 	Touches []*Resource
+	// Emails makes an Action email the document's PDF to its client: its
+	// body is EmailBody, its rule puts the message in the outbox, and
+	// the outbox tells of each attempt (email.sent, email.failed).
+	Emails bool
 }
 
 // Allowed reports whether the operation may run on a record in state.
