@@ -5,12 +5,12 @@ package mailtest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
-	"encoding/base64"
 	"mime"
-	"mime/quotedprintable"
 	"mime/multipart"
+	"mime/quotedprintable"
 	"net"
 	"net/mail"
 	"strings"
