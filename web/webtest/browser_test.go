@@ -442,7 +442,8 @@ func TestAdminUIInABrowser(t *testing.T) {
 	})
 
 	step("send the invoice, pay part of it, then the rest", func(t *testing.T) {
-		b.submit(`form[action$="/do/send"] button`)
+		b.submit(`a[href$="/do/send"]`) // asks whom to email: the client's address by default
+		b.submit(`.actions button[type=submit]`)
 		b.waitText("The invoice is now sent.")
 		pay := func(amount, number string) {
 			b.submit(`a[href$="/add/invoice-payments"]`)
