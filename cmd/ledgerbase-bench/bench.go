@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -607,11 +608,7 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 }
 
 func probe(ctx context.Context, c *child, r request) (int, error) {
-	var body io.Reader
-	if r.body != nil {
-		body = strings.NewReader(string(r.body))
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, "http://"+c.addr+r.path, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, "http://"+c.addr+r.path, bytes.NewReader(r.body))
 	if err != nil {
 		return 0, err
 	}
@@ -634,14 +631,8 @@ func warmPageCache(path string) error {
 		return err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
-	for {
-		if _, err := f.Read(buf); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-	}
+	_, err = io.Copy(io.Discard, f)
+	return err
 }
 
 // restoreSnapshot copies the seeded database over path, or, with no
@@ -653,7 +644,7 @@ func restoreSnapshot(snapshot, path string) error {
 		}
 	}
 	if _, err := os.Stat(snapshot); errors.Is(err, os.ErrNotExist) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(path); !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil
