@@ -88,6 +88,8 @@ type benchEnv struct {
 	baseGen   func(*rand.Rand) request // the baseline's requests
 	nonce     string                   // keeps this run's created records apart from earlier runs'
 	dashboard request                  // the admin dashboard, signed in
+	pdfShort  string                   // invoices of 3 and 200 lines (documentInvoices)
+	pdfLong   string
 }
 
 func runBench(c *cobra.Command, _ []string) error {
@@ -197,6 +199,9 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	bodyFile := filepath.Join(dir, "baseline-invoice.json")
 	if err := os.WriteFile(bodyFile, inv, 0o600); err != nil {
+		return err
+	}
+	if env.pdfShort, env.pdfLong, err = documentInvoices(ctx, env); err != nil {
 		return err
 	}
 	if env.base, err = startChild(ctx, dir, "baseline", "/v1/invoices/x", "", exe, "baseline", "--body", bodyFile); err != nil {

@@ -165,7 +165,7 @@ func scenarios(env *benchEnv) []scenario {
 		r := gen(rand.New(rand.NewPCG(0, 0)))
 		return &r
 	}
-	return []scenario{
+	return append([]scenario{
 		{name: baselineName, base: true, gen: getInvoice, ok: status(200)},
 		{name: "read one invoice", gen: getInvoice, ok: status(200),
 			target: "≥ 0.40×, p99 ≤ 5 ms", check: both(atLeast(0.40), p99Within(5))},
@@ -223,5 +223,5 @@ func scenarios(env *benchEnv) []scenario {
 				return request{method: "GET", path: "/v1/invoices/" + d.invoice(r).id, auth: env.limited}
 			},
 			target: "≥ 0.80×", check: atLeast(0.80)},
-	}
+	}, documentScenarios(env)...)
 }
