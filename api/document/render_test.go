@@ -75,7 +75,7 @@ func sample(kind Kind, lang Lang, currency string, n int, descs ...string) *Doc 
 		Seller: Party{Name: "Ledgerbase Demo SARL", Address: "12 rue de la Paix\n75002 Paris", Country: "FR",
 			VATNumber: "FR12345678901", RegistrationNumber: "RCS Paris 123 456 789", Email: "billing@demo.example",
 			Phone: "+33 1 23 45 67 89", Website: "demo.example"},
-		Buyer: Party{Name: "Acme Trading LLC", Address: "PO Box 1234\nDubai", Country: "AE", VATNumber: "AE100200300400500"},
+		Buyer:               Party{Name: "Acme Trading LLC", Address: "PO Box 1234\nDubai", Country: "AE", VATNumber: "AE100200300400500"},
 		PaymentInstructions: "IBAN FR76 3000 6000 0112 3456 7890 189, BIC AGRIFRPP",
 		Notes:               "Thank you for your business.",
 		Footer:              "Ledgerbase Demo SARL, capital 10 000 EUR, RCS Paris 123 456 789",
@@ -141,6 +141,20 @@ func render(t *testing.T, name string, d *Doc) rendered {
 	}
 	if out, err := exec.Command(qpdf, "--check", path).CombinedOutput(); err != nil {
 		t.Errorf("%s: qpdf --check: %v\n%s", name, err, out)
+	}
+	// Every font embedded as a subset with a ToUnicode map.
+	fonts, err := exec.Command(tool(t, "pdffonts"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: pdffonts: %v\n%s", name, err, fonts)
+	}
+	rows := strings.Split(strings.TrimSpace(string(fonts)), "\n")[2:]
+	if len(rows) == 0 {
+		t.Errorf("%s: no fonts", name)
+	}
+	for _, row := range rows {
+		if f := strings.Fields(row); len(f) < 8 || strings.Join(f[len(f)-5:len(f)-2], " ") != "yes yes yes" || f[len(f)-6] != "Identity-H" {
+			t.Errorf("%s: a font not embedded as a subset with ToUnicode:\n%s", name, fonts)
+		}
 	}
 	run := func(args ...string) string {
 		out, err := exec.Command(pdftotext, append(args, path, "-")...).Output()
@@ -223,4 +237,104 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestWritePDFPaginates(t *testing.T) {
+	long := "A very long description that has to wrap over several lines of the table, " +
+		"because it names every part of the delivery: frames, hinges, screws, handles and the installation on site"
+	d := sample(Invoice, "en", "EUR", 200, "Widget", long)
+	d.Logo = logoPNG(t)
+	r := render(t, "long", d)
+	pages := strings.Split(strings.TrimRight(r.layout, "\f"), "\f")
+	if len(pages) < 4 {
+		t.Fatalf("200 lines on %d pages", len(pages))
+	}
+	for i, p := range pages {
+		for _, w := range []string{"Description", "Quantity", "Unit price", "Amount", fmt.Sprintf("Page %d of %d", i+1, len(pages))} {
+			if !strings.Contains(p, w) {
+				t.Errorf("page %d has no %q", i+1, w)
+			}
+		}
+	}
+	want := []string{money.Format(d.TotalCents, "EUR", "en"), money.Format(d.RemainingCents, "EUR", "en")}
+	for _, ln := range d.Lines[2:] {
+		want = append(want, ln.Description)
+	}
+	want = append(want, strings.Fields(long)...)
+	r.has(t, "long", want...)
+	if last := pages[len(pages)-1]; !strings.Contains(last, "Amount due") {
+		t.Errorf("the totals are not on the last page:\n%s", last)
+	}
+}
+
+func TestWritePDFPackingSlip(t *testing.T) {
+	d := sample(Shipment, "fr", "EUR", 3, "Vis inox", "Charnières")
+	d.Logo = &Logo{MediaType: "image/svg+xml", Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 80"><rect x="70" y="20" width="120" height="40" fill="#1f3355"/><circle cx="40" cy="40" r="24" fill="#e8a13a"/></svg>`)}
+	r := render(t, "slip", d)
+	r.has(t, "slip", "Bon de livraison", "Livré à", d.Buyer.Name, d.Seller.Name, d.Number, "Désignation", "Quantité", "Vis inox", "Charnières", "1,5", d.Notes)
+	for _, absent := range []string{"€", "Prix unitaire", "Total", "TVA ", "Reste à payer", "IBAN"} {
+		if strings.Contains(r.layout, absent) {
+			t.Errorf("a packing slip shows %q:\n%s", absent, r.layout)
+		}
+	}
+	if out := images(t, r.path); !strings.Contains(out, "image") || !strings.Contains(out, "smask") {
+		t.Errorf("the SVG logo is not an image with a soft mask:\n%s", out)
+	}
+}
+
+// images is pdfimages -list of the PDF.
+func images(t *testing.T, path string) string {
+	out, err := exec.Command(tool(t, "pdfimages"), "-list", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfimages: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+func TestWritePDFLogoAndPicture(t *testing.T) {
+	pdftoppm := tool(t, "pdftoppm")
+	for _, c := range []struct {
+		name string
+		logo *Logo
+		want []string // in pdfimages -list
+	}{{"png", logoPNG(t), []string{"image", "smask"}}, {"jpeg", logoJPEG(t), []string{"jpeg"}}} {
+		d := sample(Invoice, "ar", "EUR", 3)
+		d.Logo = c.logo
+		r := render(t, c.name, d)
+		out := images(t, r.path)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: pdfimages -list has no %s:\n%s", c.name, w, out)
+			}
+		}
+		prefix := filepath.Join(t.TempDir(), "page")
+		if msg, err := exec.Command(pdftoppm, "-r", "50", "-f", "1", "-l", "1", "-png", r.path, prefix).CombinedOutput(); err != nil {
+			t.Fatalf("pdftoppm: %v\n%s", err, msg)
+		}
+		matches, _ := filepath.Glob(prefix + "*.png")
+		if len(matches) != 1 {
+			t.Fatalf("pdftoppm wrote %v", matches)
+		}
+		img, err := png.Decode(bytes.NewReader(mustRead(t, matches[0])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ink on the page: dark pixels (text) and coloured ones (the logo).
+		dark, colour := 0, 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				cr, cg, cb, _ := img.At(x, y).RGBA()
+				if cr+cg+cb < 3*0x6000 {
+					dark++
+				}
+				if max(cr, cg, cb)-min(cr, cg, cb) > 0x3000 {
+					colour++
+				}
+			}
+		}
+		if dark < 500 || colour < 100 {
+			t.Errorf("%s: page 1 looks blank: %d dark and %d coloured pixels of %d", c.name, dark, colour, b.Dx()*b.Dy())
+		}
+	}
 }
