@@ -37,6 +37,8 @@ const (
 	sizeTable = 8.5
 	sizeTitle = 20.0
 	leading   = 1.35 // line height, times the font size
+
+	maxFooterLines = 6 // a longer footer is cut: pages are for the lines
 )
 
 var (
@@ -245,6 +247,7 @@ func (l *layout) room(h float64) bool {
 func (l *layout) footer() {
 	if l.d.Footer != "" {
 		l.footLines = l.wrap(l.d.Footer, contentW, sizeSmall, false)
+		l.footLines = l.footLines[:min(len(l.footLines), maxFooterLines)]
 	}
 	l.bottom = pageH - margin - float64(len(l.footLines)+1)*sizeSmall*leading - 8
 }
@@ -318,8 +321,14 @@ func (l *layout) header() {
 			y += h + 10
 		}
 	}
-	y += 11
-	l.text(l.data(d.Seller.Name), 0, sellerW, y, 11, true, start, pdf.Black)
+	for i, line := range l.wrap(d.Seller.Name, sellerW, 11, true) {
+		if i > 0 {
+			y += 11 * 1.2
+		} else {
+			y += 11
+		}
+		l.text(l.data(line), 0, sellerW, y, 11, true, start, pdf.Black)
+	}
 	for _, s := range l.partyLines(d.Seller, true) {
 		for _, line := range l.wrap(s, sellerW, sizeSmall+0.5, false) {
 			y += (sizeSmall + 0.5) * leading
@@ -366,8 +375,11 @@ func (l *layout) header() {
 		k = ShipTo
 	}
 	l.pair(k, 0, buyerW, y, sizeSmall, true, muted)
-	y += 4 + 10
-	l.text(l.data(d.Buyer.Name), 0, buyerW, y, 10, true, start, pdf.Black)
+	y += 4
+	for _, line := range l.wrap(d.Buyer.Name, buyerW, 10, true) {
+		y += 10 * 1.25
+		l.text(l.data(line), 0, buyerW, y, 10, true, start, pdf.Black)
+	}
 	for _, s := range l.partyLines(d.Buyer, false) {
 		for _, line := range l.wrap(s, buyerW, sizeBody, false) {
 			y += sizeBody * leading
@@ -444,28 +456,38 @@ func (l *layout) tableHeader() {
 }
 
 // table draws the lines, wrapping descriptions; a row that does not fit
-// goes to a new page under the header again.
+// goes to a new page under the header again (one longer than a page is
+// split, its numbers on its first part).
 func (l *layout) table() {
 	l.cols = l.columns()
 	l.tableHeader()
 	lh := sizeTable * leading
+	descW := l.cols[0].w - 2*cellPad
 	for _, ln := range l.d.Lines {
-		desc := l.wrap(ln.Description, l.cols[0].w-2*cellPad, sizeTable, false)
-		h := float64(max(len(desc), 1))*lh + 2*cellPad
-		if l.room(h) {
-			l.tableHeader()
+		desc := l.wrap(ln.Description, descW, sizeTable, false)
+		for first := true; first || len(desc) > 0; first = false {
+			n := len(desc)
+			if l.room(float64(max(n, 1))*lh + 2*cellPad) {
+				l.tableHeader()
+			}
+			if fit := int((l.bottom - l.y - 2*cellPad) / lh); n > fit {
+				n = max(fit, 1)
+			}
+			y := l.y + cellPad + sizeTable
+			for i, s := range desc[:n] {
+				l.text(l.data(s), cellPad, descW, y+float64(i)*lh, sizeTable, false, start, pdf.Black)
+			}
+			desc = desc[n:]
+			if first {
+				x := l.cols[0].w
+				for _, c := range l.cols[1:] {
+					l.text(l.data(c.cell(ln)), x+cellPad, c.w-2*cellPad, y, sizeTable, false, c.a, pdf.Black)
+					x += c.w
+				}
+			}
+			l.y += float64(max(n, 1))*lh + 2*cellPad
+			l.page.Line(margin, l.y, margin+contentW, l.y, 0.4, rule)
 		}
-		y := l.y + cellPad + sizeTable
-		for i, s := range desc {
-			l.text(l.data(s), cellPad, l.cols[0].w-2*cellPad, y+float64(i)*lh, sizeTable, false, start, pdf.Black)
-		}
-		x := l.cols[0].w
-		for _, c := range l.cols[1:] {
-			l.text(l.data(c.cell(ln)), x+cellPad, c.w-2*cellPad, y, sizeTable, false, c.a, pdf.Black)
-			x += c.w
-		}
-		l.y += h
-		l.page.Line(margin, l.y, margin+contentW, l.y, 0.4, rule)
 	}
 	l.y += 16
 }

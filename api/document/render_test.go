@@ -242,7 +242,11 @@ func mustRead(t *testing.T, path string) []byte {
 func TestWritePDFPaginates(t *testing.T) {
 	long := "A very long description that has to wrap over several lines of the table, " +
 		"because it names every part of the delivery: frames, hinges, screws, handles and the installation on site"
-	d := sample(Invoice, "en", "EUR", 200, "Widget", long)
+	var huge []string // a description longer than a page
+	for i := range 700 {
+		huge = append(huge, fmt.Sprintf("part%04d", i))
+	}
+	d := sample(Invoice, "en", "EUR", 200, "Widget", long, strings.Join(huge, " "))
 	d.Logo = logoPNG(t)
 	r := render(t, "long", d)
 	pages := strings.Split(strings.TrimRight(r.layout, "\f"), "\f")
@@ -257,10 +261,11 @@ func TestWritePDFPaginates(t *testing.T) {
 		}
 	}
 	want := []string{money.Format(d.TotalCents, "EUR", "en"), money.Format(d.RemainingCents, "EUR", "en")}
-	for _, ln := range d.Lines[2:] {
+	for _, ln := range d.Lines[3:] {
 		want = append(want, ln.Description)
 	}
 	want = append(want, strings.Fields(long)...)
+	want = append(want, huge...)
 	r.has(t, "long", want...)
 	if last := pages[len(pages)-1]; !strings.Contains(last, "Amount due") {
 		t.Errorf("the totals are not on the last page:\n%s", last)
