@@ -253,7 +253,10 @@ func (f *Font) subset(used []uint16) ([]byte, map[uint16]uint16) {
 	maxp := slices.Clone(f.tables["maxp"])
 	binary.BigEndian.PutUint16(maxp[4:], uint16(len(order)))
 
-	out := sfnt(map[string][]byte{"glyf": glyf, "head": head, "hhea": hhea, "hmtx": hmtx, "loca": loca, "maxp": maxp})
+	// PDF finds glyphs by id, but font parsers want a cmap: an empty one.
+	cmap := []byte{0, 0, 0, 1, 0, 3, 0, 1, 0, 0, 0, 12,
+		0, 4, 0, 24, 0, 0, 0, 2, 0, 2, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF, 0, 1, 0, 0}
+	out := sfnt(map[string][]byte{"cmap": cmap, "glyf": glyf, "head": head, "hhea": hhea, "hmtx": hmtx, "loca": loca, "maxp": maxp})
 	return out, newID
 }
 
