@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ func LoadImage(mediaType string, data []byte) (*Image, error) {
 		return nil, err
 	}
 	images.Lock()
-	if images.m == nil || len(images.m) >= 32 {
+	if images.m == nil || len(images.m) >= 16 {
 		images.m = map[[32]byte]*Image{}
 	}
 	images.m[key] = im
@@ -78,11 +79,16 @@ func loadImage(mediaType string, data []byte) (*Image, error) {
 				return &Image{W: cfg.Width, H: cfg.Height, dct: true, gray: true, data: data}, nil
 			}
 		}
-		img, err := jpeg.Decode(bytes.NewReader(data)) // CMYK or too large: as pixels
+		img, err := jpeg.Decode(bytes.NewReader(data)) // CMYK or too large: encoded again
 		if err != nil {
 			return nil, fmt.Errorf("pdf: JPEG: %w", err)
 		}
-		return fromImage(img), nil
+		img = fit(img)
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+			return nil, fmt.Errorf("pdf: JPEG: %w", err)
+		}
+		return &Image{W: img.Bounds().Dx(), H: img.Bounds().Dy(), dct: true, data: b.Bytes()}, nil
 	case "image/png":
 		img, err := png.Decode(bytes.NewReader(data))
 		if err != nil {
@@ -108,31 +114,48 @@ func loadImage(mediaType string, data []byte) (*Image, error) {
 	return nil, fmt.Errorf("pdf: %q is not an image type this writer reads", mediaType)
 }
 
+// fit is img no larger than maxSide.
+func fit(img image.Image) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w <= maxSide && h <= maxSide {
+		return img
+	}
+	s := float64(maxSide) / float64(max(w, h))
+	dst := image.NewNRGBA(image.Rect(0, 0, max(1, int(float64(w)*s)), max(1, int(float64(h)*s))))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}
+
 // fromImage is img as RGB samples and alpha, no larger than maxSide.
 func fromImage(img image.Image) *Image {
+	img = fit(img)
 	b := img.Bounds()
-	if w, h := b.Dx(), b.Dy(); w > maxSide || h > maxSide {
-		s := float64(maxSide) / float64(max(w, h))
-		dst := image.NewNRGBA(image.Rect(0, 0, max(1, int(float64(w)*s)), max(1, int(float64(h)*s))))
-		draw.CatmullRom.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-		img, b = dst, dst.Bounds()
-	}
 	w, h := b.Dx(), b.Dy()
-	im := &Image{W: w, H: h, data: make([]byte, 0, 3*w*h)}
+	rgb := make([]byte, 0, 3*w*h)
 	alpha := make([]byte, 0, w*h)
 	opaque := true
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			im.data = append(im.data, c.R, c.G, c.B)
+			rgb = append(rgb, c.R, c.G, c.B)
 			alpha = append(alpha, c.A)
 			opaque = opaque && c.A == 255
 		}
 	}
+	im := &Image{W: w, H: h, data: deflate(rgb)}
 	if !opaque {
-		im.alpha = alpha
+		im.alpha = deflate(alpha)
 	}
 	return im
+}
+
+func deflate(b []byte) []byte {
+	var buf bytes.Buffer
+	z, _ := zlib.NewWriterLevel(&buf, zlib.BestCompression)
+	z.Write(b)
+	z.Close()
+	return buf.Bytes()
 }
 
 func (im *Image) write(w *writer, id int) {
@@ -143,12 +166,12 @@ func (im *Image) write(w *writer, id int) {
 	dict := fmt.Sprintf(" /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s /BitsPerComponent 8", im.W, im.H, cs)
 	if im.alpha != nil {
 		mask := w.alloc()
-		w.obj(mask, fmt.Sprintf(" /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", im.W, im.H), w.deflate(im.alpha))
+		w.obj(mask, fmt.Sprintf(" /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", im.W, im.H), im.alpha)
 		dict += fmt.Sprintf(" /SMask %d 0 R", mask)
 	}
 	if im.dct {
 		w.obj(id, dict+" /Filter /DCTDecode", im.data)
 		return
 	}
-	w.obj(id, dict+" /Filter /FlateDecode", w.deflate(im.data))
+	w.obj(id, dict+" /Filter /FlateDecode", im.data)
 }

@@ -2,6 +2,10 @@ package pdf
 
 import (
 	"bytes"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
 	"slices"
 	"strings"
 	"sync"
@@ -228,6 +232,41 @@ func TestLoadImageRefusesOthers(t *testing.T) {
 	} {
 		if _, err := LoadImage(c.mt, []byte(c.data)); err == nil {
 			t.Errorf("%s %q: no error", c.mt, c.data)
+		}
+	}
+}
+
+// TestLoadImageShrinks keeps a large logo at most maxSide pixels, a JPEG
+// still a JPEG, a PNG's transparency as a soft mask.
+func TestLoadImageShrinks(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 2000, 1000))
+	for y := 0; y < 1000; y++ {
+		for x := 0; x < 2000; x++ {
+			src.Set(x, y, color.NRGBA{R: uint8(x), G: uint8(y), B: 90, A: uint8(128 + x%128)})
+		}
+	}
+	var pb, jb bytes.Buffer
+	if err := png.Encode(&pb, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := jpeg.Encode(&jb, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mt    string
+		data  []byte
+		dct   bool
+		alpha bool
+	}{{"image/png", pb.Bytes(), false, true}, {"image/jpeg", jb.Bytes(), true, false}} {
+		im, err := LoadImage(c.mt, c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if im.W != maxSide || im.H != maxSide/2 || im.dct != c.dct || (im.alpha != nil) != c.alpha {
+			t.Errorf("%s: %dx%d dct %v alpha %v", c.mt, im.W, im.H, im.dct, im.alpha != nil)
+		}
+		if again, _ := LoadImage(c.mt, c.data); again != im {
+			t.Errorf("%s: decoded again, not kept", c.mt)
 		}
 	}
 }
