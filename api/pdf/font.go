@@ -115,9 +115,6 @@ func ParseFont(data []byte) (*Font, error) {
 	return f, nil
 }
 
-// Name is the font's PostScript name.
-func (f *Font) Name() string { return f.name }
-
 // width is glyph g's advance in thousandths of an em.
 func (f *Font) width(g uint16) float64 {
 	if int(g) >= f.numGlyphs {

@@ -61,9 +61,6 @@ func (d *Document) AddPage(w, h float64) *Page {
 	return p
 }
 
-// Pages is how many pages the document has.
-func (d *Document) Pages() int { return len(d.pages) }
-
 func (p *Page) num(v float64) {
 	p.buf = strconv.AppendFloat(p.buf, float64(int64(v*1000+copysign(0.5, v)))/1000, 'f', -1, 64)
 	p.buf = append(p.buf, ' ')
