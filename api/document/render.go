@@ -199,16 +199,26 @@ func (l *layout) pair(k Label, x, w, y, size float64, bold bool, c pdf.Color) {
 	}
 }
 
-// row draws texts one after the other, 10 points apart, aligned in the box
+// rowGap is the space between the texts of a row.
+const rowGap = 10.0
+
+// rowWidth is how wide row draws texts.
+func (l *layout) rowWidth(texts []string, size float64, bold bool) float64 {
+	total := rowGap * float64(len(texts)-1)
+	for _, s := range texts {
+		total += l.shape(s, bold).WidthAt(size)
+	}
+	return total
+}
+
+// row draws texts one after the other, rowGap apart, aligned in the box
 // as one: a label in English beside the same in Arabic.
 func (l *layout) row(texts []string, x, w, y, size float64, bold bool, a align, c pdf.Color) {
-	const gap = 10.0
 	shaped := make([]*pdf.Text, len(texts))
-	total := gap * float64(len(texts)-1)
 	for i, s := range texts {
 		shaped[i] = l.shape(s, bold)
-		total += shaped[i].WidthAt(size)
 	}
+	total := l.rowWidth(texts, size, bold)
 	at := 0.0 // from the start of the group
 	switch a {
 	case end:
@@ -219,7 +229,7 @@ func (l *layout) row(texts []string, x, w, y, size float64, bold bool, a align, 
 	for _, t := range shaped {
 		tw := t.WidthAt(size)
 		l.put(t, x+at, tw, y, size, start, c)
-		at += tw + gap
+		at += tw + rowGap
 	}
 }
 
@@ -286,7 +296,7 @@ func (l *layout) partyLines(p Party, seller bool) []string {
 	}
 	add := func(k Label, v string) {
 		if v != "" {
-			out = append(out, strings.Join(l.label(k), " / ")+": "+l.data(v))
+			out = append(out, l.d.Lang.Text(Field, strings.Join(l.label(k), " / "), l.data(v)))
 		}
 	}
 	add(VATNumber, p.VATNumber)
@@ -344,7 +354,11 @@ func (l *layout) header() {
 	}
 	boxX := contentW - boxW
 	y = top + sizeTitle
-	l.row(l.label(d.Kind.Title()), boxX, boxW, y, sizeTitle, true, end, accent)
+	titles, size := l.label(d.Kind.Title()), sizeTitle
+	if w := l.rowWidth(titles, size, true); w > boxW { // a long title in a narrow box
+		size = max(12, size*boxW/w)
+	}
+	l.row(titles, boxX, boxW, y, size, true, end, accent)
 	y += 8
 	labelW := boxW * 0.55
 	row := func(k Label, v string) {

@@ -277,7 +277,7 @@ func TestWritePDFPackingSlip(t *testing.T) {
 	d.Logo = &Logo{MediaType: "image/svg+xml", Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 80"><rect x="70" y="20" width="120" height="40" fill="#1f3355"/><circle cx="40" cy="40" r="24" fill="#e8a13a"/></svg>`)}
 	r := render(t, "slip", d)
 	r.has(t, "slip", "Bon de livraison", "Livré à", d.Buyer.Name, d.Seller.Name, d.Number, "Désignation", "Quantité", "Vis inox", "Charnières", "1,5", d.Notes)
-	for _, absent := range []string{"€", "Prix unitaire", "Total", "TVA ", "Reste à payer", "IBAN"} {
+	for _, absent := range []string{"€", "Prix unitaire", "Total", "Taux de TVA", "Récapitulatif de TVA", "Reste à payer", "IBAN"} {
 		if strings.Contains(r.layout, absent) {
 			t.Errorf("a packing slip shows %q:\n%s", absent, r.layout)
 		}
