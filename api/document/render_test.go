@@ -343,3 +343,17 @@ func TestWritePDFLogoAndPicture(t *testing.T) {
 		}
 	}
 }
+
+// TestWritePDFOddInput: an empty document, and text neither font has
+// (emoji, CJK), control characters and unbalanced bidi controls, still
+// make a valid PDF.
+func TestWritePDFOddInput(t *testing.T) {
+	render(t, "empty", &Doc{})
+	for _, lang := range []Lang{"en", "ar", "bilingual", "xx"} {
+		d := sample(CreditNote, lang, "XYZ", 2, "emoji 🎉 and 日本語 \x00\x07 tab\there", "\u2067unbalanced \u202e bidi")
+		d.Buyer.Name = strings.Repeat("Very Long Company Name ", 12)
+		d.Logo = &Logo{MediaType: "image/png", Data: []byte("not a png")} // left out, not an error
+		r := render(t, "odd-"+string(lang), d)
+		r.has(t, "odd-"+string(lang), d.Number, "Very Long Company Name", "emoji")
+	}
+}
