@@ -62,6 +62,7 @@ func WritePDF(w io.Writer, d *Doc) error {
 		rtl: d.Lang.RTL(), sides: d.Lang.Sides()}
 	defer l.sh.Release()
 	l.doc.Title = d.Lang.Text(d.Kind.Title()) + " " + d.Number
+	l.doc.Lang = string(l.sides[0])
 	l.footer()
 	l.newPage()
 	l.header()

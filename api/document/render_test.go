@@ -142,6 +142,14 @@ func render(t *testing.T, name string, d *Doc) rendered {
 	if out, err := exec.Command(qpdf, "--check", path).CombinedOutput(); err != nil {
 		t.Errorf("%s: qpdf --check: %v\n%s", name, err, out)
 	}
+	// A4 portrait, titled.
+	info, err := exec.Command(tool(t, "pdfinfo"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: pdfinfo: %v\n%s", name, err, info)
+	}
+	if !strings.Contains(string(info), "595.28 x 841.89 pts (A4)") || !strings.Contains(string(info), "Title:") {
+		t.Errorf("%s: not an A4 portrait document with a title:\n%s", name, info)
+	}
 	// Every font embedded as a subset with a ToUnicode map.
 	fonts, err := exec.Command(tool(t, "pdffonts"), path).CombinedOutput()
 	if err != nil {

@@ -29,6 +29,7 @@ var Black = Color{}
 // Document is a PDF being built: pages drawn in any order, written once.
 type Document struct {
 	Title string
+	Lang  string // BCP 47, the natural language of its text
 	pages []*Page
 	fonts map[*Font]*fontUse
 	order []*Font
@@ -309,7 +310,11 @@ func (d *Document) Write(out io.Writer) error {
 	for _, im := range imgs {
 		im.write(w, imgIDs[im])
 	}
-	w.obj(catalog, fmt.Sprintf("<</Type /Catalog /Pages %d 0 R>>", pagesID), nil)
+	lang := ""
+	if d.Lang != "" {
+		lang = " /Lang " + textString(d.Lang)
+	}
+	w.obj(catalog, fmt.Sprintf("<</Type /Catalog /Pages %d 0 R%s>>", pagesID, lang), nil)
 	info := w.alloc()
 	w.obj(info, fmt.Sprintf("<</Producer (Ledgerbase) /Title %s>>", textString(d.Title)), nil)
 
