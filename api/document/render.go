@@ -521,7 +521,7 @@ func (l *layout) totals() {
 	if d.Kind == Invoice {
 		rows = append(rows, row{Paid, d.PaidCents, false}, row{Credited, d.CreditedCents, false}, row{Remaining, d.RemainingCents, true})
 	}
-	sumH := float64(len(d.VATSummary)+2)*lh + 12
+	sumH := float64(len(d.VATSummary)+1+len(l.sides))*lh + 12
 	l.room(max(float64(len(rows))*lh+16, sumH))
 	top := l.y
 
