@@ -50,7 +50,7 @@ func TestInvoicePageListsItsEmails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := regexp.MustCompile(`action="([^"]*/emails/`+m.ID+`/again)">.*?name="_idem" value="([^"]+)"`).FindStringSubmatch(section)
+	again := regexp.MustCompile(`action="([^"]*/emails/` + m.ID + `/again)">.*?name="_idem" value="([^"]+)"`).FindStringSubmatch(section)
 	if again == nil {
 		t.Fatalf("no Try now form with a key\n%s", section)
 	}
