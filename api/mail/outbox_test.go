@@ -3,6 +3,7 @@ package mail_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -406,7 +407,7 @@ func TestRefusingServerLeavesTheMessageFailedWithRetry(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	srv := mailtest.Started(t)
-	srv.Refuse = &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "relay refused for testing"}
+	srv.Refuse(&smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "relay refused for testing"})
 	runWorker(t, env, mail.Settings{URL: srv.URL(), Schedule: []time.Duration{time.Hour}})
 	ws := env.Workspace(t, "growth", false, false)
 	cli := client(t, env, ws.Key, "Refused", "refused@client.test", "")
@@ -465,4 +466,66 @@ func TestNotConfiguredWaitsThenGoesOut(t *testing.T) {
 	runWorker(t, env, mail.Settings{URL: srv.URL()})
 	srv.Wait(t, 20*time.Second, "the message once SMTP is configured", func([]mailtest.Message) bool { return len(srv.To("later@client.test")) == 1 })
 	waitRow(t, env, inv, "marked sent", func(r *ent.EmailMessage) bool { return r.Status == emailmessage.StatusSent })
+}
+
+// "Send again" (the admin's, through Core.Write): a sent message goes
+// again as a new one, with a new Message-ID; a failed one is attempted
+// again now, as the same message.
+func TestSendAgain(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	srv := mailtest.Started(t)
+	runWorker(t, env, mail.Settings{URL: srv.URL(), Schedule: []time.Duration{time.Hour}})
+	ws := env.Workspace(t, "growth", false, false)
+	again := func(inv, msg string) map[string]any {
+		t.Helper()
+		res, e := env.Server.Core.Write(context.Background(), api.WriteRequest{Principal: access.System(ws.ID), Config: api.SendEmailAgain,
+			ID: inv, ChildID: msg, Body: []byte("{}"), ContentType: api.JSON})
+		if e != nil {
+			t.Fatalf("send again: %v", e)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(res.Body, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	cli := client(t, env, ws.Key, "Twice", "twice@client.test", "fr")
+	inv, _ := draft(t, env, ws.Key, "invoices", cli)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, obj{"message": "Merci."}).WantStatus(t, 200)
+	first := waitRow(t, env, inv, "sent", func(r *ent.EmailMessage) bool { return r.Status == emailmessage.StatusSent })
+	second := again(inv, first.ID)
+	if second["id"] == first.ID || second["message_id"] == first.MessageID || second["status"] != "pending" {
+		t.Fatalf("a sent message again: %v (first %s %s)", second, first.ID, first.MessageID)
+	}
+	srv.Wait(t, 20*time.Second, "the second copy", func([]mailtest.Message) bool { return len(srv.To("twice@client.test")) == 2 })
+	got := srv.To("twice@client.test")
+	if got[0].MessageID() != first.MessageID || got[1].MessageID() != second["message_id"] {
+		t.Fatalf("Message-IDs %q, %q; want %q then %q", got[0].MessageID(), got[1].MessageID(), first.MessageID, second["message_id"])
+	}
+	if parts, _ := got[1].Parts(); len(parts) == 0 || !strings.Contains(string(parts[0].Body), "Merci.") {
+		t.Errorf("the copy lost the message: %+v", parts)
+	}
+
+	srv.Refuse(&smtp.SMTPError{Code: 554, Message: "not now"})
+	cli2 := client(t, env, ws.Key, "Retried", "retried@client.test", "")
+	inv2, _ := draft(t, env, ws.Key, "invoices", cli2)
+	env.Do(t, "POST", "/v1/invoices/"+inv2+"/send", ws.Key, nil).WantStatus(t, 200)
+	failed := waitRow(t, env, inv2, "refused", func(r *ent.EmailMessage) bool { return r.Status == emailmessage.StatusFailed })
+	srv.Refuse(nil)
+	if same := again(inv2, failed.ID); same["id"] != failed.ID || same["message_id"] != failed.MessageID {
+		t.Fatalf("a failed message again: %v, want the same %s", same, failed.ID)
+	}
+	srv.Wait(t, 20*time.Second, "the failed message, now", func([]mailtest.Message) bool { return len(srv.To("retried@client.test")) == 1 })
+	if m := srv.To("retried@client.test")[0]; m.MessageID() != failed.MessageID {
+		t.Fatalf("Message-ID %q, want %q", m.MessageID(), failed.MessageID)
+	}
+	waitRow(t, env, inv2, "sent", func(r *ent.EmailMessage) bool { return r.Status == emailmessage.StatusSent && r.Attempts == 2 })
+
+	// Another record's message is not this one's.
+	if _, e := env.Server.Core.Write(context.Background(), api.WriteRequest{Principal: access.System(ws.ID), Config: api.SendEmailAgain,
+		ID: inv, ChildID: failed.ID, Body: []byte("{}"), ContentType: api.JSON}); e == nil || e.Status != 404 {
+		t.Fatalf("send again of another record's message: %v", e)
+	}
 }

@@ -40,10 +40,9 @@ type Part struct {
 // and Start take it down and up on the same address.
 type Server struct {
 	Addr string
-	// Refuse, when set, answers every DATA with this SMTP error (554).
-	Refuse *smtp.SMTPError
 
-	mu   sync.Mutex
+	mu     sync.Mutex
+	refuse *smtp.SMTPError
 	msgs []Message
 	srv  *smtp.Server
 	done chan struct{}
@@ -109,6 +108,14 @@ func (s *Server) Stop() {
 		_ = srv.Close()
 		<-done
 	}
+}
+
+// Refuse makes the server answer every message with e (a 554), or
+// accept them again with nil.
+func (s *Server) Refuse(e *smtp.SMTPError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = e
 }
 
 // Messages are the messages accepted so far.
@@ -235,8 +242,8 @@ func (x *session) Data(r io.Reader) error {
 	}
 	x.s.mu.Lock()
 	defer x.s.mu.Unlock()
-	if x.s.Refuse != nil {
-		return x.s.Refuse
+	if x.s.refuse != nil {
+		return x.s.refuse
 	}
 	msg, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
