@@ -43,10 +43,10 @@ type Server struct {
 
 	mu     sync.Mutex
 	refuse *smtp.SMTPError
-	msgs []Message
-	srv  *smtp.Server
-	done chan struct{}
-	t    testing.TB
+	msgs   []Message
+	srv    *smtp.Server
+	done   chan struct{}
+	t      testing.TB
 }
 
 // New reserves a loopback address for a server, not started (Start).
