@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +69,7 @@ func TestEmailsDeliveredAfterKill9(t *testing.T) {
 		stored[m.To[2:len(m.To)-2]] = m.MessageID // to is ["addr"]
 	}
 	smtpd.Start()
-	startServer(t, dbURL, flags...)
+	s = startServer(t, dbURL, flags...)
 	smtpd.Wait(t, 60*time.Second, "every message after the restart", func([]mailtest.Message) bool {
 		for to := range want {
 			if len(smtpd.To(to)) == 0 {
@@ -81,5 +85,16 @@ func TestEmailsDeliveredAfterKill9(t *testing.T) {
 			}
 		}
 	}
+	// This process's counters: each message it sent, none lost.
+	waitFor(t, 10*time.Second, "the sent counter", func() bool {
+		res, err := http.Get(s.url + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		m := regexp.MustCompile(`(?m)^ledgerbase_emails_total\{outcome="sent"\} (\d+)$`).FindSubmatch(b)
+		return m != nil && string(m[1]) != "0" && strings.Contains(string(b), "ledgerbase_emails_pending 0")
+	})
 	t.Logf("%d messages, %d received", n, len(smtpd.Messages()))
 }
