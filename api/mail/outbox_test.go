@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -251,6 +253,15 @@ func TestSendEmailsThePDFInTheClientsLanguage(t *testing.T) {
 		}
 		if len(pdfs) != 1 || !strings.Contains(pdfs[0].Filename, number) || !bytes.HasPrefix(pdfs[0].Body, []byte("%PDF-")) {
 			t.Fatalf("%s: want one PDF named after %s, got %d parts: %+v", c.lang, number, len(pdfs), partNames(parts))
+		}
+		// The attachment is the invoice: pdftotext reads its number.
+		file := filepath.Join(t.TempDir(), "attached.pdf")
+		if err := os.WriteFile(file, pdfs[0].Body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("pdftotext", file, "-").Output()
+		if err != nil || !strings.Contains(string(out), number) {
+			t.Fatalf("%s: pdftotext of the attachment (%v) lacks %s:\n%s", c.lang, err, number, out)
 		}
 		row := waitRow(t, env, inv, "marked sent", func(r *ent.EmailMessage) bool { return r.Status == emailmessage.StatusSent })
 		if m.MessageID() != row.MessageID || row.Lang != c.lang || row.SentAt == nil || row.NextAttemptAt != nil || row.Attempts != 1 {
