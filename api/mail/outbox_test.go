@@ -3,10 +3,12 @@ package mail_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +39,11 @@ type obj = map[string]any
 func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := database.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "mail.db"), database.Options{})
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "mail.db")
+	if pg := os.Getenv(apitest.PostgresEnv); pg != "" {
+		dsn = pgSchema(t, pg)
+	}
+	db, err := database.Open(ctx, dsn, database.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +52,30 @@ func newEnv(t *testing.T) *apitest.Env {
 		t.Fatal(err)
 	}
 	return apitest.Serve(t, apitest.NewServer(t, db))
+}
+
+// pgSchema is pg's URL on a schema of its own, dropped when the test ends.
+func pgSchema(t *testing.T, pg string) string {
+	admin, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("lbmail_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	})
+	u, err := url.Parse(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // documentPDF is api.Core's PDF of a document.
