@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -568,5 +569,56 @@ func TestSendAgain(t *testing.T) {
 	if _, e := env.Server.Core.Write(context.Background(), api.WriteRequest{Principal: access.System(ws.ID), Config: api.SendEmailAgain,
 		ID: inv, ChildID: failed.ID, Body: []byte("{}"), ContentType: api.JSON}); e == nil || e.Status != 404 {
 		t.Fatalf("send again of another record's message: %v", e)
+	}
+}
+
+// A server that accepts the connection and never answers: the attempt
+// times out (smtp.timeout), the message is failed and retried, the send
+// answered 200 at once.
+func TestSilentServerTimesOut(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() }) // held open, silent
+		}
+	}()
+	env := newEnv(t)
+	runWorker(t, env, mail.Settings{URL: "smtp://" + ln.Addr().String() + "?tls=none", Timeout: time.Second, Schedule: []time.Duration{time.Hour}})
+	ws := env.Workspace(t, "growth", false, false)
+	cli := client(t, env, ws.Key, "Waiting", "waiting@client.test", "")
+	inv, _ := draft(t, env, ws.Key, "invoices", cli)
+	start := time.Now()
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("send took %s: it must not wait for SMTP", d)
+	}
+	row := waitRow(t, env, inv, "a timed-out attempt", func(r *ent.EmailMessage) bool { return r.Attempts == 1 })
+	if row.Status != emailmessage.StatusFailed || row.NextAttemptAt == nil || row.LastError == "" {
+		t.Fatalf("after the timeout: %+v", row)
+	}
+	t.Logf("last error: %s", row.LastError)
+}
+
+// A bilingual client's email says everything in English, then Arabic.
+func TestBilingualText(t *testing.T) {
+	subject, body := mail.Text("bilingual", document.Invoice, "INV-000007", "Acme SARL", "See you soon.")
+	en, ar := document.Lang("en"), document.Lang("ar")
+	for _, want := range []string{en.Text(document.EmailSubject, en.Text(document.TitleInvoice), "INV-000007", "Acme SARL"),
+		ar.Text(document.EmailSubject, ar.Text(document.TitleInvoice), "INV-000007", "Acme SARL")} {
+		if !strings.Contains(subject, want) {
+			t.Errorf("subject %q lacks %q", subject, want)
+		}
+	}
+	if !strings.HasPrefix(body, "See you soon.\n\n") || !strings.Contains(body, ar.Text(document.EmailBody, ar.Text(document.TitleInvoice), "INV-000007", "Acme SARL")) {
+		t.Errorf("body %q", body)
 	}
 }
