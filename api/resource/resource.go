@@ -181,6 +181,10 @@ type Resource struct {
 	// Plural names the records when Name does not ("online payments"); MCP
 	// tools are named by it.
 	Plural string
+	// Singleton is one record per workspace at /v1/{Name}, with no id (the
+	// company profile): every key reads it, only the admin role writes it,
+	// and no role grants it.
+	Singleton bool
 }
 
 // Computed is a read-only field derived from a row, e.g. a store's primary_url.
