@@ -198,22 +198,22 @@ func isSVG(b []byte) bool {
 // companyRecord is the company profile as /v1 shows it: each field of the
 // declared body, null when unset, and when it was last saved.
 type companyRecord struct {
-	LegalName               *string    `json:"legal_name"`
-	Address                 *string    `json:"address"`
-	Country                 *string    `json:"country"`
-	VatNumber               *string    `json:"vat_number"`
-	RegistrationNumber      *string    `json:"registration_number"`
-	Email                   *string    `json:"email"`
-	Phone                   *string    `json:"phone"`
-	Website                 *string    `json:"website"`
-	Logo                    *string    `json:"logo"`
-	DefaultCurrency         *string    `json:"default_currency"`
-	DefaultVatRateBp        *int       `json:"default_vat_rate_bp"`
-	DefaultPaymentTermsDays *int       `json:"default_payment_terms_days"`
-	DefaultLanguage         *string    `json:"default_language"`
-	PaymentInstructions     *string    `json:"payment_instructions"`
-	Footer                  *string    `json:"footer"`
-	UpdatedAt               *string    `json:"updated_at"`
+	LegalName               *string `json:"legal_name"`
+	Address                 *string `json:"address"`
+	Country                 *string `json:"country"`
+	VatNumber               *string `json:"vat_number"`
+	RegistrationNumber      *string `json:"registration_number"`
+	Email                   *string `json:"email"`
+	Phone                   *string `json:"phone"`
+	Website                 *string `json:"website"`
+	Logo                    *string `json:"logo"`
+	DefaultCurrency         *string `json:"default_currency"`
+	DefaultVatRateBp        *int    `json:"default_vat_rate_bp"`
+	DefaultPaymentTermsDays *int    `json:"default_payment_terms_days"`
+	DefaultLanguage         *string `json:"default_language"`
+	PaymentInstructions     *string `json:"payment_instructions"`
+	Footer                  *string `json:"footer"`
+	UpdatedAt               *string `json:"updated_at"`
 }
 
 func set(s string) *string {

@@ -11,7 +11,9 @@ import (
 // number is a field left unset.
 type Company struct{ ent.Schema }
 
-func (Company) Mixin() []ent.Mixin { return []ent.Mixin{record{prefix: "cmp", scoped: true, unlisted: true}} }
+func (Company) Mixin() []ent.Mixin {
+	return []ent.Mixin{record{prefix: "cmp", scoped: true, unlisted: true}}
+}
 func (Company) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("legal_name").Default(""),
