@@ -47,5 +47,5 @@ var Company = &Resource{Name: "company", Singular: "company", Plan: Starter, Too
 		"Any key reads it; only the admin role changes it. Fields never set are null.",
 	Ops: []Op{
 		{Kind: Get, Summary: "Get the workspace's company profile."},
-		{Kind: Update, Body: companyBody, Summary: "Change the company profile."},
+		{Kind: Update, Body: companyBody, MaxBody: LogoMaxLen + 64<<10, Summary: "Change the company profile."},
 	}}

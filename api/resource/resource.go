@@ -100,6 +100,9 @@ type Op struct {
 	// Touches lists the other resources whose records the operation
 	// changes (a shipment's order), each with its own event.
 	Touches []*Resource
+	// MaxBody lets the operation's body exceed the server's body limit, up
+	// to this many bytes (a logo as a data URL); 0: the server's limit.
+	MaxBody int
 }
 
 // Allowed reports whether the operation may run on a record in state.

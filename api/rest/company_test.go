@@ -1,0 +1,193 @@
+package rest_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+	"testing"
+
+	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apitest"
+	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/company"
+)
+
+// testImage encodes a small picture with enc (png.Encode, a JPEG encoder).
+func testImage(t *testing.T, enc func(*bytes.Buffer, image.Image) error) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 8, 4))
+	for x := range 8 {
+		img.Set(x, x%4, color.RGBA{R: 200, G: 30, B: 60, A: 255})
+	}
+	var b bytes.Buffer
+	if err := enc(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func dataURL(mediaType string, b []byte) string {
+	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+const testSVG = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#c33"/></svg>`
+
+// The profile: every key reads it (a zero profile before the first save),
+// only the admin role changes it; the fields sent are set, null clears,
+// the logo is sniffed; a change is a company.updated event.
+func TestCompanyProfileReadAndWrite(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	viewer := ws.NewKey(t, access.KeySpec{Role: access.RoleViewer})
+	ws.Role(t, "clerk", "invoices:write,clients:read")
+	clerk := ws.NewKey(t, access.KeySpec{Role: "clerk"})
+
+	zero := env.Get(t, "/v1/company", ws.Key).WantStatus(t, http.StatusOK).JSON(t)
+	for _, f := range []string{"legal_name", "address", "country", "logo", "default_currency", "default_vat_rate_bp", "default_language", "footer", "updated_at"} {
+		if v, ok := zero[f]; !ok || v != nil {
+			t.Fatalf("a profile never saved: %s is %v (%v)", f, v, zero)
+		}
+	}
+	for _, key := range []string{viewer, clerk} {
+		env.Get(t, "/v1/company", key).WantStatus(t, http.StatusOK)
+		e := env.Do(t, "PATCH", "/v1/company", key, obj{"legal_name": "Not allowed"}).WantError(t, http.StatusForbidden, "permission_denied")
+		if m, _ := e["message"].(string); !bytes.Contains([]byte(m), []byte("admin")) {
+			t.Errorf("the 403 does not say the admin role may: %q", m)
+		}
+	}
+	if n, _ := env.DB.Writer.Company.Query().Where(company.WorkspaceID(ws.ID)).Count(t.Context()); n != 0 {
+		t.Fatalf("refused writes saved a profile (%d rows)", n)
+	}
+
+	pngLogo := testImage(t, func(b *bytes.Buffer, i image.Image) error { return png.Encode(b, i) })
+	full := obj{
+		"legal_name": "Atelier Martin SARL", "address": "12 rue des Lilas\n75011 Paris", "country": "FR",
+		"vat_number": "FR40303265045", "registration_number": "RCS Paris 303 265 045", "email": "billing@martin.example",
+		"phone": "+33 1 23 45 67 89", "website": "https://martin.example",
+		// Said to be an SVG, but the content is a PNG: the content wins.
+		"logo":             dataURL("image/svg+xml", pngLogo),
+		"default_currency": "EUR", "default_vat_rate_bp": 2000, "default_payment_terms_days": 30, "default_language": "fr",
+		"payment_instructions": "IBAN FR76 3000 6000 0112 3456 7890 189\nBIC AGRIFRPP", "footer": "Merci de votre confiance.",
+	}
+	got := env.Do(t, "PATCH", "/v1/company", ws.Key, full).WantStatus(t, http.StatusOK).JSON(t)
+	for k, v := range full {
+		want := v
+		if k == "logo" {
+			want = dataURL("image/png", pngLogo)
+		}
+		if n, ok := v.(int); ok {
+			want = float64(n)
+		}
+		if got[k] != want {
+			t.Errorf("%s = %v, want %v", k, got[k], want)
+		}
+	}
+	if got["updated_at"] == nil {
+		t.Error("a saved profile has no updated_at")
+	}
+	read := env.Get(t, "/v1/company", viewer).WantStatus(t, http.StatusOK).JSON(t)
+	if !sameJSON(read, got) {
+		t.Fatalf("GET reads %v\nPATCH answered %v", read, got)
+	}
+
+	// The fields sent change, the others stay; null clears.
+	part := env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"phone": nil, "logo": nil, "default_vat_rate_bp": 550,
+		"default_payment_terms_days": nil}).WantStatus(t, http.StatusOK).JSON(t)
+	if part["phone"] != nil || part["logo"] != nil || part["default_vat_rate_bp"] != float64(550) || part["default_payment_terms_days"] != nil ||
+		part["legal_name"] != "Atelier Martin SARL" || part["country"] != "FR" || part["default_language"] != "fr" {
+		t.Fatalf("partial update: %v", part)
+	}
+	svg := env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"logo": dataURL("image/png", []byte(testSVG))}).WantStatus(t, http.StatusOK).JSON(t)
+	if svg["logo"] != dataURL("image/svg+xml", []byte(testSVG)) {
+		t.Fatalf("an SVG logo reads %v", svg["logo"])
+	}
+	jpg := testImage(t, func(b *bytes.Buffer, i image.Image) error { return jpeg.Encode(b, i, nil) })
+	if l := env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"logo": dataURL("image/jpeg", jpg)}).WantStatus(t, http.StatusOK).JSON(t)["logo"]; l != dataURL("image/jpeg", jpg) {
+		t.Fatalf("a JPEG logo reads %v", l)
+	}
+	saved, err := env.DB.Writer.Company.Query().Where(company.WorkspaceID(ws.ID)).Only(t.Context())
+	if err != nil || saved.LogoMediaType != "image/jpeg" || !bytes.Equal(saved.Logo, jpg) {
+		t.Fatalf("the logo is not kept as its bytes: %v %v", err, saved)
+	}
+	core, err := env.Server.Company(t.Context(), ws.ID)
+	if err != nil || core.LegalName != "Atelier Martin SARL" || core.DefaultLanguage != "fr" || *core.DefaultVatRateBp != 550 {
+		t.Fatalf("Core.Company: %v %+v", err, core)
+	}
+
+	// The event carries the profile as GET shows it, and what changed.
+	var events struct {
+		Data []struct {
+			Type string
+			Data struct {
+				Object             map[string]any `json:"object"`
+				PreviousAttributes map[string]any `json:"previous_attributes"`
+			}
+		}
+	}
+	env.Get(t, "/v1/events?type=company.updated", viewer).WantStatus(t, http.StatusOK).Decode(t, &events)
+	if len(events.Data) != 4 {
+		t.Fatalf("%d company.updated events, want 4", len(events.Data))
+	}
+	last := events.Data[0].Data
+	if !sameJSON(last.Object, env.Get(t, "/v1/company", ws.Key).JSON(t)) || last.PreviousAttributes["logo"] != svg["logo"] {
+		t.Fatalf("the newest event: %+v", last)
+	}
+}
+
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// Bad fields are a 400 naming the field, and write nothing.
+func TestCompanyProfileRefusesBadFields(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	before := env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"legal_name": "Kept SA", "country": "BE", "email": "a@kept.example"}).
+		WantStatus(t, http.StatusOK).JSON(t)
+	big := make([]byte, resource.LogoMaxBytes+1)
+	copy(big, testImage(t, func(b *bytes.Buffer, i image.Image) error { return png.Encode(b, i) }))
+	for _, c := range []struct {
+		field string
+		value any
+	}{
+		{"country", "XX"},
+		{"country", "fr"},
+		{"country", "UK"},
+		{"default_currency", "ZZZ"},
+		{"default_currency", "eur"},
+		{"email", "not an address"},
+		{"email", "Jean <jean@example.com>"},
+		{"default_language", "de"},
+		{"default_vat_rate_bp", 10001},
+		{"default_payment_terms_days", -1},
+		{"logo", dataURL("image/png", []byte("GIF89a, or just text"))},
+		{"logo", dataURL("image/svg+xml", []byte(`<html><svg/></html>`))},
+		{"logo", dataURL("image/svg+xml", []byte(`<svg xmlns="http://www.w3.org/2000/svg"><rect></svg>`))},
+		{"logo", "https://example.com/logo.png"},
+		{"logo", dataURL("image/png", big)},
+		{"unknown_field", "x"},
+	} {
+		body := obj{"legal_name": "Changed SA", c.field: c.value}
+		e := env.Do(t, "PATCH", "/v1/company", ws.Key, body).WantError(t, http.StatusBadRequest, "invalid_request")
+		if e["param"] != c.field {
+			t.Errorf("%s %.60v: param %v (%v)", c.field, c.value, e["param"], e["message"])
+		}
+	}
+	if after := env.Get(t, "/v1/company", ws.Key).JSON(t); !sameJSON(after, before) {
+		t.Fatalf("a refused write changed the profile: %v", after)
+	}
+	var events struct{ Data []any }
+	env.Get(t, "/v1/events?type=company.updated", ws.Key).Decode(t, &events)
+	if len(events.Data) != 1 {
+		t.Fatalf("%d company.updated events, want the first save's only", len(events.Data))
+	}
+}
