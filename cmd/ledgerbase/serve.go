@@ -177,6 +177,7 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	}
 	srv.Mount(a.probe.Mount)
 	srv.Mount(web.New(srv.Core).Mount)
+	srv.AllowBody(fiber.MethodPost, web.CompanyPath, web.CompanyBodyLimit) // a logo upload
 	if cfg.Metrics.Enabled {
 		if cfg.Metrics.Addr == "" {
 			h := adaptor.HTTPHandler(a.telemetry.Handler())
