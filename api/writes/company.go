@@ -89,8 +89,9 @@ func setCompany(m *ent.CompanyMutation, v Values, logo []byte, logoType string) 
 				_ = m.ClearField(f.Name)
 			}
 		default:
+			// Lines end in \n, as a browser's \r\n would not print alike.
 			s, _ := v.String(f.Name)
-			_ = m.SetField(f.Name, strings.TrimSpace(s))
+			_ = m.SetField(f.Name, strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n")))
 		}
 	}
 }
