@@ -174,8 +174,8 @@ func (u *UI) saveCompany(c *fiber.Ctx) error {
 	if e == nil {
 		b, _ := json.Marshal(body)
 		rt, _ := api.FindRoute(resource.Company, resource.Update, "")
-		// No key: the form sends every field, so sending it again changes nothing.
-		_, e = u.write(c, rt, "", "", b, "")
+		// The form's token as the key: sent twice, it saves once.
+		_, e = u.write(c, rt, "", "", b, c.FormValue(idemName))
 	}
 	if e != nil {
 		if e.Status >= 500 {
