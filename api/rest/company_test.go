@@ -191,3 +191,34 @@ func TestCompanyProfileRefusesBadFields(t *testing.T) {
 		t.Fatalf("%d company.updated events, want the first save's only", len(events.Data))
 	}
 }
+
+// A logo near 1 MiB fits PATCH /v1/company, whose body then exceeds the
+// server's 1 MiB limit; every other route keeps that limit.
+func TestCompanyLogoOfAlmostOneMiB(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	// Noise does not compress: 500×500 RGBA is a PNG of about 1,000,000 bytes.
+	img := image.NewNRGBA(image.Rect(0, 0, 500, 500))
+	seed := uint32(1)
+	for i := range img.Pix {
+		seed = seed*1664525 + 1013904223
+		img.Pix[i] = byte(seed >> 24)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > resource.LogoMaxBytes || b.Len() < 900_000 {
+		t.Fatalf("the test logo is %d bytes", b.Len())
+	}
+	logo := dataURL("image/png", b.Bytes())
+	if len(logo) <= 1<<20 {
+		t.Fatalf("the body would fit the server's limit anyway (%d)", len(logo))
+	}
+	got := env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"logo": logo}).WantStatus(t, http.StatusOK).JSON(t)
+	if got["logo"] != logo {
+		t.Fatal("the logo read back differs")
+	}
+	env.Do(t, "POST", "/v1/vendors", ws.Key, obj{"name": "Big", "notes": logo}).WantError(t, http.StatusRequestEntityTooLarge, "payload_too_large")
+}
