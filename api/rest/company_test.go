@@ -14,7 +14,9 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apitest"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/company"
+	"github.com/ledgerbase/ledgerbase/ent/webhookdelivery"
 )
 
 // testImage encodes a small picture with enc (png.Encode, a JPEG encoder).
@@ -114,6 +116,11 @@ func TestCompanyProfileReadAndWrite(t *testing.T) {
 	saved, err := env.DB.Writer.Company.Query().Where(company.WorkspaceID(ws.ID)).Only(t.Context())
 	if err != nil || saved.LogoMediaType != "image/jpeg" || !bytes.Equal(saved.Logo, jpg) {
 		t.Fatalf("the logo is not kept as its bytes: %v %v", err, saved)
+	}
+	// Another workspace's profile is its own.
+	other := env.Workspace(t, "starter", false, false)
+	if p := env.Get(t, "/v1/company", other.Key).WantStatus(t, http.StatusOK).JSON(t); p["legal_name"] != nil || p["updated_at"] != nil {
+		t.Fatalf("another workspace reads %v", p)
 	}
 	core, err := env.Server.Company(t.Context(), ws.ID)
 	if err != nil || core.LegalName != "Atelier Martin SARL" || core.DefaultLanguage != "fr" || *core.DefaultVatRateBp != 550 {
@@ -221,4 +228,34 @@ func TestCompanyLogoOfAlmostOneMiB(t *testing.T) {
 		t.Fatal("the logo read back differs")
 	}
 	env.Do(t, "POST", "/v1/vendors", ws.Key, obj{"name": "Big", "notes": logo}).WantError(t, http.StatusRequestEntityTooLarge, "payload_too_large")
+}
+
+// company.updated reaches the webhook endpoints that listen for it, with
+// the profile as GET shows it. Not parallel, like the webhook tests: its
+// delivery is settled before another test's worker could take it.
+func TestCompanyUpdatedIsPushedToWebhooks(t *testing.T) {
+	env := apitest.Start(t, withWebhooks(webhooks.Settings{Resolver: testResolver}))
+	ws := env.Workspace(t, "starter", false, false)
+	ep := env.Do(t, "POST", "/v1/webhook-endpoints", ws.Key, map[string]any{
+		"url": "https://public.test/hooks", "enabled_events": []string{"company.updated"}}).WantStatus(t, 201).JSON(t)
+	env.Do(t, "POST", "/v1/vendors", ws.Key, obj{"name": "Not listened for"}).WantStatus(t, 201)
+	env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"legal_name": "Pushed SA"}).WantStatus(t, 200)
+	ds, err := env.DB.Writer.WebhookDelivery.Query().Where(webhookdelivery.EndpointID(ep["id"].(string))).All(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.DB.Writer.WebhookDelivery.Update().Where(webhookdelivery.EndpointID(ep["id"].(string))).
+		SetStatus(webhookdelivery.StatusFailed).ExecX(t.Context())
+	if len(ds) != 1 || ds[0].EventType != "company.updated" {
+		t.Fatalf("deliveries: %v", ds)
+	}
+	var ev struct {
+		Data struct {
+			Object map[string]any `json:"object"`
+		}
+	}
+	env.Get(t, "/v1/events/"+ds[0].EventID, ws.Key).WantStatus(t, 200).Decode(t, &ev)
+	if !sameJSON(ev.Data.Object, env.Get(t, "/v1/company", ws.Key).JSON(t)) {
+		t.Fatalf("the pushed event's profile: %v", ev.Data.Object)
+	}
 }
