@@ -52,7 +52,7 @@ func updateCompany(q *Request) (Result, error) {
 			u := tx.Company.UpdateOne(cur)
 			m, save = u.Mutation(), func() (*ent.Company, error) { return u.Save(q.Ctx) }
 		}
-		setCompany(m, q.Body, logo, logoType)
+		setCompany(m, q.Op.Body, q.Body, logo, logoType)
 		saved, err := save()
 		if err != nil {
 			return err
@@ -69,8 +69,8 @@ func updateCompany(q *Request) (Result, error) {
 
 // setCompany puts the body's fields on m: a string, or "" for null; a
 // number, or cleared for null.
-func setCompany(m *ent.CompanyMutation, v Values, logo []byte, logoType string) {
-	for _, f := range resource.Company.Ops[1].Body {
+func setCompany(m *ent.CompanyMutation, fields []resource.Field, v Values, logo []byte, logoType string) {
+	for _, f := range fields {
 		if !v.Has(f.Name) {
 			continue
 		}
@@ -118,14 +118,14 @@ func checkCompany(v Values) ([]byte, string, error) {
 	if !ok {
 		return nil, "", nil
 	}
-	return Logo(s)
+	return readLogo(s)
 }
 
-// Logo reads a logo data URL (data:image/png;base64,...): at most
+// readLogo reads a logo data URL (data:image/png;base64,...): at most
 // resource.LogoMaxBytes decoded, and a PNG or JPEG that decodes or an SVG
 // document, whatever media type the URL names. It answers the bytes and
 // the media type the content has.
-func Logo(dataURL string) ([]byte, string, error) {
+func readLogo(dataURL string) ([]byte, string, error) {
 	meta, data, ok := strings.Cut(strings.TrimPrefix(dataURL, "data:"), ",")
 	if !strings.HasPrefix(dataURL, "data:") || !ok || !strings.HasSuffix(meta, ";base64") {
 		return nil, "", apierr.Invalid("logo", "logo must be a data URL with base64 content, e.g. data:image/png;base64,iVBORw0...")
@@ -140,7 +140,7 @@ func Logo(dataURL string) ([]byte, string, error) {
 	if len(raw) > resource.LogoMaxBytes {
 		return nil, "", logoTooLarge()
 	}
-	mt := SniffLogo(raw)
+	mt := sniffLogo(raw)
 	if mt == "" {
 		return nil, "", apierr.Invalid("logo", "logo must be a PNG, JPEG or SVG image; its content is none of them")
 	}
@@ -151,9 +151,9 @@ func logoTooLarge() error {
 	return apierr.Invalid("logo", "logo is larger than 1 MiB; send a smaller image")
 }
 
-// SniffLogo is the media type of an image a logo may be (image/png,
+// sniffLogo is the media type of an image a logo may be (image/png,
 // image/jpeg, image/svg+xml), "" for anything else.
-func SniffLogo(b []byte) string {
+func sniffLogo(b []byte) string {
 	if _, format, err := image.DecodeConfig(bytes.NewReader(b)); err == nil {
 		switch format {
 		case "png":
