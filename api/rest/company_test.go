@@ -9,6 +9,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
@@ -257,5 +258,34 @@ func TestCompanyUpdatedIsPushedToWebhooks(t *testing.T) {
 	env.Get(t, "/v1/events/"+ds[0].EventID, ws.Key).WantStatus(t, 200).Decode(t, &ev)
 	if !sameJSON(ev.Data.Object, env.Get(t, "/v1/company", ws.Key).JSON(t)) {
 		t.Fatalf("the pushed event's profile: %v", ev.Data.Object)
+	}
+}
+
+// Saves racing to make a workspace's first profile make one row: the
+// loser's transaction runs again and updates the winner's.
+func TestCompanyFirstSavesRaceToOneProfile(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "starter", false, false)
+	const n = 8
+	status := make(chan int, n)
+	for i := range n {
+		go func() {
+			r := env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"phone": strconv.Itoa(i)})
+			status <- r.Status
+		}()
+	}
+	for range n {
+		if st := <-status; st != http.StatusOK {
+			t.Fatalf("a racing save answered %d", st)
+		}
+	}
+	if c, err := env.DB.Writer.Company.Query().Where(company.WorkspaceID(ws.ID)).Count(t.Context()); err != nil || c != 1 {
+		t.Fatalf("%d profiles (%v), want 1", c, err)
+	}
+	var events struct{ Data []any }
+	env.Get(t, "/v1/events?type=company.updated", ws.Key).Decode(t, &events)
+	if len(events.Data) != n {
+		t.Fatalf("%d company.updated events, want %d", len(events.Data), n)
 	}
 }
