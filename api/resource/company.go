@@ -5,9 +5,10 @@ import "encoding/base64"
 // LogoMaxBytes bounds a company logo, decoded.
 const LogoMaxBytes = 1 << 20
 
-// LogoMaxLen is the longest logo data URL: the longest media type's prefix
-// and LogoMaxBytes in base64.
-var LogoMaxLen = len("data:image/svg+xml;base64,") + base64.StdEncoding.EncodedLen(LogoMaxBytes)
+// LogoMaxLen is the longest logo data URL: LogoMaxBytes in base64 after
+// a prefix of up to 128 characters (the media type it names is not
+// trusted, so any is taken: application/octet-stream from a file upload).
+var LogoMaxLen = 128 + base64.StdEncoding.EncodedLen(LogoMaxBytes)
 
 // CountryCode is an ISO 3166-1 alpha-2 code's shape; api/writes checks the
 // code is assigned.
