@@ -86,7 +86,13 @@ type documentPDF interface {
 
 // docsOf are the core's documents, as serve wires them.
 func docsOf(t *testing.T, c *api.Core) mail.Documents {
-	return mail.Documents{PDF: func(ctx context.Context, ws, res, id, lang string) (string, []byte, error) {
+	return mail.Documents{Sender: func(ctx context.Context, ws string) (string, string, error) {
+		p, err := c.Company(ctx, ws)
+		if err != nil {
+			return "", "", err
+		}
+		return p.LegalName, p.Email, nil
+	}, PDF: func(ctx context.Context, ws, res, id, lang string) (string, []byte, error) {
 		w, err := c.DB.Reader.Workspace.Get(ctx, ws)
 		if err != nil {
 			return "", nil, err
@@ -152,11 +158,15 @@ func fast(n int) []time.Duration {
 }
 
 // runWorker runs the webhooks worker with the outbox of s on env's
-// database until the test ends (or stop is called).
+// database until the test ends (or stop is called); s.From "" is a test
+// sender, "company" none.
 func runWorker(t *testing.T, env *apitest.Env, s mail.Settings) (stop func()) {
 	t.Helper()
-	if s.From == "" {
+	switch s.From {
+	case "":
 		s.From = "billing@seller.test"
+	case "company": // none: the company profile's email
+		s.From = ""
 	}
 	if s.Schedule == nil {
 		s.Schedule = fast(50)
@@ -620,5 +630,32 @@ func TestBilingualText(t *testing.T) {
 	}
 	if !strings.HasPrefix(body, "See you soon.\n\n") || !strings.Contains(body, ar.Text(document.EmailBody, ar.Text(document.TitleInvoice), "INV-000007", "Acme SARL")) {
 		t.Errorf("body %q", body)
+	}
+}
+
+// The company profile sends: its legal name in the subject and From, its
+// email as the sender when smtp.from is empty, its default language for a
+// client without one.
+func TestTheCompanySends(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	srv := mailtest.Started(t)
+	runWorker(t, env, mail.Settings{URL: srv.URL(), From: "company"})
+	ws := env.Workspace(t, "growth", false, false)
+	env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"legal_name": "Atelier Dupont SARL", "email": "factures@dupont.test", "default_language": "fr"}).WantStatus(t, 200)
+	cli := client(t, env, ws.Key, "Sans langue", "client@sans-langue.test", "")
+	inv, number := draft(t, env, ws.Key, "invoices", cli)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
+	srv.Wait(t, 20*time.Second, "the company's email", func([]mailtest.Message) bool { return len(srv.To("client@sans-langue.test")) == 1 })
+	m := srv.To("client@sans-langue.test")[0]
+	fr := document.Lang("fr")
+	if want := fr.Text(document.EmailSubject, fr.Text(document.TitleInvoice), number, "Atelier Dupont SARL"); m.Subject() != want {
+		t.Errorf("subject %q, want %q", m.Subject(), want)
+	}
+	if m.From != "factures@dupont.test" || !strings.Contains(m.Header.Get("From"), "factures@dupont.test") {
+		t.Errorf("from %q, header %q", m.From, m.Header.Get("From"))
+	}
+	if row := messagesOf(t, env, inv)[0]; row.Lang != "fr" {
+		t.Errorf("lang %q, want the company's fr", row.Lang)
 	}
 }

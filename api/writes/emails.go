@@ -60,9 +60,20 @@ func (q *Request) enqueueEmail(tx *ent.Tx) error {
 	}
 	cc, _ := q.Body.Strings("cc")
 	message, _ := q.Body.String("message")
-	l := "en"
-	if lang != nil && *lang != "" {
+	// The document's language, as its PDF's default: the client's, then
+	// the company's, then English.
+	l := ""
+	if lang != nil {
 		l = *lang
+	}
+	if l == "" {
+		err := queryRow(q, tx, "SELECT default_language FROM companies WHERE workspace_id = ?", []any{q.Workspace().ID}, &l)
+		if err != nil && !isNoRows(err) {
+			return err
+		}
+	}
+	if l == "" {
+		l = "en"
 	}
 	m := outgoing{ws: q.Workspace().ID, resource: q.Resource.Name, id: q.ID, number: number, lang: l, to: to, cc: cc, message: message}
 	if _, err := m.create(q.Ctx, tx); err != nil {

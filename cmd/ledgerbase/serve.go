@@ -229,9 +229,15 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 }
 
 // mailDocuments are the core's documents for the outbox: the PDF of a
-// record, rendered as its workspace's system.
+// record, rendered as its workspace's system, and the company that sends it.
 func mailDocuments(c *api.Core) mail.Documents {
-	var docs mail.Documents
+	docs := mail.Documents{Sender: func(ctx context.Context, ws string) (string, string, error) {
+		p, err := c.Company(ctx, ws)
+		if err != nil {
+			return "", "", err
+		}
+		return p.LegalName, p.Email, nil
+	}}
 	if pdf, ok := any(c).(documentPDF); ok {
 		docs.PDF = func(ctx context.Context, ws, res, id, lang string) (string, []byte, error) {
 			w, err := c.DB.Reader.Workspace.Get(ctx, ws)
