@@ -10,7 +10,7 @@ import (
 // RateSum is what a document's lines at one VAT rate add up to: the
 // taxable base and the VAT, each the sum of the lines' stored amounts.
 type RateSum struct {
-	RateBP                          int64
+	RateBP                               int64
 	ExclVATCents, VATCents, InclVATCents int64
 }
 
