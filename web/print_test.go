@@ -1,0 +1,106 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ledgerbase/ledgerbase/web/webtest"
+)
+
+// A document's record page offers its PDF and print view; the print view
+// is the document alone (no sidebar, no buttons), in the client's language
+// with the catalogue's labels, right to left in Arabic, English and Arabic
+// side by side when bilingual, amounts in the currency's own decimals.
+func TestPrintViewIsTheDocumentInItsLanguage(t *testing.T) {
+	t.Parallel()
+	env := webtest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	key := ws.Key
+	cli := env.Do(t, "POST", "/v1/clients", key, map[string]any{"name": "Al Noor Trading", "currency_code": "KWD", "preferred_language": "ar",
+		"address": "Block 3, Kuwait City"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	item := env.Do(t, "POST", "/v1/items", key, map[string]any{"name": "Dates box", "number": "DATES-1",
+		"translations": map[string]any{"ar": map[string]any{"name": "علبة تمر"}}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	inv := env.Do(t, "POST", "/v1/invoices", key, map[string]any{"client_id": cli, "date": "2026-11-02", "due_date": "2026-12-02",
+		"lines": []map[string]any{
+			{"item_id": item, "description": "Dates box", "qty_milli": 1500, "unit_price_cents": 12345, "vat_rate_bp": 550},
+			{"description": "Delivery", "qty_milli": 1000, "unit_price_cents": 2000},
+		}}).WantStatus(t, 201).JSON(t)
+	id, number := inv["id"].(string), inv["number"].(string)
+
+	c := webtest.SignedIn(t, env)
+	w := "/admin/w/" + ws.ID
+	page := c.Get(w + "/records/invoices/" + id)
+	for _, s := range []string{`href="` + w + `/records/invoices/` + id + `/pdf">Download PDF</a>`,
+		`href="` + w + `/records/invoices/` + id + `/print">Print</a>`, `<option value="bilingual">`, `<option value="fr">`} {
+		if !strings.Contains(page.Body, s) {
+			t.Errorf("the invoice page does not offer %s", s)
+		}
+	}
+
+	p := c.Get(w + "/records/invoices/" + id + "/print")
+	if p.Status != 200 {
+		t.Fatalf("print view: %d\n%s", p.Status, p.Body)
+	}
+	read := text(p.Body)
+	if !strings.Contains(p.Body, `<html lang="ar" dir="rtl">`) || !strings.Contains(p.Body, `/admin/assets/print.css`) {
+		t.Error("the Arabic print view is not a right-to-left page with the print stylesheet")
+	}
+	if strings.Contains(p.Body, "Sign out") || strings.Contains(p.Body, `class="sidebar`) || strings.Contains(p.Body, "<button") {
+		t.Error("the print view shows the admin's chrome")
+	}
+	for _, s := range []string{"فاتورة", number, "Al Noor Trading", "Block 3, Kuwait City", "فاتورة إلى", "علبة تمر", "Delivery",
+		"1.5", "12.345 KWD", "18.518 KWD", "2.000 KWD", "21.536 KWD", "5.5 %", "ملخص ضريبة القيمة المضافة", "2026-12-02", "تاريخ الاستحقاق"} {
+		if !strings.Contains(read, s) {
+			t.Errorf("the Arabic print view does not read %q:\n%s", s, read)
+		}
+	}
+
+	p = c.Get(w + "/records/invoices/" + id + "/print?lang=bilingual")
+	read = text(p.Body)
+	if p.Status != 200 || !strings.Contains(p.Body, `dir="ltr"`) || !strings.Contains(read, "Invoice · فاتورة") ||
+		!strings.Contains(read, "Bill to · فاتورة إلى") || !strings.Contains(read, "Dates box / علبة تمر") {
+		t.Errorf("bilingual print view: %d\n%s", p.Status, read)
+	}
+	p = c.Get(w + "/records/invoices/" + id + "/print?lang=fr")
+	if read = text(p.Body); !strings.Contains(read, "Facture Numéro "+number) || !strings.Contains(read, "Facturé à Al Noor Trading") ||
+		!strings.Contains(read, "Dates box 1,5") || !strings.Contains(read, "Total TTC") {
+		t.Errorf("French print view:\n%s", read)
+	}
+
+	// An unknown language names lang; another workspace's record is not found.
+	if p = c.Get(w + "/records/invoices/" + id + "/print?lang=de"); p.Status != 400 || !strings.Contains(text(p.Body), "ang must be one of en, fr, ar, bilingual") {
+		t.Errorf("lang=de: %d %s", p.Status, text(p.Body))
+	}
+	other := env.Workspace(t, "business", true, true)
+	if p = c.Get("/admin/w/" + other.ID + "/records/invoices/" + id + "/print"); p.Status != 404 {
+		t.Errorf("another workspace's invoice: %d", p.Status)
+	}
+	if p = c.Get("/admin/w/" + other.ID + "/records/invoices/" + id + "/pdf"); p.Status != 404 {
+		t.Errorf("another workspace's invoice PDF: %d", p.Status)
+	}
+	if p = c.Get(w + "/records/bills/" + id + "/print"); p.Status != 404 {
+		t.Errorf("a bill has no print view: %d", p.Status)
+	}
+}
+
+// A packing slip shows what ships and where, and no prices.
+func TestPackingSlipPrintViewHasNoPrices(t *testing.T) {
+	t.Parallel()
+	env := webtest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	key := ws.Key
+	so := env.Do(t, "POST", "/v1/sales-orders", key, map[string]any{"client_name": "Contoso", "shipping_address": "4 Quai des Brumes, Lyon",
+		"lines": []map[string]any{{"description": "Desk lamp", "qty_milli": 3000, "unit_price_cents": 4500}}}).WantStatus(t, 201).JSON(t)
+	env.Do(t, "POST", "/v1/sales-orders/"+so["id"].(string)+"/confirm", key, nil).WantStatus(t, 200)
+	shp := env.Do(t, "POST", "/v1/shipments", key, map[string]any{"sales_order_id": so["id"]}).WantStatus(t, 201).JSON(t)
+	c := webtest.SignedIn(t, env)
+	p := c.Get("/admin/w/" + ws.ID + "/records/shipments/" + shp["id"].(string) + "/print?lang=en")
+	read := text(p.Body)
+	if p.Status != 200 || !strings.Contains(read, "Packing slip "+shp["number"].(string)) || !strings.Contains(read, "Reference "+so["number"].(string)) ||
+		!strings.Contains(read, "Desk lamp 3") || !strings.Contains(read, "4 Quai des Brumes, Lyon") {
+		t.Errorf("packing slip: %d\n%s", p.Status, read)
+	}
+	if strings.Contains(read, "Unit price") || strings.Contains(read, "45.00") || strings.Contains(read, "Total") {
+		t.Errorf("the packing slip shows prices:\n%s", read)
+	}
+}
