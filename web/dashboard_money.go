@@ -48,7 +48,7 @@ func (f *figure) add(currency string, n, cents int64) {
 // amountText is the figure's amounts, one per currency: "€1,200.00 · $80.00".
 func (f figure) amountText() string {
 	if len(f.Amounts) == 0 {
-		return "0.00"
+		return "0" // no currency: nothing to show decimals of
 	}
 	parts := make([]string, len(f.Amounts))
 	for i, m := range f.Amounts {

@@ -48,7 +48,7 @@ func amounts(by map[string]int64) string {
 		parts = append(parts, money(by[c], c))
 	}
 	if len(parts) == 0 {
-		return "0.00"
+		return "0"
 	}
 	return strings.Join(parts, " · ")
 }
