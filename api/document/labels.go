@@ -45,6 +45,10 @@ const (
 	PaymentInstr Label = "payment_instructions"
 	Notes        Label = "notes"
 	PageOf       Label = "page_of" // page n of m
+	ShipTo       Label = "ship_to" // a packing slip's buyer
+	Field        Label = "field"   // a label and its value on one line
+	// DateLayout is how the language writes a date, as a Go time layout.
+	DateLayout Label = "date_layout"
 
 	// The email that sends a document: subject (title, number, seller)
 	// and body (title, number).
@@ -66,6 +70,7 @@ var catalogue = map[Lang]map[Label]string{
 		Subtotal: "Subtotal excl. VAT", VAT: "VAT", Total: "Total incl. VAT", VATSummaryT: "VAT summary",
 		Rate: "Rate", TaxableBase: "Taxable amount", Paid: "Paid", Credited: "Credited", Remaining: "Amount due",
 		PaymentInstr: "Payment instructions", Notes: "Notes", PageOf: "Page %d of %d",
+		ShipTo: "Ship to", DateLayout: "2 Jan 2006", Field: "%s: %s",
 		EmailSubject: "%s %s from %s",
 		EmailBody:    "Hello,\n\nPlease find attached %s %s.\n\nKind regards,\n%s",
 	},
@@ -80,6 +85,7 @@ var catalogue = map[Lang]map[Label]string{
 		Subtotal: "Total HT", VAT: "TVA", Total: "Total TTC", VATSummaryT: "Récapitulatif de TVA",
 		Rate: "Taux", TaxableBase: "Base HT", Paid: "Payé", Credited: "Avoirs", Remaining: "Reste à payer",
 		PaymentInstr: "Modalités de paiement", Notes: "Notes", PageOf: "Page %d sur %d",
+		ShipTo: "Livré à", DateLayout: "02/01/2006", Field: "%s\u00a0: %s",
 		EmailSubject: "%s %s de %s",
 		EmailBody:    "Bonjour,\n\nVeuillez trouver ci-joint %s %s.\n\nCordialement,\n%s",
 	},
@@ -95,6 +101,7 @@ var catalogue = map[Lang]map[Label]string{
 		VATSummaryT: "ملخص ضريبة القيمة المضافة", Rate: "النسبة", TaxableBase: "المبلغ الخاضع للضريبة",
 		Paid: "المدفوع", Credited: "المبلغ الدائن", Remaining: "المبلغ المستحق",
 		PaymentInstr: "تعليمات الدفع", Notes: "ملاحظات", PageOf: "صفحة %d من %d",
+		ShipTo: "الشحن إلى", DateLayout: "2006-01-02", Field: "%s: %s",
 		EmailSubject: "%s %s من %s",
 		EmailBody:    "مرحبًا،\n\nتجدون مرفقًا %s %s.\n\nمع أطيب التحيات،\n%s",
 	},

@@ -63,7 +63,7 @@ type Telemetry struct {
 	// for a mounted sub-app's on every call, and the appliance mounts none.
 	onError fiber.ErrorHandler
 	// series caches each route, method and status's series (WithLabelValues
-	// hashes the labels every time); a pattern's are also in its routeSlot.
+	// hashes the labels every time).
 	series sync.Map // seriesKey -> *series
 }
 
@@ -82,51 +82,6 @@ type seriesKey struct {
 type series struct {
 	requests prometheus.Counter
 	duration prometheus.Observer
-}
-
-// routeSlot holds the series of one route pattern and method by status, a
-// handful each: a scan of them costs less than hashing the three labels.
-type routeSlot struct {
-	mu       sync.Mutex // serializes additions
-	statuses atomic.Pointer[[]statusSeries]
-}
-
-type statusSeries struct {
-	status int
-	s      *series
-}
-
-func (t *Telemetry) seriesOf(slot *routeSlot, route, method string, status int) *series {
-	if slot == nil {
-		return t.seriesByLabels(route, method, status)
-	}
-	if s := slot.find(status); s != nil {
-		return s
-	}
-	slot.mu.Lock()
-	defer slot.mu.Unlock()
-	if s := slot.find(status); s != nil {
-		return s
-	}
-	s := t.seriesByLabels(route, method, status)
-	var next []statusSeries
-	if p := slot.statuses.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, statusSeries{status, s})
-	slot.statuses.Store(&next)
-	return s
-}
-
-func (r *routeSlot) find(status int) *series {
-	if p := r.statuses.Load(); p != nil {
-		for _, x := range *p {
-			if x.status == status {
-				return x.s
-			}
-		}
-	}
-	return nil
 }
 
 func (t *Telemetry) seriesByLabels(route, method string, status int) *series {
@@ -274,8 +229,8 @@ func (t *Telemetry) Middleware(c *fiber.Ctx) error {
 	method := methodLabel(c.Method())
 	// A request refused before routing (401, 429) is labelled with the
 	// endpoint it was addressed to.
-	route, slot := t.routes.lookup(c.Method(), c.Route().Path, c.Path(), status)
-	ser := t.seriesOf(slot, route, method, status)
+	route := t.routes.lookup(c.Method(), c.Route().Path, c.Path(), status)
+	ser := t.seriesByLabels(route, method, status)
 	ser.requests.Inc()
 	ser.duration.Observe(elapsed.Seconds())
 

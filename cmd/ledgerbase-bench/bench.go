@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -87,6 +88,8 @@ type benchEnv struct {
 	baseGen   func(*rand.Rand) request // the baseline's requests
 	nonce     string                   // keeps this run's created records apart from earlier runs'
 	dashboard request                  // the admin dashboard, signed in
+	pdfShort  string                   // invoices of 3 and 200 lines (documentInvoices)
+	pdfLong   string
 }
 
 func runBench(c *cobra.Command, _ []string) error {
@@ -196,6 +199,9 @@ func runBench(c *cobra.Command, _ []string) error {
 	}
 	bodyFile := filepath.Join(dir, "baseline-invoice.json")
 	if err := os.WriteFile(bodyFile, inv, 0o600); err != nil {
+		return err
+	}
+	if env.pdfShort, env.pdfLong, err = documentInvoices(ctx, env); err != nil {
 		return err
 	}
 	if env.base, err = startChild(ctx, dir, "baseline", "/v1/invoices/x", "", exe, "baseline", "--body", bodyFile); err != nil {
@@ -607,11 +613,7 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 }
 
 func probe(ctx context.Context, c *child, r request) (int, error) {
-	var body io.Reader
-	if r.body != nil {
-		body = strings.NewReader(string(r.body))
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, "http://"+c.addr+r.path, body)
+	req, err := http.NewRequestWithContext(ctx, r.method, "http://"+c.addr+r.path, bytes.NewReader(r.body))
 	if err != nil {
 		return 0, err
 	}
@@ -634,14 +636,8 @@ func warmPageCache(path string) error {
 		return err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
-	for {
-		if _, err := f.Read(buf); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-	}
+	_, err = io.Copy(io.Discard, f)
+	return err
 }
 
 // restoreSnapshot copies the seeded database over path, or, with no
@@ -653,7 +649,7 @@ func restoreSnapshot(snapshot, path string) error {
 		}
 	}
 	if _, err := os.Stat(snapshot); errors.Is(err, os.ErrNotExist) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(path); !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		return nil
