@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/document"
 )
 
 // DocumentPDF is Document as the PDF a business sends, and the name it is
@@ -16,7 +17,7 @@ func (c *Core) DocumentPDF(ctx context.Context, p *access.Principal, res, id, la
 		return "", nil, err
 	}
 	var b bytes.Buffer
-	if err := writePDF(&b, d); err != nil {
+	if err := document.WritePDF(&b, d); err != nil {
 		return "", nil, apierr.Internal(err)
 	}
 	return fileName(d.Number, id) + ".pdf", b.Bytes(), nil
