@@ -1,6 +1,9 @@
 package web_test
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,5 +105,53 @@ func TestPackingSlipPrintViewHasNoPrices(t *testing.T) {
 	}
 	if strings.Contains(read, "Unit price") || strings.Contains(read, "45.00") || strings.Contains(read, "Total") {
 		t.Errorf("the packing slip shows prices:\n%s", read)
+	}
+}
+
+// pdfText is what pdftotext reads in a PDF.
+func pdfText(t *testing.T, pdf []byte) string {
+	t.Helper()
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no pdftotext on PATH (apt-get install poppler-utils)")
+		}
+		t.Skip("no pdftotext on PATH: apt-get install poppler-utils")
+	}
+	file := filepath.Join(t.TempDir(), "doc.pdf")
+	if err := os.WriteFile(file, pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("pdftotext", "-layout", file, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
+}
+
+// The admin's Download PDF is the document /v1 answers, in the document's
+// language or the one chosen.
+func TestAdminPDFIsTheAPIsDocument(t *testing.T) {
+	t.Parallel()
+	env := webtest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	cli := env.Do(t, "POST", "/v1/clients", ws.Key, map[string]any{"name": "Boulangerie Dupont", "preferred_language": "fr"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	inv := env.Do(t, "POST", "/v1/quotes", ws.Key, map[string]any{"client_id": cli,
+		"lines": []map[string]any{{"description": "Croissants", "qty_milli": 12000, "unit_price_cents": 120, "vat_rate_bp": 550}}}).WantStatus(t, 201).JSON(t)
+	id := inv["id"].(string)
+	c := webtest.SignedIn(t, env)
+	for _, lang := range []string{"", "?lang=ar"} {
+		p := c.Get("/admin/w/" + ws.ID + "/records/quotes/" + id + "/pdf" + lang)
+		if p.Status != 200 || p.Header.Get("Content-Type") != "application/pdf" ||
+			p.Header.Get("Content-Disposition") != `inline; filename="`+inv["number"].(string)+`.pdf"` {
+			t.Fatalf("admin PDF%s: %d %v", lang, p.Status, p.Header)
+		}
+		api := env.Get(t, "/v1/quotes/"+id+"/pdf"+lang, ws.Key).WantStatus(t, 200)
+		got, want := pdfText(t, []byte(p.Body)), pdfText(t, api.Body)
+		if got != want || !strings.Contains(got, "Croissants") {
+			t.Errorf("admin PDF%s reads\n%s\n/v1 reads\n%s", lang, got, want)
+		}
+		if lang == "" && !strings.Contains(got, "Devis") {
+			t.Errorf("the default PDF is not in the client's French:\n%s", got)
+		}
 	}
 }
