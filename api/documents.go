@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/document"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
+	"github.com/ledgerbase/ledgerbase/ent/database"
 )
 
 // Document is record id of resource (its /v1 name: invoices, quotes,
@@ -31,7 +32,7 @@ func (c *Core) Document(ctx context.Context, p *access.Principal, res, id, lang 
 	if err != nil {
 		return nil, err
 	}
-	return document.Build(ctx, recordSource{c.Records, WorkspaceOf(p)}, r, id, l, prof)
+	return document.Build(ctx, recordSource{c.Records, c.DB, WorkspaceOf(p)}, r, id, l, prof)
 }
 
 // recordSource reads a document's records through the read side, in one
@@ -39,7 +40,12 @@ func (c *Core) Document(ctx context.Context, p *access.Principal, res, id, lang 
 // quote it follows) are part of reading it: they take the document's gate.
 type recordSource struct {
 	e  *records.Engine
+	db *database.DB
 	ws records.Workspace
+}
+
+func (s recordSource) Many(ctx context.Context, r *resource.Resource, ids []string) ([][]byte, error) {
+	return s.e.RenderMany(ctx, s.db.ReadPool, r, s.ws, ids)
 }
 
 func (s recordSource) Get(ctx context.Context, r *resource.Resource, id string) ([]byte, error) {

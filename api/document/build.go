@@ -19,6 +19,9 @@ import (
 // the caller's workspace: the core's read side, never a query of its own.
 type Source interface {
 	Get(ctx context.Context, r *resource.Resource, id string) ([]byte, error)
+	// Many reads several records of r in one go, in the order asked; an id
+	// not found answers nil (a line's item, deleted since).
+	Many(ctx context.Context, r *resource.Resource, ids []string) ([][]byte, error)
 	// Children lists a record's sub-resource rows (a client's addresses).
 	Children(ctx context.Context, r *resource.Resource, parentID string) ([]byte, error)
 }
@@ -91,11 +94,10 @@ func day(s string) time.Time {
 	return t
 }
 
-// builder makes one document: its source and the records it read once.
+// builder makes one document from its source.
 type builder struct {
-	ctx   context.Context
-	src   Source
-	items map[string]rec
+	ctx context.Context
+	src Source
 }
 
 // get reads a record the document refers to; one that is gone (a deleted
@@ -130,7 +132,7 @@ func Build(ctx context.Context, src Source, r *resource.Resource, id string, lan
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{ctx: ctx, src: src, items: map[string]rec{}}
+	b := &builder{ctx: ctx, src: src}
 	d := &Doc{Kind: kind, Number: m.str("number"), Currency: m.str("currency_code"), Status: m.str("status"),
 		Date: day(m.str("date")), DueDate: day(m.str("due_date")), Notes: m.str("notes"),
 		Seller: prof.Seller, Logo: prof.Logo, PaymentInstructions: prof.PaymentInstructions, Footer: prof.Footer}
@@ -259,22 +261,34 @@ func cmpOr(a, b string) string {
 }
 
 // describe puts each line's item translation in lang where the item has
-// one; bilingual shows the stored description and the Arabic name.
+// one; bilingual shows the stored description and the Arabic name. The
+// items are read in one go: a 200-line invoice is not 200 reads.
 func (b *builder) describe(lines []shape.DocLine, lang Lang) error {
-	for i := range lines {
-		l := &lines[i]
-		if l.ItemID == nil || *l.ItemID == "" {
+	var ids []string
+	for _, l := range lines {
+		if l.ItemID != nil && *l.ItemID != "" && !slices.Contains(ids, *l.ItemID) {
+			ids = append(ids, *l.ItemID)
+		}
+	}
+	raws, err := b.src.Many(b.ctx, resource.Items, ids)
+	if err != nil {
+		return err
+	}
+	items := make(map[string]rec, len(ids))
+	for i, raw := range raws {
+		if raw == nil {
 			continue
 		}
-		it, seen := b.items[*l.ItemID]
-		if !seen {
-			var err error
-			if it, err = b.get(resource.Items, *l.ItemID); err != nil {
-				return err
-			}
-			b.items[*l.ItemID] = it
+		if items[ids[i]], err = decode(raw); err != nil {
+			return err
 		}
-		switch t := translation(it, lang); {
+	}
+	for i := range lines {
+		l := &lines[i]
+		if l.ItemID == nil {
+			continue
+		}
+		switch t := translation(items[*l.ItemID], lang); {
 		case t == "":
 		case lang == "bilingual":
 			if l.Description == "" {
