@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"strings"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -35,7 +36,7 @@ func fileName(number, id string) string {
 			out = append(out, '-')
 		}
 	}
-	if s := string(out); s != "" && s != "." && s != ".." {
+	if s := strings.Trim(string(out), "-."); s != "" {
 		return s
 	}
 	return id
