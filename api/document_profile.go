@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
@@ -9,7 +10,21 @@ import (
 
 // companyProfile is what the workspace's company profile puts on every
 // document: the seller, its logo, default language, payment instructions
-// and footer. Without a profile the seller is the workspace's name.
-func (c *Core) companyProfile(_ context.Context, ws access.Workspace) (document.Profile, error) {
-	return document.Profile{Seller: document.Party{Name: ws.Name}}, nil
+// and footer. A profile never saved leaves the workspace's name as the seller.
+func (c *Core) companyProfile(ctx context.Context, ws access.Workspace) (document.Profile, error) {
+	co, err := c.Company(ctx, ws.ID)
+	if err != nil {
+		return document.Profile{}, err
+	}
+	p := document.Profile{
+		Seller: document.Party{Name: cmp.Or(co.LegalName, ws.Name), Address: co.Address, Country: co.Country,
+			VATNumber: co.VatNumber, RegistrationNumber: co.RegistrationNumber, Email: co.Email, Phone: co.Phone, Website: co.Website},
+		Lang:                document.Lang(co.DefaultLanguage),
+		PaymentInstructions: co.PaymentInstructions,
+		Footer:              co.Footer,
+	}
+	if len(co.Logo) > 0 {
+		p.Logo = &document.Logo{MediaType: co.LogoMediaType, Data: co.Logo}
+	}
+	return p, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/bill"
 	"github.com/ledgerbase/ledgerbase/ent/billpayment"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/event"
@@ -74,6 +75,8 @@ type Client struct {
 	BillPayment *BillPaymentClient
 	// Category is the client for interacting with the Category builders.
 	Category *CategoryClient
+	// Company is the client for interacting with the Company builders.
+	Company *CompanyClient
 	// CreditNote is the client for interacting with the CreditNote builders.
 	CreditNote *CreditNoteClient
 	// Customer is the client for interacting with the Customer builders.
@@ -150,6 +153,7 @@ func (c *Client) init() {
 	c.Bill = NewBillClient(c.config)
 	c.BillPayment = NewBillPaymentClient(c.config)
 	c.Category = NewCategoryClient(c.config)
+	c.Company = NewCompanyClient(c.config)
 	c.CreditNote = NewCreditNoteClient(c.config)
 	c.Customer = NewCustomerClient(c.config)
 	c.Event = NewEventClient(c.config)
@@ -278,6 +282,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Bill:            NewBillClient(cfg),
 		BillPayment:     NewBillPaymentClient(cfg),
 		Category:        NewCategoryClient(cfg),
+		Company:         NewCompanyClient(cfg),
 		CreditNote:      NewCreditNoteClient(cfg),
 		Customer:        NewCustomerClient(cfg),
 		Event:           NewEventClient(cfg),
@@ -333,6 +338,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Bill:            NewBillClient(cfg),
 		BillPayment:     NewBillPaymentClient(cfg),
 		Category:        NewCategoryClient(cfg),
+		Company:         NewCompanyClient(cfg),
 		CreditNote:      NewCreditNoteClient(cfg),
 		Customer:        NewCustomerClient(cfg),
 		Event:           NewEventClient(cfg),
@@ -392,12 +398,12 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
-		c.Category, c.CreditNote, c.Customer, c.Event, c.GiftCard, c.IdempotencyKey,
-		c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment,
-		c.Promotion, c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role,
-		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure,
-		c.Store, c.Variant, c.Vendor, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.Workspace,
+		c.Category, c.Company, c.CreditNote, c.Customer, c.Event, c.GiftCard,
+		c.IdempotencyKey, c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine,
+		c.Payment, c.Promotion, c.PromotionCode, c.Quote, c.RateBucket,
+		c.ReturnRequest, c.Role, c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent,
+		c.SignInFailure, c.Store, c.Variant, c.Vendor, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint, c.Workspace,
 	} {
 		n.Use(hooks...)
 	}
@@ -408,12 +414,12 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
-		c.Category, c.CreditNote, c.Customer, c.Event, c.GiftCard, c.IdempotencyKey,
-		c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine, c.Payment,
-		c.Promotion, c.PromotionCode, c.Quote, c.RateBucket, c.ReturnRequest, c.Role,
-		c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent, c.SignInFailure,
-		c.Store, c.Variant, c.Vendor, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.Workspace,
+		c.Category, c.Company, c.CreditNote, c.Customer, c.Event, c.GiftCard,
+		c.IdempotencyKey, c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine,
+		c.Payment, c.Promotion, c.PromotionCode, c.Quote, c.RateBucket,
+		c.ReturnRequest, c.Role, c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent,
+		c.SignInFailure, c.Store, c.Variant, c.Vendor, c.WebhookAttempt,
+		c.WebhookDelivery, c.WebhookEndpoint, c.Workspace,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -436,6 +442,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.BillPayment.mutate(ctx, m)
 	case *CategoryMutation:
 		return c.Category.mutate(ctx, m)
+	case *CompanyMutation:
+		return c.Company.mutate(ctx, m)
 	case *CreditNoteMutation:
 		return c.CreditNote.mutate(ctx, m)
 	case *CustomerMutation:
@@ -1523,6 +1531,139 @@ func (c *CategoryClient) mutate(ctx context.Context, m *CategoryMutation) (Value
 		return (&CategoryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Category mutation op: %q", m.Op())
+	}
+}
+
+// CompanyClient is a client for the Company schema.
+type CompanyClient struct {
+	config
+}
+
+// NewCompanyClient returns a client for the Company from the given config.
+func NewCompanyClient(c config) *CompanyClient {
+	return &CompanyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `company.Hooks(f(g(h())))`.
+func (c *CompanyClient) Use(hooks ...Hook) {
+	c.hooks.Company = append(c.hooks.Company, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `company.Intercept(f(g(h())))`.
+func (c *CompanyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Company = append(c.inters.Company, interceptors...)
+}
+
+// Create returns a builder for creating a Company entity.
+func (c *CompanyClient) Create() *CompanyCreate {
+	mutation := newCompanyMutation(c.config, OpCreate)
+	return &CompanyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Company entities.
+func (c *CompanyClient) CreateBulk(builders ...*CompanyCreate) *CompanyCreateBulk {
+	return &CompanyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CompanyClient) MapCreateBulk(slice any, setFunc func(*CompanyCreate, int)) *CompanyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CompanyCreateBulk{err: fmt.Errorf("calling to CompanyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CompanyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CompanyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Company.
+func (c *CompanyClient) Update() *CompanyUpdate {
+	mutation := newCompanyMutation(c.config, OpUpdate)
+	return &CompanyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CompanyClient) UpdateOne(_m *Company) *CompanyUpdateOne {
+	mutation := newCompanyMutation(c.config, OpUpdateOne, withCompany(_m))
+	return &CompanyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CompanyClient) UpdateOneID(id string) *CompanyUpdateOne {
+	mutation := newCompanyMutation(c.config, OpUpdateOne, withCompanyID(id))
+	return &CompanyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Company.
+func (c *CompanyClient) Delete() *CompanyDelete {
+	mutation := newCompanyMutation(c.config, OpDelete)
+	return &CompanyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CompanyClient) DeleteOne(_m *Company) *CompanyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CompanyClient) DeleteOneID(id string) *CompanyDeleteOne {
+	builder := c.Delete().Where(company.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CompanyDeleteOne{builder}
+}
+
+// Query returns a query builder for Company.
+func (c *CompanyClient) Query() *CompanyQuery {
+	return &CompanyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCompany},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Company entity by its id.
+func (c *CompanyClient) Get(ctx context.Context, id string) (*Company, error) {
+	return c.Query().Where(company.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CompanyClient) GetX(ctx context.Context, id string) *Company {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *CompanyClient) Hooks() []Hook {
+	return c.hooks.Company
+}
+
+// Interceptors returns the client interceptors.
+func (c *CompanyClient) Interceptors() []Interceptor {
+	return c.inters.Company
+}
+
+func (c *CompanyClient) mutate(ctx context.Context, m *CompanyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CompanyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CompanyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CompanyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CompanyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Company mutation op: %q", m.Op())
 	}
 }
 
@@ -5578,7 +5719,7 @@ func (c *WorkspaceClient) mutate(ctx context.Context, m *WorkspaceMutation) (Val
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
+		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category, Company,
 		CreditNote, Customer, Event, GiftCard, IdempotencyKey, Invoice, InvoicePayment,
 		Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote,
 		RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
@@ -5586,7 +5727,7 @@ type (
 		WebhookEndpoint, Workspace []ent.Hook
 	}
 	inters struct {
-		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category,
+		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category, Company,
 		CreditNote, Customer, Event, GiftCard, IdempotencyKey, Invoice, InvoicePayment,
 		Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote,
 		RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/bill"
 	"github.com/ledgerbase/ledgerbase/ent/billpayment"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/event"
@@ -115,6 +116,7 @@ func checkColumn(t, c string) error {
 			bill.Table:            bill.ValidColumn,
 			billpayment.Table:     billpayment.ValidColumn,
 			category.Table:        category.ValidColumn,
+			company.Table:         company.ValidColumn,
 			creditnote.Table:      creditnote.ValidColumn,
 			customer.Table:        customer.ValidColumn,
 			event.Table:           event.ValidColumn,

@@ -18,6 +18,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/bill"
 	"github.com/ledgerbase/ledgerbase/ent/billpayment"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/event"
@@ -67,6 +68,7 @@ const (
 	TypeBill            = "Bill"
 	TypeBillPayment     = "BillPayment"
 	TypeCategory        = "Category"
+	TypeCompany         = "Company"
 	TypeCreditNote      = "CreditNote"
 	TypeCustomer        = "Customer"
 	TypeEvent           = "Event"
@@ -7208,6 +7210,1441 @@ func (m *CategoryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Category edge %s", name)
+}
+
+// CompanyMutation represents an operation that mutates the Company nodes in the graph.
+type CompanyMutation struct {
+	config
+	op                            Op
+	typ                           string
+	id                            *string
+	workspace_id                  *string
+	created_at                    *time.Time
+	updated_at                    *time.Time
+	legal_name                    *string
+	address                       *string
+	country                       *string
+	vat_number                    *string
+	registration_number           *string
+	email                         *string
+	phone                         *string
+	website                       *string
+	logo                          *[]byte
+	logo_media_type               *string
+	default_currency              *string
+	default_vat_rate_bp           *int
+	adddefault_vat_rate_bp        *int
+	default_payment_terms_days    *int
+	adddefault_payment_terms_days *int
+	default_language              *string
+	payment_instructions          *string
+	footer                        *string
+	clearedFields                 map[string]struct{}
+	done                          bool
+	oldValue                      func(context.Context) (*Company, error)
+	predicates                    []predicate.Company
+}
+
+var _ ent.Mutation = (*CompanyMutation)(nil)
+
+// companyOption allows management of the mutation configuration using functional options.
+type companyOption func(*CompanyMutation)
+
+// newCompanyMutation creates new mutation for the Company entity.
+func newCompanyMutation(c config, op Op, opts ...companyOption) *CompanyMutation {
+	m := &CompanyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCompany,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCompanyID sets the ID field of the mutation.
+func withCompanyID(id string) companyOption {
+	return func(m *CompanyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Company
+		)
+		m.oldValue = func(ctx context.Context) (*Company, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Company.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCompany sets the old Company of the mutation.
+func withCompany(node *Company) companyOption {
+	return func(m *CompanyMutation) {
+		m.oldValue = func(context.Context) (*Company, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CompanyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CompanyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Company entities.
+func (m *CompanyMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CompanyMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CompanyMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Company.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetWorkspaceID sets the "workspace_id" field.
+func (m *CompanyMutation) SetWorkspaceID(s string) {
+	m.workspace_id = &s
+}
+
+// WorkspaceID returns the value of the "workspace_id" field in the mutation.
+func (m *CompanyMutation) WorkspaceID() (r string, exists bool) {
+	v := m.workspace_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWorkspaceID returns the old "workspace_id" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldWorkspaceID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWorkspaceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWorkspaceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWorkspaceID: %w", err)
+	}
+	return oldValue.WorkspaceID, nil
+}
+
+// ResetWorkspaceID resets all changes to the "workspace_id" field.
+func (m *CompanyMutation) ResetWorkspaceID() {
+	m.workspace_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CompanyMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CompanyMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CompanyMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CompanyMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CompanyMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CompanyMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetLegalName sets the "legal_name" field.
+func (m *CompanyMutation) SetLegalName(s string) {
+	m.legal_name = &s
+}
+
+// LegalName returns the value of the "legal_name" field in the mutation.
+func (m *CompanyMutation) LegalName() (r string, exists bool) {
+	v := m.legal_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLegalName returns the old "legal_name" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldLegalName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLegalName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLegalName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLegalName: %w", err)
+	}
+	return oldValue.LegalName, nil
+}
+
+// ResetLegalName resets all changes to the "legal_name" field.
+func (m *CompanyMutation) ResetLegalName() {
+	m.legal_name = nil
+}
+
+// SetAddress sets the "address" field.
+func (m *CompanyMutation) SetAddress(s string) {
+	m.address = &s
+}
+
+// Address returns the value of the "address" field in the mutation.
+func (m *CompanyMutation) Address() (r string, exists bool) {
+	v := m.address
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAddress returns the old "address" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldAddress(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAddress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAddress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAddress: %w", err)
+	}
+	return oldValue.Address, nil
+}
+
+// ResetAddress resets all changes to the "address" field.
+func (m *CompanyMutation) ResetAddress() {
+	m.address = nil
+}
+
+// SetCountry sets the "country" field.
+func (m *CompanyMutation) SetCountry(s string) {
+	m.country = &s
+}
+
+// Country returns the value of the "country" field in the mutation.
+func (m *CompanyMutation) Country() (r string, exists bool) {
+	v := m.country
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCountry returns the old "country" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldCountry(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCountry is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCountry requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCountry: %w", err)
+	}
+	return oldValue.Country, nil
+}
+
+// ResetCountry resets all changes to the "country" field.
+func (m *CompanyMutation) ResetCountry() {
+	m.country = nil
+}
+
+// SetVatNumber sets the "vat_number" field.
+func (m *CompanyMutation) SetVatNumber(s string) {
+	m.vat_number = &s
+}
+
+// VatNumber returns the value of the "vat_number" field in the mutation.
+func (m *CompanyMutation) VatNumber() (r string, exists bool) {
+	v := m.vat_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVatNumber returns the old "vat_number" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldVatNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVatNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVatNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVatNumber: %w", err)
+	}
+	return oldValue.VatNumber, nil
+}
+
+// ResetVatNumber resets all changes to the "vat_number" field.
+func (m *CompanyMutation) ResetVatNumber() {
+	m.vat_number = nil
+}
+
+// SetRegistrationNumber sets the "registration_number" field.
+func (m *CompanyMutation) SetRegistrationNumber(s string) {
+	m.registration_number = &s
+}
+
+// RegistrationNumber returns the value of the "registration_number" field in the mutation.
+func (m *CompanyMutation) RegistrationNumber() (r string, exists bool) {
+	v := m.registration_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRegistrationNumber returns the old "registration_number" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldRegistrationNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRegistrationNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRegistrationNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRegistrationNumber: %w", err)
+	}
+	return oldValue.RegistrationNumber, nil
+}
+
+// ResetRegistrationNumber resets all changes to the "registration_number" field.
+func (m *CompanyMutation) ResetRegistrationNumber() {
+	m.registration_number = nil
+}
+
+// SetEmail sets the "email" field.
+func (m *CompanyMutation) SetEmail(s string) {
+	m.email = &s
+}
+
+// Email returns the value of the "email" field in the mutation.
+func (m *CompanyMutation) Email() (r string, exists bool) {
+	v := m.email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEmail returns the old "email" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEmail: %w", err)
+	}
+	return oldValue.Email, nil
+}
+
+// ResetEmail resets all changes to the "email" field.
+func (m *CompanyMutation) ResetEmail() {
+	m.email = nil
+}
+
+// SetPhone sets the "phone" field.
+func (m *CompanyMutation) SetPhone(s string) {
+	m.phone = &s
+}
+
+// Phone returns the value of the "phone" field in the mutation.
+func (m *CompanyMutation) Phone() (r string, exists bool) {
+	v := m.phone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPhone returns the old "phone" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldPhone(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPhone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPhone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPhone: %w", err)
+	}
+	return oldValue.Phone, nil
+}
+
+// ResetPhone resets all changes to the "phone" field.
+func (m *CompanyMutation) ResetPhone() {
+	m.phone = nil
+}
+
+// SetWebsite sets the "website" field.
+func (m *CompanyMutation) SetWebsite(s string) {
+	m.website = &s
+}
+
+// Website returns the value of the "website" field in the mutation.
+func (m *CompanyMutation) Website() (r string, exists bool) {
+	v := m.website
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWebsite returns the old "website" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldWebsite(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWebsite is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWebsite requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWebsite: %w", err)
+	}
+	return oldValue.Website, nil
+}
+
+// ResetWebsite resets all changes to the "website" field.
+func (m *CompanyMutation) ResetWebsite() {
+	m.website = nil
+}
+
+// SetLogo sets the "logo" field.
+func (m *CompanyMutation) SetLogo(b []byte) {
+	m.logo = &b
+}
+
+// Logo returns the value of the "logo" field in the mutation.
+func (m *CompanyMutation) Logo() (r []byte, exists bool) {
+	v := m.logo
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLogo returns the old "logo" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldLogo(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLogo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLogo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLogo: %w", err)
+	}
+	return oldValue.Logo, nil
+}
+
+// ClearLogo clears the value of the "logo" field.
+func (m *CompanyMutation) ClearLogo() {
+	m.logo = nil
+	m.clearedFields[company.FieldLogo] = struct{}{}
+}
+
+// LogoCleared returns if the "logo" field was cleared in this mutation.
+func (m *CompanyMutation) LogoCleared() bool {
+	_, ok := m.clearedFields[company.FieldLogo]
+	return ok
+}
+
+// ResetLogo resets all changes to the "logo" field.
+func (m *CompanyMutation) ResetLogo() {
+	m.logo = nil
+	delete(m.clearedFields, company.FieldLogo)
+}
+
+// SetLogoMediaType sets the "logo_media_type" field.
+func (m *CompanyMutation) SetLogoMediaType(s string) {
+	m.logo_media_type = &s
+}
+
+// LogoMediaType returns the value of the "logo_media_type" field in the mutation.
+func (m *CompanyMutation) LogoMediaType() (r string, exists bool) {
+	v := m.logo_media_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLogoMediaType returns the old "logo_media_type" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldLogoMediaType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLogoMediaType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLogoMediaType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLogoMediaType: %w", err)
+	}
+	return oldValue.LogoMediaType, nil
+}
+
+// ResetLogoMediaType resets all changes to the "logo_media_type" field.
+func (m *CompanyMutation) ResetLogoMediaType() {
+	m.logo_media_type = nil
+}
+
+// SetDefaultCurrency sets the "default_currency" field.
+func (m *CompanyMutation) SetDefaultCurrency(s string) {
+	m.default_currency = &s
+}
+
+// DefaultCurrency returns the value of the "default_currency" field in the mutation.
+func (m *CompanyMutation) DefaultCurrency() (r string, exists bool) {
+	v := m.default_currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultCurrency returns the old "default_currency" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldDefaultCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultCurrency: %w", err)
+	}
+	return oldValue.DefaultCurrency, nil
+}
+
+// ResetDefaultCurrency resets all changes to the "default_currency" field.
+func (m *CompanyMutation) ResetDefaultCurrency() {
+	m.default_currency = nil
+}
+
+// SetDefaultVatRateBp sets the "default_vat_rate_bp" field.
+func (m *CompanyMutation) SetDefaultVatRateBp(i int) {
+	m.default_vat_rate_bp = &i
+	m.adddefault_vat_rate_bp = nil
+}
+
+// DefaultVatRateBp returns the value of the "default_vat_rate_bp" field in the mutation.
+func (m *CompanyMutation) DefaultVatRateBp() (r int, exists bool) {
+	v := m.default_vat_rate_bp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultVatRateBp returns the old "default_vat_rate_bp" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldDefaultVatRateBp(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultVatRateBp is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultVatRateBp requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultVatRateBp: %w", err)
+	}
+	return oldValue.DefaultVatRateBp, nil
+}
+
+// AddDefaultVatRateBp adds i to the "default_vat_rate_bp" field.
+func (m *CompanyMutation) AddDefaultVatRateBp(i int) {
+	if m.adddefault_vat_rate_bp != nil {
+		*m.adddefault_vat_rate_bp += i
+	} else {
+		m.adddefault_vat_rate_bp = &i
+	}
+}
+
+// AddedDefaultVatRateBp returns the value that was added to the "default_vat_rate_bp" field in this mutation.
+func (m *CompanyMutation) AddedDefaultVatRateBp() (r int, exists bool) {
+	v := m.adddefault_vat_rate_bp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDefaultVatRateBp clears the value of the "default_vat_rate_bp" field.
+func (m *CompanyMutation) ClearDefaultVatRateBp() {
+	m.default_vat_rate_bp = nil
+	m.adddefault_vat_rate_bp = nil
+	m.clearedFields[company.FieldDefaultVatRateBp] = struct{}{}
+}
+
+// DefaultVatRateBpCleared returns if the "default_vat_rate_bp" field was cleared in this mutation.
+func (m *CompanyMutation) DefaultVatRateBpCleared() bool {
+	_, ok := m.clearedFields[company.FieldDefaultVatRateBp]
+	return ok
+}
+
+// ResetDefaultVatRateBp resets all changes to the "default_vat_rate_bp" field.
+func (m *CompanyMutation) ResetDefaultVatRateBp() {
+	m.default_vat_rate_bp = nil
+	m.adddefault_vat_rate_bp = nil
+	delete(m.clearedFields, company.FieldDefaultVatRateBp)
+}
+
+// SetDefaultPaymentTermsDays sets the "default_payment_terms_days" field.
+func (m *CompanyMutation) SetDefaultPaymentTermsDays(i int) {
+	m.default_payment_terms_days = &i
+	m.adddefault_payment_terms_days = nil
+}
+
+// DefaultPaymentTermsDays returns the value of the "default_payment_terms_days" field in the mutation.
+func (m *CompanyMutation) DefaultPaymentTermsDays() (r int, exists bool) {
+	v := m.default_payment_terms_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultPaymentTermsDays returns the old "default_payment_terms_days" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldDefaultPaymentTermsDays(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultPaymentTermsDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultPaymentTermsDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultPaymentTermsDays: %w", err)
+	}
+	return oldValue.DefaultPaymentTermsDays, nil
+}
+
+// AddDefaultPaymentTermsDays adds i to the "default_payment_terms_days" field.
+func (m *CompanyMutation) AddDefaultPaymentTermsDays(i int) {
+	if m.adddefault_payment_terms_days != nil {
+		*m.adddefault_payment_terms_days += i
+	} else {
+		m.adddefault_payment_terms_days = &i
+	}
+}
+
+// AddedDefaultPaymentTermsDays returns the value that was added to the "default_payment_terms_days" field in this mutation.
+func (m *CompanyMutation) AddedDefaultPaymentTermsDays() (r int, exists bool) {
+	v := m.adddefault_payment_terms_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDefaultPaymentTermsDays clears the value of the "default_payment_terms_days" field.
+func (m *CompanyMutation) ClearDefaultPaymentTermsDays() {
+	m.default_payment_terms_days = nil
+	m.adddefault_payment_terms_days = nil
+	m.clearedFields[company.FieldDefaultPaymentTermsDays] = struct{}{}
+}
+
+// DefaultPaymentTermsDaysCleared returns if the "default_payment_terms_days" field was cleared in this mutation.
+func (m *CompanyMutation) DefaultPaymentTermsDaysCleared() bool {
+	_, ok := m.clearedFields[company.FieldDefaultPaymentTermsDays]
+	return ok
+}
+
+// ResetDefaultPaymentTermsDays resets all changes to the "default_payment_terms_days" field.
+func (m *CompanyMutation) ResetDefaultPaymentTermsDays() {
+	m.default_payment_terms_days = nil
+	m.adddefault_payment_terms_days = nil
+	delete(m.clearedFields, company.FieldDefaultPaymentTermsDays)
+}
+
+// SetDefaultLanguage sets the "default_language" field.
+func (m *CompanyMutation) SetDefaultLanguage(s string) {
+	m.default_language = &s
+}
+
+// DefaultLanguage returns the value of the "default_language" field in the mutation.
+func (m *CompanyMutation) DefaultLanguage() (r string, exists bool) {
+	v := m.default_language
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultLanguage returns the old "default_language" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldDefaultLanguage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultLanguage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultLanguage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultLanguage: %w", err)
+	}
+	return oldValue.DefaultLanguage, nil
+}
+
+// ResetDefaultLanguage resets all changes to the "default_language" field.
+func (m *CompanyMutation) ResetDefaultLanguage() {
+	m.default_language = nil
+}
+
+// SetPaymentInstructions sets the "payment_instructions" field.
+func (m *CompanyMutation) SetPaymentInstructions(s string) {
+	m.payment_instructions = &s
+}
+
+// PaymentInstructions returns the value of the "payment_instructions" field in the mutation.
+func (m *CompanyMutation) PaymentInstructions() (r string, exists bool) {
+	v := m.payment_instructions
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentInstructions returns the old "payment_instructions" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldPaymentInstructions(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentInstructions is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentInstructions requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentInstructions: %w", err)
+	}
+	return oldValue.PaymentInstructions, nil
+}
+
+// ResetPaymentInstructions resets all changes to the "payment_instructions" field.
+func (m *CompanyMutation) ResetPaymentInstructions() {
+	m.payment_instructions = nil
+}
+
+// SetFooter sets the "footer" field.
+func (m *CompanyMutation) SetFooter(s string) {
+	m.footer = &s
+}
+
+// Footer returns the value of the "footer" field in the mutation.
+func (m *CompanyMutation) Footer() (r string, exists bool) {
+	v := m.footer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFooter returns the old "footer" field's value of the Company entity.
+// If the Company object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CompanyMutation) OldFooter(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFooter is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFooter requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFooter: %w", err)
+	}
+	return oldValue.Footer, nil
+}
+
+// ResetFooter resets all changes to the "footer" field.
+func (m *CompanyMutation) ResetFooter() {
+	m.footer = nil
+}
+
+// Where appends a list predicates to the CompanyMutation builder.
+func (m *CompanyMutation) Where(ps ...predicate.Company) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CompanyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CompanyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Company, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CompanyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CompanyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Company).
+func (m *CompanyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CompanyMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.workspace_id != nil {
+		fields = append(fields, company.FieldWorkspaceID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, company.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, company.FieldUpdatedAt)
+	}
+	if m.legal_name != nil {
+		fields = append(fields, company.FieldLegalName)
+	}
+	if m.address != nil {
+		fields = append(fields, company.FieldAddress)
+	}
+	if m.country != nil {
+		fields = append(fields, company.FieldCountry)
+	}
+	if m.vat_number != nil {
+		fields = append(fields, company.FieldVatNumber)
+	}
+	if m.registration_number != nil {
+		fields = append(fields, company.FieldRegistrationNumber)
+	}
+	if m.email != nil {
+		fields = append(fields, company.FieldEmail)
+	}
+	if m.phone != nil {
+		fields = append(fields, company.FieldPhone)
+	}
+	if m.website != nil {
+		fields = append(fields, company.FieldWebsite)
+	}
+	if m.logo != nil {
+		fields = append(fields, company.FieldLogo)
+	}
+	if m.logo_media_type != nil {
+		fields = append(fields, company.FieldLogoMediaType)
+	}
+	if m.default_currency != nil {
+		fields = append(fields, company.FieldDefaultCurrency)
+	}
+	if m.default_vat_rate_bp != nil {
+		fields = append(fields, company.FieldDefaultVatRateBp)
+	}
+	if m.default_payment_terms_days != nil {
+		fields = append(fields, company.FieldDefaultPaymentTermsDays)
+	}
+	if m.default_language != nil {
+		fields = append(fields, company.FieldDefaultLanguage)
+	}
+	if m.payment_instructions != nil {
+		fields = append(fields, company.FieldPaymentInstructions)
+	}
+	if m.footer != nil {
+		fields = append(fields, company.FieldFooter)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CompanyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case company.FieldWorkspaceID:
+		return m.WorkspaceID()
+	case company.FieldCreatedAt:
+		return m.CreatedAt()
+	case company.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case company.FieldLegalName:
+		return m.LegalName()
+	case company.FieldAddress:
+		return m.Address()
+	case company.FieldCountry:
+		return m.Country()
+	case company.FieldVatNumber:
+		return m.VatNumber()
+	case company.FieldRegistrationNumber:
+		return m.RegistrationNumber()
+	case company.FieldEmail:
+		return m.Email()
+	case company.FieldPhone:
+		return m.Phone()
+	case company.FieldWebsite:
+		return m.Website()
+	case company.FieldLogo:
+		return m.Logo()
+	case company.FieldLogoMediaType:
+		return m.LogoMediaType()
+	case company.FieldDefaultCurrency:
+		return m.DefaultCurrency()
+	case company.FieldDefaultVatRateBp:
+		return m.DefaultVatRateBp()
+	case company.FieldDefaultPaymentTermsDays:
+		return m.DefaultPaymentTermsDays()
+	case company.FieldDefaultLanguage:
+		return m.DefaultLanguage()
+	case company.FieldPaymentInstructions:
+		return m.PaymentInstructions()
+	case company.FieldFooter:
+		return m.Footer()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CompanyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case company.FieldWorkspaceID:
+		return m.OldWorkspaceID(ctx)
+	case company.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case company.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case company.FieldLegalName:
+		return m.OldLegalName(ctx)
+	case company.FieldAddress:
+		return m.OldAddress(ctx)
+	case company.FieldCountry:
+		return m.OldCountry(ctx)
+	case company.FieldVatNumber:
+		return m.OldVatNumber(ctx)
+	case company.FieldRegistrationNumber:
+		return m.OldRegistrationNumber(ctx)
+	case company.FieldEmail:
+		return m.OldEmail(ctx)
+	case company.FieldPhone:
+		return m.OldPhone(ctx)
+	case company.FieldWebsite:
+		return m.OldWebsite(ctx)
+	case company.FieldLogo:
+		return m.OldLogo(ctx)
+	case company.FieldLogoMediaType:
+		return m.OldLogoMediaType(ctx)
+	case company.FieldDefaultCurrency:
+		return m.OldDefaultCurrency(ctx)
+	case company.FieldDefaultVatRateBp:
+		return m.OldDefaultVatRateBp(ctx)
+	case company.FieldDefaultPaymentTermsDays:
+		return m.OldDefaultPaymentTermsDays(ctx)
+	case company.FieldDefaultLanguage:
+		return m.OldDefaultLanguage(ctx)
+	case company.FieldPaymentInstructions:
+		return m.OldPaymentInstructions(ctx)
+	case company.FieldFooter:
+		return m.OldFooter(ctx)
+	}
+	return nil, fmt.Errorf("unknown Company field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CompanyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case company.FieldWorkspaceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWorkspaceID(v)
+		return nil
+	case company.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case company.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case company.FieldLegalName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLegalName(v)
+		return nil
+	case company.FieldAddress:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAddress(v)
+		return nil
+	case company.FieldCountry:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCountry(v)
+		return nil
+	case company.FieldVatNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVatNumber(v)
+		return nil
+	case company.FieldRegistrationNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRegistrationNumber(v)
+		return nil
+	case company.FieldEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEmail(v)
+		return nil
+	case company.FieldPhone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPhone(v)
+		return nil
+	case company.FieldWebsite:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWebsite(v)
+		return nil
+	case company.FieldLogo:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLogo(v)
+		return nil
+	case company.FieldLogoMediaType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLogoMediaType(v)
+		return nil
+	case company.FieldDefaultCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultCurrency(v)
+		return nil
+	case company.FieldDefaultVatRateBp:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultVatRateBp(v)
+		return nil
+	case company.FieldDefaultPaymentTermsDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultPaymentTermsDays(v)
+		return nil
+	case company.FieldDefaultLanguage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultLanguage(v)
+		return nil
+	case company.FieldPaymentInstructions:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentInstructions(v)
+		return nil
+	case company.FieldFooter:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFooter(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Company field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CompanyMutation) AddedFields() []string {
+	var fields []string
+	if m.adddefault_vat_rate_bp != nil {
+		fields = append(fields, company.FieldDefaultVatRateBp)
+	}
+	if m.adddefault_payment_terms_days != nil {
+		fields = append(fields, company.FieldDefaultPaymentTermsDays)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CompanyMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case company.FieldDefaultVatRateBp:
+		return m.AddedDefaultVatRateBp()
+	case company.FieldDefaultPaymentTermsDays:
+		return m.AddedDefaultPaymentTermsDays()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CompanyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case company.FieldDefaultVatRateBp:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDefaultVatRateBp(v)
+		return nil
+	case company.FieldDefaultPaymentTermsDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDefaultPaymentTermsDays(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Company numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CompanyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(company.FieldLogo) {
+		fields = append(fields, company.FieldLogo)
+	}
+	if m.FieldCleared(company.FieldDefaultVatRateBp) {
+		fields = append(fields, company.FieldDefaultVatRateBp)
+	}
+	if m.FieldCleared(company.FieldDefaultPaymentTermsDays) {
+		fields = append(fields, company.FieldDefaultPaymentTermsDays)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CompanyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CompanyMutation) ClearField(name string) error {
+	switch name {
+	case company.FieldLogo:
+		m.ClearLogo()
+		return nil
+	case company.FieldDefaultVatRateBp:
+		m.ClearDefaultVatRateBp()
+		return nil
+	case company.FieldDefaultPaymentTermsDays:
+		m.ClearDefaultPaymentTermsDays()
+		return nil
+	}
+	return fmt.Errorf("unknown Company nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CompanyMutation) ResetField(name string) error {
+	switch name {
+	case company.FieldWorkspaceID:
+		m.ResetWorkspaceID()
+		return nil
+	case company.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case company.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case company.FieldLegalName:
+		m.ResetLegalName()
+		return nil
+	case company.FieldAddress:
+		m.ResetAddress()
+		return nil
+	case company.FieldCountry:
+		m.ResetCountry()
+		return nil
+	case company.FieldVatNumber:
+		m.ResetVatNumber()
+		return nil
+	case company.FieldRegistrationNumber:
+		m.ResetRegistrationNumber()
+		return nil
+	case company.FieldEmail:
+		m.ResetEmail()
+		return nil
+	case company.FieldPhone:
+		m.ResetPhone()
+		return nil
+	case company.FieldWebsite:
+		m.ResetWebsite()
+		return nil
+	case company.FieldLogo:
+		m.ResetLogo()
+		return nil
+	case company.FieldLogoMediaType:
+		m.ResetLogoMediaType()
+		return nil
+	case company.FieldDefaultCurrency:
+		m.ResetDefaultCurrency()
+		return nil
+	case company.FieldDefaultVatRateBp:
+		m.ResetDefaultVatRateBp()
+		return nil
+	case company.FieldDefaultPaymentTermsDays:
+		m.ResetDefaultPaymentTermsDays()
+		return nil
+	case company.FieldDefaultLanguage:
+		m.ResetDefaultLanguage()
+		return nil
+	case company.FieldPaymentInstructions:
+		m.ResetPaymentInstructions()
+		return nil
+	case company.FieldFooter:
+		m.ResetFooter()
+		return nil
+	}
+	return fmt.Errorf("unknown Company field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CompanyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CompanyMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CompanyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CompanyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CompanyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CompanyMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CompanyMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Company unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CompanyMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Company edge %s", name)
 }
 
 // CreditNoteMutation represents an operation that mutates the CreditNote nodes in the graph.

@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/bill"
 	"github.com/ledgerbase/ledgerbase/ent/billpayment"
 	"github.com/ledgerbase/ledgerbase/ent/category"
+	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
 	"github.com/ledgerbase/ledgerbase/ent/event"
@@ -364,6 +365,87 @@ func init() {
 	category.DefaultID = categoryDescID.Default.(func() string)
 	// category.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	category.IDValidator = categoryDescID.Validators[0].(func(string) error)
+	companyMixin := schema.Company{}.Mixin()
+	companyMixinFields0 := companyMixin[0].Fields()
+	_ = companyMixinFields0
+	companyFields := schema.Company{}.Fields()
+	_ = companyFields
+	// companyDescWorkspaceID is the schema descriptor for workspace_id field.
+	companyDescWorkspaceID := companyMixinFields0[1].Descriptor()
+	// company.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
+	company.WorkspaceIDValidator = companyDescWorkspaceID.Validators[0].(func(string) error)
+	// companyDescCreatedAt is the schema descriptor for created_at field.
+	companyDescCreatedAt := companyMixinFields0[2].Descriptor()
+	// company.DefaultCreatedAt holds the default value on creation for the created_at field.
+	company.DefaultCreatedAt = companyDescCreatedAt.Default.(func() time.Time)
+	// companyDescUpdatedAt is the schema descriptor for updated_at field.
+	companyDescUpdatedAt := companyMixinFields0[3].Descriptor()
+	// company.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	company.DefaultUpdatedAt = companyDescUpdatedAt.Default.(func() time.Time)
+	// company.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	company.UpdateDefaultUpdatedAt = companyDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// companyDescLegalName is the schema descriptor for legal_name field.
+	companyDescLegalName := companyFields[0].Descriptor()
+	// company.DefaultLegalName holds the default value on creation for the legal_name field.
+	company.DefaultLegalName = companyDescLegalName.Default.(string)
+	// companyDescAddress is the schema descriptor for address field.
+	companyDescAddress := companyFields[1].Descriptor()
+	// company.DefaultAddress holds the default value on creation for the address field.
+	company.DefaultAddress = companyDescAddress.Default.(string)
+	// companyDescCountry is the schema descriptor for country field.
+	companyDescCountry := companyFields[2].Descriptor()
+	// company.DefaultCountry holds the default value on creation for the country field.
+	company.DefaultCountry = companyDescCountry.Default.(string)
+	// company.CountryValidator is a validator for the "country" field. It is called by the builders before save.
+	company.CountryValidator = companyDescCountry.Validators[0].(func(string) error)
+	// companyDescVatNumber is the schema descriptor for vat_number field.
+	companyDescVatNumber := companyFields[3].Descriptor()
+	// company.DefaultVatNumber holds the default value on creation for the vat_number field.
+	company.DefaultVatNumber = companyDescVatNumber.Default.(string)
+	// companyDescRegistrationNumber is the schema descriptor for registration_number field.
+	companyDescRegistrationNumber := companyFields[4].Descriptor()
+	// company.DefaultRegistrationNumber holds the default value on creation for the registration_number field.
+	company.DefaultRegistrationNumber = companyDescRegistrationNumber.Default.(string)
+	// companyDescEmail is the schema descriptor for email field.
+	companyDescEmail := companyFields[5].Descriptor()
+	// company.DefaultEmail holds the default value on creation for the email field.
+	company.DefaultEmail = companyDescEmail.Default.(string)
+	// companyDescPhone is the schema descriptor for phone field.
+	companyDescPhone := companyFields[6].Descriptor()
+	// company.DefaultPhone holds the default value on creation for the phone field.
+	company.DefaultPhone = companyDescPhone.Default.(string)
+	// companyDescWebsite is the schema descriptor for website field.
+	companyDescWebsite := companyFields[7].Descriptor()
+	// company.DefaultWebsite holds the default value on creation for the website field.
+	company.DefaultWebsite = companyDescWebsite.Default.(string)
+	// companyDescLogoMediaType is the schema descriptor for logo_media_type field.
+	companyDescLogoMediaType := companyFields[9].Descriptor()
+	// company.DefaultLogoMediaType holds the default value on creation for the logo_media_type field.
+	company.DefaultLogoMediaType = companyDescLogoMediaType.Default.(string)
+	// companyDescDefaultCurrency is the schema descriptor for default_currency field.
+	companyDescDefaultCurrency := companyFields[10].Descriptor()
+	// company.DefaultDefaultCurrency holds the default value on creation for the default_currency field.
+	company.DefaultDefaultCurrency = companyDescDefaultCurrency.Default.(string)
+	// company.DefaultCurrencyValidator is a validator for the "default_currency" field. It is called by the builders before save.
+	company.DefaultCurrencyValidator = companyDescDefaultCurrency.Validators[0].(func(string) error)
+	// companyDescDefaultLanguage is the schema descriptor for default_language field.
+	companyDescDefaultLanguage := companyFields[13].Descriptor()
+	// company.DefaultDefaultLanguage holds the default value on creation for the default_language field.
+	company.DefaultDefaultLanguage = companyDescDefaultLanguage.Default.(string)
+	// companyDescPaymentInstructions is the schema descriptor for payment_instructions field.
+	companyDescPaymentInstructions := companyFields[14].Descriptor()
+	// company.DefaultPaymentInstructions holds the default value on creation for the payment_instructions field.
+	company.DefaultPaymentInstructions = companyDescPaymentInstructions.Default.(string)
+	// companyDescFooter is the schema descriptor for footer field.
+	companyDescFooter := companyFields[15].Descriptor()
+	// company.DefaultFooter holds the default value on creation for the footer field.
+	company.DefaultFooter = companyDescFooter.Default.(string)
+	// companyDescID is the schema descriptor for id field.
+	companyDescID := companyMixinFields0[0].Descriptor()
+	// company.DefaultID holds the default value on creation for the id field.
+	company.DefaultID = companyDescID.Default.(func() string)
+	// company.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	company.IDValidator = companyDescID.Validators[0].(func(string) error)
 	creditnoteMixin := schema.CreditNote{}.Mixin()
 	creditnoteMixinFields0 := creditnoteMixin[0].Fields()
 	_ = creditnoteMixinFields0

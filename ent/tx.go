@@ -28,6 +28,8 @@ type Tx struct {
 	BillPayment *BillPaymentClient
 	// Category is the client for interacting with the Category builders.
 	Category *CategoryClient
+	// Company is the client for interacting with the Company builders.
+	Company *CompanyClient
 	// CreditNote is the client for interacting with the CreditNote builders.
 	CreditNote *CreditNoteClient
 	// Customer is the client for interacting with the Customer builders.
@@ -224,6 +226,7 @@ func (tx *Tx) init() {
 	tx.Bill = NewBillClient(tx.config)
 	tx.BillPayment = NewBillPaymentClient(tx.config)
 	tx.Category = NewCategoryClient(tx.config)
+	tx.Company = NewCompanyClient(tx.config)
 	tx.CreditNote = NewCreditNoteClient(tx.config)
 	tx.Customer = NewCustomerClient(tx.config)
 	tx.Event = NewEventClient(tx.config)

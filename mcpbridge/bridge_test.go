@@ -59,6 +59,7 @@ func TestBridge(t *testing.T) {
 		"HTTPRefusesForeignOrigins":              httpRefusesForeignOrigins,
 		"ListsEventsLikeTheAPI":                  listsEventsLikeTheAPI,
 		"DocumentPDFIsAnEmbeddedResource":        documentPDFIsAnEmbeddedResource,
+		"CompanyProfileThroughTools":             companyProfileThroughTools,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

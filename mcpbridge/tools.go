@@ -156,6 +156,11 @@ func toolFor(e resource.Endpoint) Tool {
 	case resource.Get:
 		t.ReadOnly, t.Idempotent = true, true
 		t.Title = "Get " + article(r.Singular)
+		if r.Singleton {
+			t.Title = "Get the " + r.Singular
+			what = op.Summary + " " + r.Doc
+			break
+		}
 		what = fmt.Sprintf("Get one %s by its id (%s_...) with every field", r.Singular, r.Prefix)
 		if len(r.Embeds) > 0 {
 			var names []string

@@ -176,11 +176,29 @@ func (v printView) dueLabel() document.Label {
 	return document.DueDate
 }
 
-func day(t time.Time) string {
+// day is a date as the document's language writes it ("" for none).
+func (v printView) day(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.Format(time.DateOnly)
+	return t.Format(v.Doc.Lang.Text(document.DateLayout))
+}
+
+// buyerLabel heads the buyer: a packing slip's is where it ships.
+func (v printView) buyerLabel() document.Label {
+	if v.Doc.Kind == document.Shipment {
+		return document.ShipTo
+	}
+	return document.BillTo
+}
+
+// field is a label and its value on one line as one language joins them
+// (fr: "N° de TVA : …"); "" when the document shows two languages.
+func (v printView) field(k document.Label, value string) string {
+	if len(v.Doc.Lang.Sides()) > 1 {
+		return ""
+	}
+	return v.Doc.Lang.Text(document.Field, v.Doc.Lang.Text(k), value)
 }
 
 func (v printView) invoice() bool { return v.Doc.Kind == document.Invoice }

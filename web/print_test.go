@@ -29,6 +29,8 @@ func TestPrintViewIsTheDocumentInItsLanguage(t *testing.T) {
 			{"description": "Delivery", "qty_milli": 1000, "unit_price_cents": 2000},
 		}}).WantStatus(t, 201).JSON(t)
 	id, number := inv["id"].(string), inv["number"].(string)
+	env.Do(t, "PATCH", "/v1/company", key, map[string]any{"legal_name": "Gulf Foods W.L.L.", "vat_number": "KW-998877",
+		"address": "Sharq, Kuwait City", "footer": "Thank you for your business"}).WantStatus(t, 200)
 
 	c := webtest.SignedIn(t, env)
 	w := "/admin/w/" + ws.ID
@@ -51,7 +53,8 @@ func TestPrintViewIsTheDocumentInItsLanguage(t *testing.T) {
 	if strings.Contains(p.Body, "Sign out") || strings.Contains(p.Body, `class="sidebar`) || strings.Contains(p.Body, "<button") {
 		t.Error("the print view shows the admin's chrome")
 	}
-	for _, s := range []string{"فاتورة", number, "Al Noor Trading", "Block 3, Kuwait City", "فاتورة إلى", "علبة تمر", "Delivery",
+	for _, s := range []string{"Gulf Foods W.L.L.", "Sharq, Kuwait City", "الرقم الضريبي", "KW-998877", "Thank you for your business",
+		"فاتورة", number, "Al Noor Trading", "Block 3, Kuwait City", "فاتورة إلى", "علبة تمر", "Delivery",
 		"1.5", "12.345 KWD", "18.518 KWD", "2.000 KWD", "21.536 KWD", "5.5 %", "ملخص ضريبة القيمة المضافة", "2026-12-02", "تاريخ الاستحقاق"} {
 		if !strings.Contains(read, s) {
 			t.Errorf("the Arabic print view does not read %q:\n%s", s, read)
@@ -66,7 +69,8 @@ func TestPrintViewIsTheDocumentInItsLanguage(t *testing.T) {
 	}
 	p = c.Get(w + "/records/invoices/" + id + "/print?lang=fr")
 	if read = text(p.Body); !strings.Contains(read, "Facture Numéro "+number) || !strings.Contains(read, "Facturé à Al Noor Trading") ||
-		!strings.Contains(read, "Dates box 1,5") || !strings.Contains(read, "Total TTC") {
+		!strings.Contains(read, "Dates box 1,5") || !strings.Contains(read, "Total TTC") || !strings.Contains(read, "N° de TVA : KW-998877") ||
+		!strings.Contains(read, "Échéance 02/12/2026") {
 		t.Errorf("French print view:\n%s", read)
 	}
 
@@ -100,7 +104,7 @@ func TestPackingSlipPrintViewHasNoPrices(t *testing.T) {
 	p := c.Get("/admin/w/" + ws.ID + "/records/shipments/" + shp["id"].(string) + "/print?lang=en")
 	read := text(p.Body)
 	if p.Status != 200 || !strings.Contains(read, "Packing slip "+shp["number"].(string)) || !strings.Contains(read, "Reference "+so["number"].(string)) ||
-		!strings.Contains(read, "Desk lamp 3") || !strings.Contains(read, "4 Quai des Brumes, Lyon") {
+		!strings.Contains(read, "Desk lamp 3") || !strings.Contains(read, "Ship to Contoso 4 Quai des Brumes, Lyon") {
 		t.Errorf("packing slip: %d\n%s", p.Status, read)
 	}
 	if strings.Contains(read, "Unit price") || strings.Contains(read, "45.00") || strings.Contains(read, "Total") {

@@ -81,6 +81,7 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Get("/", u.dashboard)
 	w.Get("/settings", u.settingsPage)
 	w.Post("/settings", u.saveSettings)
+	w.Post(strings.TrimPrefix(CompanyPath, Base+"/w/:ws"), u.saveCompany)
 	w.Get("/keys", u.keys)
 	w.Post("/keys", u.createKey)
 	w.Get("/keys/:id/revoke", u.revokePage)

@@ -104,15 +104,39 @@ func (u *UI) createWorkspace(c *fiber.Ctx) error {
 
 type settingsData struct {
 	page
-	Form workspaceForm
+	Form    workspaceForm
+	Company companyForm
+}
+
+// settingsData is the Settings page with the workspace as saved and the
+// company profile form's values.
+func (u *UI) settingsData(c *fiber.Ctx, company companyForm) settingsData {
+	ws := workspaceOf(c)
+	return settingsData{page: u.pageOf(c, "Settings", "settings"),
+		Form:    workspaceForm{Name: ws.Name, Plan: string(ws.Plan), CommerceMode: ws.CommerceMode, CommerceModule: ws.CommerceModule},
+		Company: company}
+}
+
+// savedCompany is the company profile form of the saved profile.
+func (u *UI) savedCompany(c *fiber.Ctx) (companyForm, error) {
+	p, err := u.core.Company(c.UserContext(), workspaceOf(c).ID)
+	if err != nil {
+		return companyForm{}, err
+	}
+	return companyFormOf(p), nil
 }
 
 func (u *UI) settingsPage(c *fiber.Ctx) error {
-	ws := workspaceOf(c)
-	d := settingsData{page: u.pageOf(c, "Settings", "settings"),
-		Form: workspaceForm{Name: ws.Name, Plan: string(ws.Plan), CommerceMode: ws.CommerceMode, CommerceModule: ws.CommerceModule}}
-	if c.Query("saved") != "" {
+	company, err := u.savedCompany(c)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	d := u.settingsData(c, company)
+	switch {
+	case c.Query("saved") != "":
 		d.Notice = "Saved. API calls see the change from their next request."
+	case c.Query("company") != "":
+		d.Notice = "Company profile saved. Documents show it from now on."
 	}
 	return render(c, http.StatusOK, settingsView(d))
 }
@@ -121,8 +145,12 @@ func (u *UI) saveSettings(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	f := formOf(c)
 	if msg := f.check(); msg != "" {
-		d := settingsData{page: u.pageOf(c, "Settings", "settings"), Form: f}
-		d.Error = msg
+		company, err := u.savedCompany(c)
+		if err != nil {
+			return u.internal(c, err)
+		}
+		d := u.settingsData(c, company)
+		d.Form, d.Error = f, msg
 		return render(c, http.StatusUnprocessableEntity, settingsView(d))
 	}
 	return u.configure(c, api.UpdateWorkspace, f, wsURL(ws, "settings")+"?saved=1", nil)

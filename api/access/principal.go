@@ -79,6 +79,12 @@ func (p *Principal) Gate(r *resource.Resource, need resource.Access) error {
 	if r == resource.Me {
 		return nil
 	}
+	if r.Singleton {
+		if need == resource.Write && p.Key.Role != RoleAdmin {
+			return apierr.Forbidden("permission_denied", "only the admin role may change the %s; the key's role is %q", r.Singular, p.Key.Role)
+		}
+		return nil
+	}
 	if p.Allowed(r.PermissionName()) < need {
 		verb := "read"
 		if need == resource.Write {

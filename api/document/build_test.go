@@ -197,3 +197,36 @@ func TestOrderConfirmationAndPackingSlip(t *testing.T) {
 		t.Errorf("packing slip: %+v", d)
 	}
 }
+
+// The seller is the company profile, every field of it; a client without
+// a language reads the company's default_language.
+func TestSellerIsTheCompanyProfile(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "growth", false, false)
+	p := principal(t, env, ws.Key)
+	inv := id(env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Walk-in",
+		"lines": []obj{{"description": "Widget", "qty_milli": 1000, "unit_price_cents": 1200}}}).WantStatus(t, 201).JSON(t))
+	// Before a profile is saved, the workspace's name sells.
+	d, err := env.Server.Document(context.Background(), p, "invoices", inv, "")
+	if err != nil || d.Seller.Name != p.Workspace.Name || d.Lang != "en" || d.Logo != nil {
+		t.Fatalf("without a profile: %v %+v %s", err, d.Seller, d.Lang)
+	}
+	png := "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"legal_name": "Atelier Lumière SARL", "address": "8 rue des Arts\n69001 Lyon", "country": "FR",
+		"vat_number": "FR12345678901", "registration_number": "RCS Lyon 123 456 789", "email": "factures@lumiere.example", "phone": "+33 4 00 00 00 00",
+		"website": "https://lumiere.example", "logo": png, "default_language": "fr", "payment_instructions": "IBAN FR76 3000 6000 0112 3456 7890 189",
+		"footer": "SARL au capital de 10 000 €"}).WantStatus(t, 200)
+	d, err = env.Server.Document(context.Background(), p, "invoices", inv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := document.Party{Name: "Atelier Lumière SARL", Address: "8 rue des Arts\n69001 Lyon", Country: "FR", VATNumber: "FR12345678901",
+		RegistrationNumber: "RCS Lyon 123 456 789", Email: "factures@lumiere.example", Phone: "+33 4 00 00 00 00", Website: "https://lumiere.example"}
+	if d.Seller != want || d.Lang != "fr" || d.PaymentInstructions != "IBAN FR76 3000 6000 0112 3456 7890 189" || d.Footer != "SARL au capital de 10 000 €" {
+		t.Errorf("seller %+v lang %s instructions %q footer %q", d.Seller, d.Lang, d.PaymentInstructions, d.Footer)
+	}
+	if d.Logo == nil || d.Logo.MediaType != "image/png" || len(d.Logo.Data) == 0 || string(d.Logo.Data[1:4]) != "PNG" {
+		t.Errorf("logo %+v", d.Logo)
+	}
+}

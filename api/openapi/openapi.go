@@ -273,6 +273,18 @@ func (b *builder) record(r *resource.Resource) *openapi3.SchemaRef {
 	}
 	props := map[string]*openapi3.Schema{}
 	var req []string
+	if r.Singleton {
+		// A singleton shows the fields of its update, each null until set,
+		// and when it was last saved.
+		op, _ := r.Op(resource.Update)
+		for _, f := range op.Body {
+			props[f.Name] = fieldSchema(f)
+			req = append(req, f.Name)
+		}
+		props["updated_at"] = nullable(&openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time",
+			Description: "When it was last saved; null until then."})
+		req = append(req, "updated_at")
+	}
 	for _, c := range records.Columns(r) {
 		props[c.Name] = columnSchema(c)
 		if !c.Commerce {

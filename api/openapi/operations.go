@@ -38,6 +38,9 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 	}
 	o.Tags = []string{tag}
 	o.Description = r.Doc + " Needs " + r.Gate() + "; the key's role must allow " + accessWord(op.Kind) + " on " + r.PermissionName() + "."
+	if r.Singleton {
+		o.Description = r.Doc + " Needs " + r.Gate() + "; every key reads it, only the admin role changes it."
+	}
 	for _, seg := range strings.Split(rt.Path, "/") {
 		if strings.HasPrefix(seg, ":") {
 			p := openapi3.NewPathParameter(seg[1:]).WithSchema(openapi3.NewStringSchema())

@@ -325,14 +325,14 @@ var productColumns = []string{"product_type", "brand", "brand_id", "media", "att
 // All lists every resource in the order of the spec's endpoint table.
 var All = []*Resource{Me, Clients, Addresses, Invoices, InvoicePayments, Quotes, CreditNotes, Stores, SalesOrders,
 	Shipments, ShipmentEvents, Returns, Promotions, PromotionCodes, GiftCards, Payments, Vendors, Bills, BillPayments,
-	Items, Products, Categories}
+	Items, Products, Categories, Company}
 
 // Grantable lists the resource names a custom role grants (sub-resources
 // follow their parent; me is always readable).
 func Grantable() []string {
 	var out []string
 	for _, r := range All {
-		if r != Me && r.Grant == "" {
+		if r != Me && r.Grant == "" && !r.Singleton {
 			out = append(out, r.Name)
 		}
 	}

@@ -25,6 +25,9 @@ func AllEndpoints() []Endpoint {
 	for _, r := range All {
 		base := "/v1/" + r.Name
 		item := base + "/:id"
+		if r.Singleton {
+			item = base
+		}
 		if r.Parent != nil {
 			base = "/v1/" + r.Parent.Resource.Name + "/:id/" + r.Parent.Segment
 			item = base + "/:" + r.Parent.IDParam

@@ -104,6 +104,9 @@ type Op struct {
 	// Touches lists the other resources whose records the operation
 	// changes (a shipment's order), each with its own event.
 	Touches []*Resource
+	// MaxBody lets the operation's body exceed the server's body limit, up
+	// to this many bytes (a logo as a data URL); 0: the server's limit.
+	MaxBody int
 }
 
 // Allowed reports whether the operation may run on a record in state.
@@ -185,6 +188,10 @@ type Resource struct {
 	// Plural names the records when Name does not ("online payments"); MCP
 	// tools are named by it.
 	Plural string
+	// Singleton is one record per workspace at /v1/{Name}, with no id (the
+	// company profile): every key reads it, only the admin role writes it,
+	// and no role grants it.
+	Singleton bool
 }
 
 // Computed is a read-only field derived from a row, e.g. a store's primary_url.

@@ -52,6 +52,8 @@ func TestInvoicePDFRoute(t *testing.T) {
 			{"description": "Travel costs", "qty_milli": 1000, "unit_price_cents": 13550},
 		}}).WantStatus(t, 201).JSON(t)
 	id, number := inv["id"].(string), inv["number"].(string)
+	env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"legal_name": "Ledger & Co Ltd", "vat_number": "GB123456789",
+		"payment_instructions": "Sort code 12-34-56, account 12345678"}).WantStatus(t, 200)
 
 	res := env.Get(t, "/v1/invoices/"+id+"/pdf", ws.Key).WantStatus(t, 200)
 	if ct := res.Header.Get("Content-Type"); ct != "application/pdf" {
@@ -61,7 +63,8 @@ func TestInvoicePDFRoute(t *testing.T) {
 		t.Errorf("Content-Disposition %q", cd)
 	}
 	read := pdfText(t, res.Body)
-	for _, s := range []string{number, "Northwind Traders", "1 Harbour Road, Leeds", "Consulting days", "Travel costs",
+	for _, s := range []string{"Ledger & Co Ltd", "GB123456789", "Sort code 12-34-56, account 12345678",
+		number, "Northwind Traders", "1 Harbour Road, Leeds", "Consulting days", "Travel costs",
 		"¥120,000", "¥13,550", "¥145,550", "2 Dec 2026"} {
 		if !strings.Contains(read, s) {
 			t.Errorf("the PDF does not read %q:\n%s", s, read)

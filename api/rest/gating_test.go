@@ -99,7 +99,8 @@ func unique(xs []string) []string {
 }
 
 // A custom role reads only what it grants (sub-resources follow their
-// parent's grant); viewer reads everything; me is always readable.
+// parent's grant); viewer reads everything; me and the company profile
+// (a singleton) are always readable.
 func TestRolesGovernReads(t *testing.T) {
 	t.Parallel()
 	env := apitest.Start(t)
@@ -112,7 +113,7 @@ func TestRolesGovernReads(t *testing.T) {
 		path := gatedPath(rt.Path)
 		res := env.Get(t, path, billing)
 		switch grant := r.PermissionName(); {
-		case r == resource.Me, grant == "invoices", grant == "clients":
+		case r == resource.Me, r.Singleton, grant == "invoices", grant == "clients":
 			if res.Status == 403 {
 				t.Fatalf("billing role on %s: %s", rt.Path, res.Body)
 			}

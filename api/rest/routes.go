@@ -107,6 +107,13 @@ func (s *Server) get(r *resource.Resource) fiber.Handler {
 		if err := Principal(c).Gate(r, resource.Read); err != nil {
 			return err
 		}
+		if r.Singleton {
+			b, err := s.Singleton(c.UserContext(), r, workspaceOf(c).ID)
+			if err != nil {
+				return err
+			}
+			return sendJSON(c, fiber.StatusOK, b)
+		}
 		b, err := s.Records.Get(c.UserContext(), r, workspaceOf(c), c.Params("id"), "")
 		if err != nil {
 			return err

@@ -51,6 +51,7 @@ type Server struct {
 	routes  *routing.Table // every route the app serves, for 404 and 405
 	hooks   []func(*fiber.App)
 	public  []func(fiber.Router)
+	large   []largeBody
 }
 
 // New builds the core and its app on an open, migrated database.
@@ -69,13 +70,20 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Core: core, cfg: cfg, log: cfg.Logger}
+	limit := cfg.BodyLimit
+	for _, e := range api.Routes() {
+		if e.Op.MaxBody > 0 {
+			s.AllowBody(e.Method, e.Path, e.Op.MaxBody)
+			limit = max(limit, e.Op.MaxBody)
+		}
+	}
 	s.Limiter = ratelimit.New()
 	if cfg.SharedRateLimits {
 		s.Limiter = ratelimit.NewShared(db, cfg.Logger)
 	}
 	s.App = fiber.New(fiber.Config{
 		AppName:               "ledgerbase",
-		BodyLimit:             cfg.BodyLimit,
+		BodyLimit:             limit, // the routes' own limits; limitBody holds the others to cfg.BodyLimit
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		ReadTimeout:           cfg.ReadTimeout,
@@ -90,8 +98,36 @@ func New(db *database.DB, cfg Config) (*Server, error) {
 	if cfg.Observe != nil {
 		s.App.Use(cfg.Observe)
 	}
-	s.App.Use(s.recoverPanics, s.assignRequestID)
+	s.App.Use(s.recoverPanics, s.assignRequestID, s.limitBody)
 	return s, nil
+}
+
+// largeBody is a route whose bodies may exceed the server's limit.
+type largeBody struct {
+	method, pattern string
+	limit           int
+}
+
+// AllowBody lets the bodies of method at the fiber pattern be up to limit
+// bytes, beyond the server's limit (a logo upload); call it before Finish,
+// with at most the largest limit a declaration names (Op.MaxBody).
+func (s *Server) AllowBody(method, pattern string, limit int) {
+	s.large = append(s.large, largeBody{method, pattern, limit})
+}
+
+// limitBody answers 413 to a body over the server's limit, unless its
+// route allows more: the app reads up to the largest allowance.
+func (s *Server) limitBody(c *fiber.Ctx) error {
+	n := len(c.Request().Body())
+	if n <= s.cfg.BodyLimit {
+		return c.Next()
+	}
+	for _, l := range s.large {
+		if n <= l.limit && c.Method() == l.method && routing.Match(l.pattern, c.Path()) {
+			return c.Next()
+		}
+	}
+	return fiber.ErrRequestEntityTooLarge
 }
 
 // Mount adds a group of routes (the admin UI, metrics, health) before the

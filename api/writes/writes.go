@@ -72,6 +72,7 @@ var operations = map[key]Func{
 	{resource.Categories, resource.Create, ""}:        saveCategory,
 	{resource.Categories, resource.Update, ""}:        saveCategory,
 	{resource.Clients, resource.Create, ""}:           createClient,
+	{resource.Company, resource.Update, ""}:           updateCompany,
 	{resource.Clients, resource.Update, ""}:           updateClient,
 	{resource.CreditNotes, resource.Create, ""}:       createDocument,
 	{resource.CreditNotes, resource.Update, ""}:       updateDocument,

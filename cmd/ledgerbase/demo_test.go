@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,17 @@ func TestDemoDataHasRecordsToActOnAtEveryScale(t *testing.T) {
 		env := &apitest.Env{URL: s.url, Client: &http.Client{Timeout: 30 * time.Second}}
 		t.Cleanup(env.Client.CloseIdleConnections)
 		checkActionable(t, env, key, demoInvoices)
+		// The demo workspace has a company profile, logo included.
+		p := env.Get(t, "/v1/company", key).WantStatus(t, http.StatusOK).JSON(t)
+		for _, f := range []string{"legal_name", "address", "country", "vat_number", "registration_number", "email", "phone", "website",
+			"logo", "default_currency", "default_vat_rate_bp", "default_payment_terms_days", "default_language", "payment_instructions", "footer"} {
+			if p[f] == nil || p[f] == "" {
+				t.Errorf("the demo's company profile has no %s: %v", f, p)
+			}
+		}
+		if logo, _ := p["logo"].(string); !strings.HasPrefix(logo, "data:image/svg+xml;base64,") {
+			t.Errorf("the demo's logo is %.60q", logo)
+		}
 	})
 }
 

@@ -80,7 +80,7 @@ func runServe(c *cobra.Command, _ []string) error {
 	}
 	var banner string
 	if cfg.Demo {
-		if banner, err = demoWorkspace(ctx, db, a.baseURL()); err != nil {
+		if banner, err = demoWorkspace(ctx, a.api.Core, db, a.baseURL()); err != nil {
 			a.close()
 			return err
 		}
@@ -177,6 +177,7 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	}
 	srv.Mount(a.probe.Mount)
 	srv.Mount(web.New(srv.Core).Mount)
+	srv.AllowBody(fiber.MethodPost, web.CompanyPath, web.CompanyBodyLimit) // a logo upload
 	if cfg.Metrics.Enabled {
 		if cfg.Metrics.Addr == "" {
 			h := adaptor.HTTPHandler(a.telemetry.Handler())
@@ -385,7 +386,7 @@ const demoKeyName = "serve --demo"
 // demoWorkspace seeds a business workspace when the database has none, and
 // mints a key for it on every start (secrets are never stored, so an old
 // one cannot be shown again), revoking the one printed before.
-func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string, error) {
+func demoWorkspace(ctx context.Context, core *api.Core, db *database.DB, baseURL string) (string, error) {
 	ws, err := db.Writer.Workspace.Query().Order(ent.Asc(workspace.FieldCreatedAt)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return "", err
@@ -397,6 +398,9 @@ func demoWorkspace(ctx context.Context, db *database.DB, baseURL string) (string
 		}
 		if err := demo.Seed(ctx, db, ws.ID, demo.Options{Invoices: demoInvoices, Seed: 1}); err != nil {
 			return "", fmt.Errorf("demo data: %w", err)
+		}
+		if err := demoCompany(ctx, core, ws.ID); err != nil {
+			return "", err
 		}
 	}
 	secret, revoked, err := rotateDemoKey(ctx, db.Writer, ws.ID)

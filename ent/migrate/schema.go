@@ -246,6 +246,42 @@ var (
 			},
 		},
 	}
+	// CompaniesColumns holds the columns for the "companies" table.
+	CompaniesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "workspace_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "legal_name", Type: field.TypeString, Default: ""},
+		{Name: "address", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "country", Type: field.TypeString, Size: 2, Default: ""},
+		{Name: "vat_number", Type: field.TypeString, Default: ""},
+		{Name: "registration_number", Type: field.TypeString, Default: ""},
+		{Name: "email", Type: field.TypeString, Default: ""},
+		{Name: "phone", Type: field.TypeString, Default: ""},
+		{Name: "website", Type: field.TypeString, Default: ""},
+		{Name: "logo", Type: field.TypeBytes, Nullable: true},
+		{Name: "logo_media_type", Type: field.TypeString, Default: ""},
+		{Name: "default_currency", Type: field.TypeString, Size: 3, Default: ""},
+		{Name: "default_vat_rate_bp", Type: field.TypeInt, Nullable: true},
+		{Name: "default_payment_terms_days", Type: field.TypeInt, Nullable: true},
+		{Name: "default_language", Type: field.TypeString, Default: ""},
+		{Name: "payment_instructions", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "footer", Type: field.TypeString, Size: 2147483647, Default: ""},
+	}
+	// CompaniesTable holds the schema information for the "companies" table.
+	CompaniesTable = &schema.Table{
+		Name:       "companies",
+		Columns:    CompaniesColumns,
+		PrimaryKey: []*schema.Column{CompaniesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "company_workspace_id",
+				Unique:  true,
+				Columns: []*schema.Column{CompaniesColumns[1]},
+			},
+		},
+	}
 	// CreditNotesColumns holds the columns for the "credit_notes" table.
 	CreditNotesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1361,6 +1397,7 @@ var (
 		BillsTable,
 		BillPaymentsTable,
 		CategoriesTable,
+		CompaniesTable,
 		CreditNotesTable,
 		ClientsTable,
 		EventsTable,

@@ -27,6 +27,9 @@ type BillPayment func(*sql.Selector)
 // Category is the predicate function for category builders.
 type Category func(*sql.Selector)
 
+// Company is the predicate function for company builders.
+type Company func(*sql.Selector)
+
 // CreditNote is the predicate function for creditnote builders.
 type CreditNote func(*sql.Selector)
 

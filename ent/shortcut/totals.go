@@ -37,7 +37,7 @@ const totalsVersion = "v7"
 
 // uncounted are workspace tables no list total reads (they count by their
 // own queries), spared a trigger on every insert.
-var uncounted = []string{"events", "webhook_endpoints", "webhook_deliveries", "webhook_attempts"}
+var uncounted = []string{"events", "webhook_endpoints", "webhook_deliveries", "webhook_attempts", "companies"}
 
 // countedTables are the tables with a workspace_id column, found once.
 // Callers must not change the slice.

@@ -60,6 +60,7 @@ func start(t testing.TB, db *database.DB, config func(*rest.Config), adjust ...f
 		f(ui)
 	}
 	srv.Mount(ui.Mount)
+	srv.AllowBody("POST", web.CompanyPath, web.CompanyBodyLimit) // a logo upload
 	return apitest.Serve(t, srv)
 }
 
