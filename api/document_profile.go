@@ -5,7 +5,9 @@ import (
 	"context"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/document"
+	"github.com/ledgerbase/ledgerbase/ent"
 )
 
 // companyProfile is what the workspace's company profile puts on every
@@ -15,6 +17,15 @@ func (c *Core) companyProfile(ctx context.Context, ws access.Workspace) (documen
 	co, err := c.Company(ctx, ws.ID)
 	if err != nil {
 		return document.Profile{}, err
+	}
+	if co.LegalName == "" && ws.Name == "" { // a principal that knows only the id (the command line's)
+		w, err := c.DB.Reader.Workspace.Get(ctx, ws.ID)
+		if err != nil && !ent.IsNotFound(err) {
+			return document.Profile{}, apierr.Internal(err)
+		}
+		if w != nil {
+			ws.Name = w.Name
+		}
 	}
 	p := document.Profile{
 		Seller: document.Party{Name: cmp.Or(co.LegalName, ws.Name), Address: co.Address, Country: co.Country,

@@ -212,6 +212,10 @@ func TestSellerIsTheCompanyProfile(t *testing.T) {
 	if err != nil || d.Seller.Name != p.Workspace.Name || d.Lang != "en" || d.Logo != nil {
 		t.Fatalf("without a profile: %v %+v %s", err, d.Seller, d.Lang)
 	}
+	// The command line's principal knows the workspace by id only.
+	if d, err := env.Server.Document(context.Background(), access.System(ws.ID), "invoices", inv, ""); err != nil || d.Seller.Name != p.Workspace.Name {
+		t.Fatalf("as the command line: %v %+v", err, d)
+	}
 	png := "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 	env.Do(t, "PATCH", "/v1/company", ws.Key, obj{"legal_name": "Atelier Lumière SARL", "address": "8 rue des Arts\n69001 Lyon", "country": "FR",
 		"vat_number": "FR12345678901", "registration_number": "RCS Lyon 123 456 789", "email": "factures@lumiere.example", "phone": "+33 4 00 00 00 00",
