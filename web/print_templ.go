@@ -1237,7 +1237,7 @@ func printPage(v printView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if v.Doc.PaymentInstructions != "" {
+		if v.Doc.PaymentInstructions != "" && v.prices() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 117, "<section class=\"block\"><h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
