@@ -92,7 +92,7 @@ func New(db *database.DB, cfg Config) (*Core, error) {
 // a declaration must never turn into a route or form that cannot answer.
 func checkWrites() error {
 	for _, rt := range resource.AllEndpoints() {
-		if rt.Op.Kind == resource.List || rt.Op.Kind == resource.Get {
+		if rt.Op.Kind == resource.List || rt.Op.Kind == resource.Get || rt.Op.Kind == resource.Document {
 			continue
 		}
 		if _, ok := writes.Lookup(rt.Resource, rt.Op); !ok {

@@ -5,6 +5,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -235,21 +236,43 @@ func (b *Bridge) handler(t Tool) server.ToolHandlerFunc {
 			}
 			return errorResult(ae), nil
 		}
+		if t.Endpoint.Op.Kind == resource.Document {
+			pdf, name, err := b.client.PDF(ctx, path, query)
+			if err != nil {
+				return b.callError(t, err), nil
+			}
+			return pdfResult(b.client.base+path, name, pdf), nil
+		}
 		var payload any
 		if body != nil {
 			payload = body
 		}
 		raw, err := b.client.Do(ctx, t.Endpoint.Method, path, query, payload)
 		if err != nil {
-			var ae *APIError
-			if errors.As(err, &ae) {
-				ae.Param = t.argName(ae.Param)
-				return errorResult(ae), nil
-			}
-			return errorResult(&APIError{Code: "unreachable", Message: err.Error()}), nil
+			return b.callError(t, err), nil
 		}
 		return structured(raw), nil
 	}
+}
+
+// callError is a failed call of t as the tool error an assistant acts on.
+func (b *Bridge) callError(t Tool, err error) *mcp.CallToolResult {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		ae.Param = t.argName(ae.Param)
+		return errorResult(ae)
+	}
+	return errorResult(&APIError{Code: "unreachable", Message: err.Error()})
+}
+
+// pdfResult answers a document's PDF as an embedded resource (its /v1
+// address, application/pdf, the bytes in base64), with a line of text
+// naming it for clients that show only text.
+func pdfResult(uri, name string, pdf []byte) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		mcp.NewTextContent(fmt.Sprintf("%s (application/pdf, %d bytes), embedded below.", name, len(pdf))),
+		mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: uri, MIMEType: "application/pdf", Blob: base64.StdEncoding.EncodeToString(pdf)}),
+	}}
 }
 
 // structured answers the API's JSON as structured content and as text (for

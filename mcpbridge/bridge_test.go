@@ -58,6 +58,7 @@ func TestBridge(t *testing.T) {
 		"TypeScriptClientReadsEveryError":        typeScriptClientReadsEveryError,
 		"HTTPRefusesForeignOrigins":              httpRefusesForeignOrigins,
 		"ListsEventsLikeTheAPI":                  listsEventsLikeTheAPI,
+		"DocumentPDFIsAnEmbeddedResource":        documentPDFIsAnEmbeddedResource,
 		"CompanyProfileThroughTools":             companyProfileThroughTools,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -64,11 +65,30 @@ const maxBody = 32 << 20
 // its Retry-After, at most c.retries times and only while the wait is at
 // most c.maxWait; a POST carries one Idempotency-Key across those retries.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body any) ([]byte, error) {
+	b, _, err := c.do(ctx, method, path, query, body, "application/json")
+	return b, err
+}
+
+// PDF gets a document's PDF (GET /v1/invoices/{id}/pdf) and the file name
+// the server gives it.
+func (c *Client) PDF(ctx context.Context, path string, query url.Values) (pdf []byte, filename string, err error) {
+	b, h, err := c.do(ctx, http.MethodGet, path, query, nil, "application/pdf")
+	if err != nil {
+		return nil, "", err
+	}
+	if _, params, err := mime.ParseMediaType(h.Get("Content-Disposition")); err == nil {
+		filename = params["filename"]
+	}
+	return b, filename, nil
+}
+
+// do is Do accepting a media type, answering the headers too.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, accept string) ([]byte, http.Header, error) {
 	var raw []byte
 	if body != nil {
 		var err error
 		if raw, err = json.Marshal(body); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	u := c.base + path
@@ -80,20 +100,20 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		idem = randomKey()
 	}
 	for attempt := 0; ; attempt++ {
-		out, err := c.once(ctx, method, u, raw, idem)
+		out, h, err := c.once(ctx, method, u, raw, idem, accept)
 		var ae *APIError
 		if !errors.As(err, &ae) || ae.Status != http.StatusTooManyRequests || attempt >= c.retries {
-			return out, err
+			return out, h, err
 		}
 		wait := backoff(ae.RetryAfter, attempt)
 		if wait > c.maxWait {
-			return nil, err
+			return nil, nil, err
 		}
 		c.log.Info("rate limited; retrying", "method", method, "path", path, "retry_in", wait.String(),
 			"attempt", attempt+1, "of", c.retries, "request_id", ae.RequestID)
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return nil, nil, err
 		case <-time.After(wait):
 		}
 	}
@@ -107,17 +127,17 @@ func backoff(retryAfter, attempt int) time.Duration {
 	return time.Second << attempt
 }
 
-func (c *Client) once(ctx context.Context, method, u string, raw []byte, idem string) ([]byte, error) {
+func (c *Client) once(ctx context.Context, method, u string, raw []byte, idem, accept string) ([]byte, http.Header, error) {
 	var rd io.Reader
 	if raw != nil {
 		rd = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", c.ua)
 	if raw != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -128,19 +148,19 @@ func (c *Client) once(ctx context.Context, method, u string, raw []byte, idem st
 	start := time.Now()
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.unreachable(err)
+		return nil, nil, c.unreachable(err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
 	if err != nil {
-		return nil, c.unreachable(err)
+		return nil, nil, c.unreachable(err)
 	}
 	c.log.Debug("api call", "method", method, "path", req.URL.Path, "status", res.StatusCode,
 		"request_id", res.Header.Get("X-Request-Id"), "ms", time.Since(start).Milliseconds())
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
-		return b, nil
+		return b, res.Header, nil
 	}
-	return nil, apiError(res, b)
+	return nil, nil, apiError(res, b)
 }
 
 // apiError reads the /v1 error body; anything else (a proxy's HTML page)

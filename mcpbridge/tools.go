@@ -99,6 +99,8 @@ func toolName(e resource.Endpoint) string {
 		return "bulk_upsert_" + snake(words(r))
 	case resource.Action:
 		return e.Op.Name + "_" + one
+	case resource.Document:
+		return "get_" + one + "_pdf"
 	}
 	return string(e.Op.Kind) + "_" + one
 }
@@ -169,6 +171,14 @@ func toolFor(e resource.Endpoint) Tool {
 		}
 		what += ". " + r.Doc
 		use = fmt.Sprintf("Use it when you have an id (from list_%s or another record) and need the whole record.", snake(words(r)))
+	case resource.Document:
+		t.ReadOnly, t.Idempotent = true, true
+		t.Title = "Get " + article(r.Singular) + " as a PDF"
+		in.Add("lang", map[string]any{"type": "string", "enum": resource.Languages,
+			"description": "The document's language: en, fr, ar or bilingual (English and Arabic side by side); omit it for the client's preferred language."}, false)
+		what = op.Summary
+		use = "Answers the PDF as an embedded resource (application/pdf) to save or attach; " +
+			fmt.Sprintf("use get_%s for the record's fields.", snake(r.Singular))
 	case resource.Bulk:
 		t.Destructive = true
 		t.Title = "Bulk upsert " + words(r)

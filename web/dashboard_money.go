@@ -2,12 +2,14 @@ package web
 
 import (
 	"context"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	pricing "github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -20,7 +22,7 @@ type money struct {
 	Cents    int64
 }
 
-func (m money) String() string { return fixed(m.Cents, 2) + " " + m.Currency }
+func (m money) String() string { return amountText(m.Cents, m.Currency) }
 
 // figure is one number of the dashboard and the list of exactly the
 // records it adds up.
@@ -43,10 +45,10 @@ func (f *figure) add(currency string, n, cents int64) {
 	slices.SortFunc(f.Amounts, func(a, b money) int { return strings.Compare(a.Currency, b.Currency) })
 }
 
-// amountText is the figure's amounts, one per currency: "1,200.00 EUR · 80.00 USD".
+// amountText is the figure's amounts, one per currency: "€1,200.00 · $80.00".
 func (f figure) amountText() string {
 	if len(f.Amounts) == 0 {
-		return "0.00"
+		return "0" // no currency: nothing to show decimals of
 	}
 	parts := make([]string, len(f.Amounts))
 	for i, m := range f.Amounts {
@@ -258,7 +260,7 @@ func (v moneyView) chart() chart {
 			Label: b.Month[5:] + "/" + b.Month[2:4], Title: title, Href: b.Href})
 	}
 	for k := int64(0); k <= 4; k++ {
-		c.Grid = append(c.Grid, chartLine{Y: c.Top + plotH - plotH*float64(k*step)/float64(scaleTop), Label: shortMoney(k * step)})
+		c.Grid = append(c.Grid, chartLine{Y: c.Top + plotH - plotH*float64(k*step)/float64(scaleTop), Label: shortMoney(k*step, v.ChartCurrency)})
 	}
 	return c
 }
@@ -279,9 +281,9 @@ func niceStep(top int64) int64 {
 	}
 }
 
-// shortMoney writes minor units in whole units, shortened: 1.2k, 3.4M.
-func shortMoney(cents int64) string {
-	units := float64(cents) / 100
+// shortMoney writes minor units of currency in whole units, shortened: 1.2k, 3.4M.
+func shortMoney(minor int64, currency string) string {
+	units := float64(minor) / math.Pow10(pricing.Digits(currency))
 	switch {
 	case units >= 1e6:
 		return strconv.FormatFloat(units/1e6, 'f', -1, 64) + "M"

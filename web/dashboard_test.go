@@ -25,17 +25,18 @@ type seeded struct {
 	remaining, excl          int64
 }
 
-// money is an amount as the pages print it: 1,234.56 EUR.
+// money is an amount of the test's currencies (EUR, USD) as the pages
+// print it in English: €1,234.56.
 func money(cents int64, cur string) string {
 	s := fmt.Sprintf("%d.%02d", cents/100, cents%100)
 	whole, frac, _ := strings.Cut(s, ".")
 	for i := len(whole) - 3; i > 0; i -= 3 {
 		whole = whole[:i] + "," + whole[i:]
 	}
-	return whole + "." + frac + " " + cur
+	return map[string]string{"EUR": "€", "USD": "$"}[cur] + whole + "." + frac
 }
 
-// amounts prints per-currency sums as the dashboard does: "12.00 EUR · 3.00 USD".
+// amounts prints per-currency sums as the dashboard does: "€12.00 · $3.00".
 func amounts(by map[string]int64) string {
 	var curs []string
 	for c := range by {
@@ -47,7 +48,7 @@ func amounts(by map[string]int64) string {
 		parts = append(parts, money(by[c], c))
 	}
 	if len(parts) == 0 {
-		return "0.00"
+		return "0"
 	}
 	return strings.Join(parts, " · ")
 }

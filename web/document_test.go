@@ -53,16 +53,16 @@ func TestInvoicePageReadsLikeTheInvoice(t *testing.T) {
 	read := text(p.Body)
 	lines := got["lines"].([]any)
 	want := []string{"Invoice " + got["number"].(string), "Bill to Northwind Traders", "Due date 2026-12-02",
-		"Consulting days 2.5 480.00 EUR 20 % " + money(cents(lines[0].(map[string]any), "amount_excl_vat_cents"), "EUR") + " " +
+		"Consulting days 2.5 €480.00 20 % " + money(cents(lines[0].(map[string]any), "amount_excl_vat_cents"), "EUR") + " " +
 			money(cents(lines[0].(map[string]any), "vat_amount_cents"), "EUR") + " " + money(cents(lines[0].(map[string]any), "amount_incl_vat_cents"), "EUR"),
-		"Travel costs 1 135.50 EUR 10 % 5.5 % " + money(cents(lines[1].(map[string]any), "amount_excl_vat_cents"), "EUR"),
+		"Travel costs 1 €135.50 10 % 5.5 % " + money(cents(lines[1].(map[string]any), "amount_excl_vat_cents"), "EUR"),
 		"Subtotal, excluding VAT " + money(cents(got, "amount_excl_vat_cents"), "EUR"),
 		"VAT " + money(cents(got, "vat_amount_cents"), "EUR"),
 		"Total " + money(cents(got, "amount_incl_vat_cents"), "EUR"),
 		"Paid " + money(cents(got, "paid_cents"), "EUR"),
 		"Credited " + money(cents(got, "credited_cents"), "EUR"),
 		"Remaining " + money(cents(got, "remaining_cents"), "EUR"),
-		"2026-11-10 bank-7781 RCPT-7781 completed 500.00 EUR",
+		"2026-11-10 bank-7781 RCPT-7781 completed €500.00",
 		crn["number"].(string) + " ",
 	}
 	for _, s := range want {
@@ -114,7 +114,7 @@ func TestOrderPageShowsShipments(t *testing.T) {
 	}
 	read := text(p.Body)
 	for _, s := range []string{"Sales order " + so["number"].(string), "Customer Contoso Retail 4 Quai des Brumes, Lyon",
-		"Desk lamp 3 2 1 45.00 EUR", "Bulb pack 5 0 5 9.00 EUR", shp["number"].(string) + " shipped",
+		"Desk lamp 3 2 1 €45.00", "Bulb pack 5 0 5 €9.00", shp["number"].(string) + " shipped",
 		"Carrier UPS", "Tracking 1Z999AA10123456784", "Desk lamp 2 shipped", "in_transit Departed the origin facility · Lyon, FR"} {
 		if !strings.Contains(read, s) {
 			t.Errorf("the order page does not read %q:\n%s", s, read)

@@ -295,10 +295,10 @@ func sumsOf(f resource.Field, v formValues) lineSums {
 	for i, l := range lines {
 		in := paths[f.Name+"["+strconv.Itoa(i)+"]"]
 		if row, ok := rowOf(in); ok {
-			s.Amounts[row] = fixed(l.AmountExclVATCents, 2)
+			s.Amounts[row] = amountText(l.AmountExclVATCents, s.Currency)
 		}
 	}
-	s.Excl, s.VAT, s.Incl = fixed(t.ExclVATCents, 2), fixed(t.VATCents, 2), fixed(t.InclVATCents, 2)
+	s.Excl, s.VAT, s.Incl = amountText(t.ExclVATCents, s.Currency), amountText(t.VATCents, s.Currency), amountText(t.InclVATCents, s.Currency)
 	return s
 }
 

@@ -338,6 +338,8 @@ type detailData struct {
 	Actions []recordAction
 	// Doc lays a document (invoice, order...) out like the paper one.
 	Doc *docView
+	// Files are its PDF and print view, for the records that make a document.
+	Files *docFiles
 	// Names are the names of the records the page's ids point to.
 	Names map[string]string
 	// Emails are a document's messages in the outbox (nil: it sends none).
@@ -407,6 +409,7 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		}
 		d.Tables = append(d.Tables, t)
 	}
+	d.Files = filesOf(ws, r, id)
 	if d.Doc, err = u.documentOf(ctx, ws, r, rec, d.Tables); err != nil {
 		return u.internal(c, err)
 	}

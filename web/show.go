@@ -6,9 +6,23 @@ import (
 	"strings"
 	"time"
 
+	pricing "github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 )
+
+// uiLang is the language the admin UI shows numbers in.
+const uiLang = "en"
+
+// amountText is minor units of a currency as a person reads them there:
+// €1,234.50, ¥1,235, KWD 1.234 (the currency's own exponent). Without a
+// currency the amount still keeps its decimals.
+func amountText(minor int64, currency string) string {
+	if currency == "" {
+		return fixed(minor, pricing.Digits(currency))
+	}
+	return pricing.Format(minor, currency, uiLang)
+}
 
 // shown is a value ready for a page.
 type shown struct {
@@ -85,18 +99,19 @@ func showNumber(name string, n json.Number, rec record) shown {
 	switch {
 	case strings.HasSuffix(name, "_cents"):
 		cur, _ := rec.get("currency_code").(string)
-		return shown{Text: strings.TrimSpace(fixed(i, 2) + " " + cur), Class: "num"}
+		return shown{Text: amountText(i, cur), Class: "num"}
 	case strings.HasSuffix(name, "_milli"):
-		return shown{Text: strings.TrimRight(strings.TrimRight(fixed(i, 3), "0"), "."), Class: "num"}
+		return shown{Text: pricing.Decimal(i, 3, uiLang), Class: "num"}
 	case strings.HasSuffix(name, "_bp"):
-		return shown{Text: strings.TrimRight(strings.TrimRight(fixed(i, 2), "0"), ".") + " %", Class: "num"}
+		return shown{Text: pricing.Decimal(i, 2, uiLang) + " %", Class: "num"}
 	case strings.HasSuffix(name, "_g"):
 		return shown{Text: group(strconv.FormatInt(i, 10)) + " g", Class: "num"}
 	}
 	return shown{Text: strconv.FormatInt(i, 10), Class: "num"}
 }
 
-// fixed writes minor units with decimals: fixed(-123456, 2) = "-1,234.56".
+// fixed writes minor units with decimals: fixed(-123456, 2) = "-1,234.56";
+// decimals <= 0 is whole units.
 func fixed(v int64, decimals int) string {
 	neg := v < 0
 	if neg {
@@ -106,7 +121,10 @@ func fixed(v int64, decimals int) string {
 	for len(s) <= decimals {
 		s = "0" + s
 	}
-	out := group(s[:len(s)-decimals]) + "." + s[len(s)-decimals:]
+	out := group(s)
+	if decimals > 0 {
+		out = group(s[:len(s)-decimals]) + "." + s[len(s)-decimals:]
+	}
 	if neg {
 		out = "-" + out
 	}

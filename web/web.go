@@ -110,6 +110,8 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/records/:res", u.createRecord)
 	w.Get("/records/:res/:id", u.recordDetail)
 	w.Get("/records/:res/:id/edit", u.editForm)
+	w.Get("/records/:res/:id/pdf", u.documentPDF)
+	w.Get("/records/:res/:id/print", u.printDocument)
 	w.Post("/records/:res/:id", u.updateRecord)
 	w.Get("/records/:res/:id/do/:name", u.actionPage)
 	w.Post("/records/:res/:id/do/:name", u.runAction)

@@ -59,6 +59,16 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 		o.OperationID = "get" + Name(r)
 		o.Summary = cmp.Or(op.Summary, "Get one "+r.Singular+".")
 		o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("The "+r.Singular+".").WithJSONSchemaRef(b.record(r)))
+	case resource.Document:
+		o.OperationID = "get" + Name(r) + "PDF"
+		o.Summary = op.Summary
+		o.AddParameter(langParameter())
+		pdf := openapi3.NewResponse().WithDescription("The " + r.Singular + " as a PDF, shown inline under its number (Content-Disposition: inline; filename=\"INV-000042.pdf\").")
+		pdf.Content = openapi3.NewContentWithSchema(&openapi3.Schema{Type: types(openapi3.TypeString), Format: "binary"}, []string{"application/pdf"})
+		pdf.Headers = openapi3.Headers{"Content-Disposition": &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+			Description: "inline, with the document's number as the file name.", Schema: openapi3.NewStringSchema().NewRef()}}}}
+		o.AddResponse(http.StatusOK, pdf)
+		errs = append(errs, http.StatusBadRequest)
 	case resource.Delete:
 		o.OperationID = "delete" + Name(r)
 		o.Summary = op.Summary
@@ -220,8 +230,19 @@ func deletedSchema() *openapi3.Schema {
 	return s
 }
 
+// langParameter is a document's language: one of resource.Languages.
+func langParameter() *openapi3.Parameter {
+	s := &openapi3.Schema{Type: types(openapi3.TypeString)}
+	for _, l := range resource.Languages {
+		s.Enum = append(s.Enum, l)
+	}
+	return openapi3.NewQueryParameter("lang").WithSchema(s).
+		WithDescription("The document's language: en, fr, ar (right to left) or bilingual (English and Arabic side by side); " +
+			"default the client's preferred_language, then the company's default_language, then en. Another value is a 400 naming lang.")
+}
+
 func accessWord(k resource.OpKind) string {
-	if k == resource.List || k == resource.Get {
+	if k == resource.List || k == resource.Get || k == resource.Document {
 		return "read"
 	}
 	return "write"

@@ -232,7 +232,8 @@ var (
 		Ops: append(reads(),
 			Op{Kind: Create, Body: shipmentBody, From: []string{"confirmed", "partially_shipped", "shipped", "delivered"}, FromOf: "sales_order_id",
 				Touches: []*Resource{SalesOrders}, Summary: "Ship the given lines of a sales order, or everything that remains."},
-			Op{Kind: Update, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."}),
+			Op{Kind: Update, Body: shipmentBody, Touches: []*Resource{SalesOrders}, Summary: "Update a shipment; status moves only forward: shipped, in_transit, delivered."},
+			pdf("the shipment", "the packing slip, without prices")),
 	}
 	ShipmentEvents = &Resource{Name: "shipment-events", Singular: "tracking event", Table: "shipment_events", Prefix: "sev", Plan: Business, Needs: CommerceMode, Grant: "shipments", Toolset: "commerce",
 		Doc:    "Tracking events of a shipment.",

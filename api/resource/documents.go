@@ -5,6 +5,11 @@ package resource
 
 func bp(max int64) *int64 { return &max }
 
+// pdf is a document's PDF: what names it ("the invoice"), and what it is on paper.
+func pdf(what, paper string) Op {
+	return Op{Kind: Document, Summary: "Get " + what + " as a PDF (" + paper + "), in lang or else the client's preferred_language, the company's default_language, then en."}
+}
+
 // docLines is the lines field of a document body.
 func docLines() Field {
 	items := []Field{
@@ -45,6 +50,7 @@ func invoiceOps() []Op {
 		Op{Kind: Action, Name: "send", From: []string{"draft"}, To: "sent", Emails: true, Body: EmailBody,
 			Summary: "Send a draft invoice: it becomes sent and open for payment, and its PDF is emailed to the client (unless email is false)."},
 		Op{Kind: Action, Name: "void", From: []string{"draft", "sent", "overdue"}, To: "void", Summary: "Void an invoice that has no completed payment."},
+		pdf("the invoice", "what the client receives"),
 	)
 }
 
@@ -62,6 +68,7 @@ func quoteOps() []Op {
 		Op{Kind: Action, Name: "decline", From: []string{"sent"}, To: "declined", Summary: "Record that the client declined a sent quote."},
 		Op{Kind: Action, Name: "invoice", From: []string{"accepted"}, To: "invoiced", Makes: []*Resource{Invoices},
 			Summary: "Make a draft invoice of an accepted quote's client, currency, lines and notes; answers the quote, invoiced, with its invoice_id."},
+		pdf("the quote", "what the client receives"),
 	)
 }
 
@@ -77,7 +84,8 @@ func creditNoteOps() []Op {
 		Op{Kind: Action, Name: "apply", From: []string{"issued"}, To: "applied", Touches: []*Resource{Invoices},
 			Body:    []Field{str("invoice_id", "The invoice (inv_...) to credit; optional when the note was created against one, and then it must be that one.")},
 			Summary: "Apply an issued credit note to an invoice: its amount_incl_vat_cents lowers the invoice's remaining_cents (over the open balance is 409)."},
-		Op{Kind: Action, Name: "void", From: []string{"draft", "issued"}, To: "void", Summary: "Void a credit note that was not applied."})
+		Op{Kind: Action, Name: "void", From: []string{"draft", "issued"}, To: "void", Summary: "Void a credit note that was not applied."},
+		pdf("the credit note", "what the client receives"))
 }
 
 // Bills and sales orders.
@@ -139,6 +147,7 @@ func salesOrderOps() []Op {
 		Op{Kind: Update, Body: salesOrderBody, Summary: "Edit a sales order: any field while draft (lines are replaced whole); afterwards only notes and shipping_address."},
 		Op{Kind: Action, Name: "confirm", From: []string{"draft"}, To: "confirmed", Summary: "Confirm a draft order: it can then be shipped."},
 		Op{Kind: Action, Name: "cancel", From: []string{"draft", "confirmed"}, To: "cancelled", Summary: "Cancel an order of which nothing has shipped."},
+		pdf("the sales order", "the order confirmation"),
 	)
 }
 

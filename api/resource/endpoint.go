@@ -50,6 +50,8 @@ func AllEndpoints() []Endpoint {
 				out = append(out, Endpoint{"DELETE", item, r, op})
 			case Action:
 				out = append(out, Endpoint{"POST", item + "/" + op.Name, r, op})
+			case Document:
+				out = append(out, Endpoint{"GET", item + "/pdf", r, op})
 			}
 		}
 	}

@@ -93,7 +93,7 @@ func EventTypes() []string {
 	for _, r := range All {
 		for _, o := range r.Ops {
 			switch o.Kind {
-			case List, Get:
+			case List, Get, Document:
 				continue
 			case Create, Upsert, Bulk:
 				seen[r.EventType(o, true)] = true

@@ -66,6 +66,10 @@ const (
 	Bulk   OpKind = "bulk"   // POST {path}/bulk
 	Delete OpKind = "delete" // DELETE {path}/{id}
 	Action OpKind = "action" // POST {path}/{id}/{Name}: moves a document along its states
+	// Document is GET {path}/{id}/pdf: the record as the PDF a business
+	// sends, read as Get is (same gate), in the language its lang parameter
+	// names (one of Languages).
+	Document OpKind = "pdf"
 )
 
 // Op is one endpoint of a resource.
@@ -227,7 +231,7 @@ func (r *Resource) Op(k OpKind) (Op, bool) {
 // admin UI may still write it through AdminOnly operations).
 func (r *Resource) ReadOnly() bool {
 	for _, o := range r.Ops {
-		if o.Kind != List && o.Kind != Get && !o.AdminOnly {
+		if o.Kind != List && o.Kind != Get && o.Kind != Document && !o.AdminOnly {
 			return false
 		}
 	}

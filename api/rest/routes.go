@@ -42,6 +42,8 @@ func (s *Server) mountV1() {
 			h = s.list(rt.Resource)
 		case resource.Get:
 			h = s.get(rt.Resource)
+		case resource.Document:
+			h = s.pdf(rt.Resource)
 		default:
 			h = s.write(rt)
 		}

@@ -604,7 +604,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.fill("#f-lines-1-description", "Gift wrap")
 		b.fill("#f-lines-1-qty_milli", "1000")
 		b.fill("#f-lines-1-unit_price_cents", "500")
-		b.waitTextIn("#total-incl-lines", "1,355.00 EUR")
+		b.waitTextIn("#total-incl-lines", "€1,355.00")
 		b.submit(`.actions button[type=submit]:not([name])`)
 		b.waitText("The sales order is created.")
 		m := regexp.MustCompile(`/records/sales-orders/(so_[0-9a-z]+)`).FindStringSubmatch(b.location())
