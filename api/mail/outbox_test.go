@@ -79,11 +79,6 @@ func pgSchema(t *testing.T, pg string) string {
 	return u.String()
 }
 
-// documentPDF is api.Core's PDF of a document.
-type documentPDF interface {
-	DocumentPDF(ctx context.Context, p *access.Principal, res, id, lang string) (string, []byte, error)
-}
-
 // docsOf are the core's documents, as serve wires them.
 func docsOf(t *testing.T, c *api.Core) mail.Documents {
 	return mail.Documents{Sender: func(ctx context.Context, ws string) (string, string, error) {
@@ -98,54 +93,8 @@ func docsOf(t *testing.T, c *api.Core) mail.Documents {
 			return "", nil, err
 		}
 		p := &access.Principal{Workspace: access.WorkspaceOf(w), Key: access.Key{Name: mail.System, Role: access.RoleAdmin}}
-		if pdf, ok := any(c).(documentPDF); ok {
-			return pdf.DocumentPDF(ctx, p, res, id, lang)
-		}
-		return placeholderPDF(ctx, c, p, res, id, lang)
+		return c.DocumentPDF(ctx, p, res, id, lang)
 	}}
-}
-
-// placeholderPDF stands in for Core.DocumentPDF until it is merged: a
-// one-page PDF naming the document, read from the record.
-func placeholderPDF(ctx context.Context, c *api.Core, p *access.Principal, res, id, lang string) (string, []byte, error) {
-	r := resource.ByName(res)
-	rec, err := c.Records.Render(ctx, c.DB.ReadPool, r, api.WorkspaceOf(p), id, "")
-	if err != nil {
-		return "", nil, err
-	}
-	number := between(string(rec), `"number":"`, `"`)
-	text := fmt.Sprintf("%s %s (%s)", res, number, lang)
-	stream := "BT /F1 12 Tf 72 720 Td (" + text + ") Tj ET"
-	var b bytes.Buffer
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return number + ".pdf", b.Bytes(), nil
-}
-
-func between(s, from, to string) string {
-	_, rest, ok := strings.Cut(s, from)
-	if !ok {
-		return ""
-	}
-	v, _, _ := strings.Cut(rest, to)
-	return v
 }
 
 // fast retries every 100 ms.

@@ -231,28 +231,23 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 // mailDocuments are the core's documents for the outbox: the PDF of a
 // record, rendered as its workspace's system, and the company that sends it.
 func mailDocuments(c *api.Core) mail.Documents {
-	docs := mail.Documents{Sender: func(ctx context.Context, ws string) (string, string, error) {
-		p, err := c.Company(ctx, ws)
-		if err != nil {
-			return "", "", err
-		}
-		return p.LegalName, p.Email, nil
-	}}
-	if pdf, ok := any(c).(documentPDF); ok {
-		docs.PDF = func(ctx context.Context, ws, res, id, lang string) (string, []byte, error) {
+	return mail.Documents{
+		PDF: func(ctx context.Context, ws, res, id, lang string) (string, []byte, error) {
 			w, err := c.DB.Reader.Workspace.Get(ctx, ws)
 			if err != nil {
 				return "", nil, err
 			}
-			return pdf.DocumentPDF(ctx, &access.Principal{Workspace: access.WorkspaceOf(w), Key: access.Key{Name: mail.System, Role: access.RoleAdmin}}, res, id, lang)
-		}
+			p := &access.Principal{Workspace: access.WorkspaceOf(w), Key: access.Key{Name: mail.System, Role: access.RoleAdmin}}
+			return c.DocumentPDF(ctx, p, res, id, lang)
+		},
+		Sender: func(ctx context.Context, ws string) (string, string, error) {
+			p, err := c.Company(ctx, ws)
+			if err != nil {
+				return "", "", err
+			}
+			return p.LegalName, p.Email, nil
+		},
 	}
-	return docs
-}
-
-// documentPDF is api.Core's PDF of a document.
-type documentPDF interface {
-	DocumentPDF(ctx context.Context, p *access.Principal, res, id, lang string) (string, []byte, error)
 }
 
 // keyPair serves a certificate from files and reloads it when they change,
