@@ -139,7 +139,10 @@ func SendAgain(ctx context.Context, tx *ent.Tx, ws, id string) (*ent.EmailMessag
 		return nil, err
 	}
 	now := time.Now().UTC()
-	if m.Status != emailmessage.StatusSent {
+	switch m.Status {
+	case emailmessage.StatusPending:
+		return nil, apierr.Conflict("email_pending", "this email has not been attempted yet: it goes out shortly")
+	case emailmessage.StatusFailed, emailmessage.StatusNotConfigured:
 		return tx.EmailMessage.UpdateOne(m).SetNextAttemptAt(now).Save(ctx)
 	}
 	var to, cc []string
