@@ -39,6 +39,7 @@ const (
 	DeleteEndpoint  ConfigOp = "delete webhook endpoint"
 	RotateSecret    ConfigOp = "rotate webhook secret"
 	RetryDelivery   ConfigOp = "retry webhook delivery" // ChildID is the delivery
+	SendEmailAgain  ConfigOp = "send email again"       // ID is the document, ChildID the message
 )
 
 // configOp is one configuration write: what it manages (its gate's
@@ -72,6 +73,8 @@ var configOps = map[ConfigOp]configOp{
 	RotateSecret:    {what: "webhook endpoints", read: rule(noFields, onEndpoint(rotateSecret))},
 	// Wake the worker again once the delivery is committed.
 	RetryDelivery: {what: "webhook endpoints", read: rule(noFields, onEndpoint(retryDelivery)), after: webhooks.Wake},
+	// The outbox is served by the webhooks' worker: the same wake.
+	SendEmailAgain: {what: "emails", read: rule(noFields, sendEmailAgain), after: webhooks.Wake},
 }
 
 // rule binds a body rule to the transaction body that takes what it read.

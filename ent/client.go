@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/emailmessage"
 	"github.com/ledgerbase/ledgerbase/ent/event"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/idempotencykey"
@@ -81,6 +82,8 @@ type Client struct {
 	CreditNote *CreditNoteClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// EmailMessage is the client for interacting with the EmailMessage builders.
+	EmailMessage *EmailMessageClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// GiftCard is the client for interacting with the GiftCard builders.
@@ -156,6 +159,7 @@ func (c *Client) init() {
 	c.Company = NewCompanyClient(c.config)
 	c.CreditNote = NewCreditNoteClient(c.config)
 	c.Customer = NewCustomerClient(c.config)
+	c.EmailMessage = NewEmailMessageClient(c.config)
 	c.Event = NewEventClient(c.config)
 	c.GiftCard = NewGiftCardClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
@@ -285,6 +289,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Company:         NewCompanyClient(cfg),
 		CreditNote:      NewCreditNoteClient(cfg),
 		Customer:        NewCustomerClient(cfg),
+		EmailMessage:    NewEmailMessageClient(cfg),
 		Event:           NewEventClient(cfg),
 		GiftCard:        NewGiftCardClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
@@ -341,6 +346,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Company:         NewCompanyClient(cfg),
 		CreditNote:      NewCreditNoteClient(cfg),
 		Customer:        NewCustomerClient(cfg),
+		EmailMessage:    NewEmailMessageClient(cfg),
 		Event:           NewEventClient(cfg),
 		GiftCard:        NewGiftCardClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
@@ -398,9 +404,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
-		c.Category, c.Company, c.CreditNote, c.Customer, c.Event, c.GiftCard,
-		c.IdempotencyKey, c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine,
-		c.Payment, c.Promotion, c.PromotionCode, c.Quote, c.RateBucket,
+		c.Category, c.Company, c.CreditNote, c.Customer, c.EmailMessage, c.Event,
+		c.GiftCard, c.IdempotencyKey, c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage,
+		c.OrderLine, c.Payment, c.Promotion, c.PromotionCode, c.Quote, c.RateBucket,
 		c.ReturnRequest, c.Role, c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent,
 		c.SignInFailure, c.Store, c.Variant, c.Vendor, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEndpoint, c.Workspace,
@@ -414,9 +420,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.Address, c.AdminSession, c.AdminUser, c.Bill, c.BillPayment,
-		c.Category, c.Company, c.CreditNote, c.Customer, c.Event, c.GiftCard,
-		c.IdempotencyKey, c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage, c.OrderLine,
-		c.Payment, c.Promotion, c.PromotionCode, c.Quote, c.RateBucket,
+		c.Category, c.Company, c.CreditNote, c.Customer, c.EmailMessage, c.Event,
+		c.GiftCard, c.IdempotencyKey, c.Invoice, c.InvoicePayment, c.Item, c.KeyUsage,
+		c.OrderLine, c.Payment, c.Promotion, c.PromotionCode, c.Quote, c.RateBucket,
 		c.ReturnRequest, c.Role, c.SalesOrder, c.Sequence, c.Shipment, c.ShipmentEvent,
 		c.SignInFailure, c.Store, c.Variant, c.Vendor, c.WebhookAttempt,
 		c.WebhookDelivery, c.WebhookEndpoint, c.Workspace,
@@ -448,6 +454,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CreditNote.mutate(ctx, m)
 	case *CustomerMutation:
 		return c.Customer.mutate(ctx, m)
+	case *EmailMessageMutation:
+		return c.EmailMessage.mutate(ctx, m)
 	case *EventMutation:
 		return c.Event.mutate(ctx, m)
 	case *GiftCardMutation:
@@ -1946,6 +1954,139 @@ func (c *CustomerClient) mutate(ctx context.Context, m *CustomerMutation) (Value
 		return (&CustomerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Customer mutation op: %q", m.Op())
+	}
+}
+
+// EmailMessageClient is a client for the EmailMessage schema.
+type EmailMessageClient struct {
+	config
+}
+
+// NewEmailMessageClient returns a client for the EmailMessage from the given config.
+func NewEmailMessageClient(c config) *EmailMessageClient {
+	return &EmailMessageClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `emailmessage.Hooks(f(g(h())))`.
+func (c *EmailMessageClient) Use(hooks ...Hook) {
+	c.hooks.EmailMessage = append(c.hooks.EmailMessage, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `emailmessage.Intercept(f(g(h())))`.
+func (c *EmailMessageClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EmailMessage = append(c.inters.EmailMessage, interceptors...)
+}
+
+// Create returns a builder for creating a EmailMessage entity.
+func (c *EmailMessageClient) Create() *EmailMessageCreate {
+	mutation := newEmailMessageMutation(c.config, OpCreate)
+	return &EmailMessageCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EmailMessage entities.
+func (c *EmailMessageClient) CreateBulk(builders ...*EmailMessageCreate) *EmailMessageCreateBulk {
+	return &EmailMessageCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EmailMessageClient) MapCreateBulk(slice any, setFunc func(*EmailMessageCreate, int)) *EmailMessageCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EmailMessageCreateBulk{err: fmt.Errorf("calling to EmailMessageClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EmailMessageCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EmailMessageCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EmailMessage.
+func (c *EmailMessageClient) Update() *EmailMessageUpdate {
+	mutation := newEmailMessageMutation(c.config, OpUpdate)
+	return &EmailMessageUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EmailMessageClient) UpdateOne(_m *EmailMessage) *EmailMessageUpdateOne {
+	mutation := newEmailMessageMutation(c.config, OpUpdateOne, withEmailMessage(_m))
+	return &EmailMessageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EmailMessageClient) UpdateOneID(id string) *EmailMessageUpdateOne {
+	mutation := newEmailMessageMutation(c.config, OpUpdateOne, withEmailMessageID(id))
+	return &EmailMessageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EmailMessage.
+func (c *EmailMessageClient) Delete() *EmailMessageDelete {
+	mutation := newEmailMessageMutation(c.config, OpDelete)
+	return &EmailMessageDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EmailMessageClient) DeleteOne(_m *EmailMessage) *EmailMessageDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EmailMessageClient) DeleteOneID(id string) *EmailMessageDeleteOne {
+	builder := c.Delete().Where(emailmessage.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EmailMessageDeleteOne{builder}
+}
+
+// Query returns a query builder for EmailMessage.
+func (c *EmailMessageClient) Query() *EmailMessageQuery {
+	return &EmailMessageQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEmailMessage},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EmailMessage entity by its id.
+func (c *EmailMessageClient) Get(ctx context.Context, id string) (*EmailMessage, error) {
+	return c.Query().Where(emailmessage.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EmailMessageClient) GetX(ctx context.Context, id string) *EmailMessage {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EmailMessageClient) Hooks() []Hook {
+	return c.hooks.EmailMessage
+}
+
+// Interceptors returns the client interceptors.
+func (c *EmailMessageClient) Interceptors() []Interceptor {
+	return c.inters.EmailMessage
+}
+
+func (c *EmailMessageClient) mutate(ctx context.Context, m *EmailMessageMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EmailMessageCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EmailMessageUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EmailMessageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EmailMessageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EmailMessage mutation op: %q", m.Op())
 	}
 }
 
@@ -5720,19 +5861,19 @@ func (c *WorkspaceClient) mutate(ctx context.Context, m *WorkspaceMutation) (Val
 type (
 	hooks struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category, Company,
-		CreditNote, Customer, Event, GiftCard, IdempotencyKey, Invoice, InvoicePayment,
-		Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote,
-		RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
-		SignInFailure, Store, Variant, Vendor, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint, Workspace []ent.Hook
+		CreditNote, Customer, EmailMessage, Event, GiftCard, IdempotencyKey, Invoice,
+		InvoicePayment, Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode,
+		Quote, RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment,
+		ShipmentEvent, SignInFailure, Store, Variant, Vendor, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint, Workspace []ent.Hook
 	}
 	inters struct {
 		APIKey, Address, AdminSession, AdminUser, Bill, BillPayment, Category, Company,
-		CreditNote, Customer, Event, GiftCard, IdempotencyKey, Invoice, InvoicePayment,
-		Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode, Quote,
-		RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment, ShipmentEvent,
-		SignInFailure, Store, Variant, Vendor, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint, Workspace []ent.Interceptor
+		CreditNote, Customer, EmailMessage, Event, GiftCard, IdempotencyKey, Invoice,
+		InvoicePayment, Item, KeyUsage, OrderLine, Payment, Promotion, PromotionCode,
+		Quote, RateBucket, ReturnRequest, Role, SalesOrder, Sequence, Shipment,
+		ShipmentEvent, SignInFailure, Store, Variant, Vendor, WebhookAttempt,
+		WebhookDelivery, WebhookEndpoint, Workspace []ent.Interceptor
 	}
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/emailmessage"
 	"github.com/ledgerbase/ledgerbase/ent/event"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/idempotencykey"
@@ -119,6 +120,7 @@ func checkColumn(t, c string) error {
 			company.Table:         company.ValidColumn,
 			creditnote.Table:      creditnote.ValidColumn,
 			customer.Table:        customer.ValidColumn,
+			emailmessage.Table:    emailmessage.ValidColumn,
 			event.Table:           event.ValidColumn,
 			giftcard.Table:        giftcard.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,

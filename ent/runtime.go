@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/company"
 	"github.com/ledgerbase/ledgerbase/ent/creditnote"
 	"github.com/ledgerbase/ledgerbase/ent/customer"
+	"github.com/ledgerbase/ledgerbase/ent/emailmessage"
 	"github.com/ledgerbase/ledgerbase/ent/event"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
 	"github.com/ledgerbase/ledgerbase/ent/idempotencykey"
@@ -568,6 +569,51 @@ func init() {
 	customer.DefaultID = customerDescID.Default.(func() string)
 	// customer.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	customer.IDValidator = customerDescID.Validators[0].(func(string) error)
+	emailmessageMixin := schema.EmailMessage{}.Mixin()
+	emailmessageMixinFields0 := emailmessageMixin[0].Fields()
+	_ = emailmessageMixinFields0
+	emailmessageFields := schema.EmailMessage{}.Fields()
+	_ = emailmessageFields
+	// emailmessageDescWorkspaceID is the schema descriptor for workspace_id field.
+	emailmessageDescWorkspaceID := emailmessageMixinFields0[1].Descriptor()
+	// emailmessage.WorkspaceIDValidator is a validator for the "workspace_id" field. It is called by the builders before save.
+	emailmessage.WorkspaceIDValidator = emailmessageDescWorkspaceID.Validators[0].(func(string) error)
+	// emailmessageDescCreatedAt is the schema descriptor for created_at field.
+	emailmessageDescCreatedAt := emailmessageMixinFields0[2].Descriptor()
+	// emailmessage.DefaultCreatedAt holds the default value on creation for the created_at field.
+	emailmessage.DefaultCreatedAt = emailmessageDescCreatedAt.Default.(func() time.Time)
+	// emailmessageDescUpdatedAt is the schema descriptor for updated_at field.
+	emailmessageDescUpdatedAt := emailmessageMixinFields0[3].Descriptor()
+	// emailmessage.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	emailmessage.DefaultUpdatedAt = emailmessageDescUpdatedAt.Default.(func() time.Time)
+	// emailmessage.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	emailmessage.UpdateDefaultUpdatedAt = emailmessageDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// emailmessageDescNumber is the schema descriptor for number field.
+	emailmessageDescNumber := emailmessageFields[2].Descriptor()
+	// emailmessage.DefaultNumber holds the default value on creation for the number field.
+	emailmessage.DefaultNumber = emailmessageDescNumber.Default.(string)
+	// emailmessageDescCc is the schema descriptor for cc field.
+	emailmessageDescCc := emailmessageFields[5].Descriptor()
+	// emailmessage.DefaultCc holds the default value on creation for the cc field.
+	emailmessage.DefaultCc = emailmessageDescCc.Default.(string)
+	// emailmessageDescMessage is the schema descriptor for message field.
+	emailmessageDescMessage := emailmessageFields[6].Descriptor()
+	// emailmessage.DefaultMessage holds the default value on creation for the message field.
+	emailmessage.DefaultMessage = emailmessageDescMessage.Default.(string)
+	// emailmessageDescAttempts is the schema descriptor for attempts field.
+	emailmessageDescAttempts := emailmessageFields[9].Descriptor()
+	// emailmessage.DefaultAttempts holds the default value on creation for the attempts field.
+	emailmessage.DefaultAttempts = emailmessageDescAttempts.Default.(int)
+	// emailmessageDescLastError is the schema descriptor for last_error field.
+	emailmessageDescLastError := emailmessageFields[11].Descriptor()
+	// emailmessage.DefaultLastError holds the default value on creation for the last_error field.
+	emailmessage.DefaultLastError = emailmessageDescLastError.Default.(string)
+	// emailmessageDescID is the schema descriptor for id field.
+	emailmessageDescID := emailmessageMixinFields0[0].Descriptor()
+	// emailmessage.DefaultID holds the default value on creation for the id field.
+	emailmessage.DefaultID = emailmessageDescID.Default.(func() string)
+	// emailmessage.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	emailmessage.IDValidator = emailmessageDescID.Validators[0].(func(string) error)
 	eventMixin := schema.Event{}.Mixin()
 	eventMixinFields0 := eventMixin[0].Fields()
 	_ = eventMixinFields0

@@ -34,6 +34,8 @@ type Tx struct {
 	CreditNote *CreditNoteClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// EmailMessage is the client for interacting with the EmailMessage builders.
+	EmailMessage *EmailMessageClient
 	// Event is the client for interacting with the Event builders.
 	Event *EventClient
 	// GiftCard is the client for interacting with the GiftCard builders.
@@ -229,6 +231,7 @@ func (tx *Tx) init() {
 	tx.Company = NewCompanyClient(tx.config)
 	tx.CreditNote = NewCreditNoteClient(tx.config)
 	tx.Customer = NewCustomerClient(tx.config)
+	tx.EmailMessage = NewEmailMessageClient(tx.config)
 	tx.Event = NewEventClient(tx.config)
 	tx.GiftCard = NewGiftCardClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)

@@ -31,12 +31,12 @@ func TestInvoicePageReadsLikeTheInvoice(t *testing.T) {
 			{"description": "Consulting days", "qty_milli": 2500, "unit_price_cents": 48000, "vat_rate_bp": 2000},
 			{"description": "Travel costs", "qty_milli": 1000, "unit_price_cents": 13550, "vat_rate_bp": 550, "discount_bp": 1000},
 		}}).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, nil).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, `{"email":false}`).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/invoices/"+inv+"/payments", key, map[string]any{"id": "bank-7781", "number": "RCPT-7781", "status": "completed",
 		"date": "2026-11-10", "amount_incl_vat_cents": 50000}).WantStatus(t, 201)
 	crn := env.Do(t, "POST", "/v1/credit-notes", key, map[string]any{"invoice_id": inv,
 		"lines": []map[string]any{{"description": "Goodwill", "qty_milli": 1000, "unit_price_cents": 10000}}}).WantStatus(t, 201).JSON(t)
-	env.Do(t, "POST", "/v1/credit-notes/"+crn["id"].(string)+"/issue", key, nil).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/credit-notes/"+crn["id"].(string)+"/issue", key, `{"email":false}`).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/credit-notes/"+crn["id"].(string)+"/apply", key, nil).WantStatus(t, 200)
 	got := env.Get(t, "/v1/invoices/"+inv, key).WantStatus(t, 200).JSON(t)
 	cents := func(m map[string]any, k string) int64 { return int64(m[k].(float64)) }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"html"
 	"maps"
 	"net/url"
@@ -9,10 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/apikey"
+	"github.com/ledgerbase/ledgerbase/ent/emailmessage"
 	"github.com/ledgerbase/ledgerbase/ent/giftcard"
+	"github.com/ledgerbase/ledgerbase/ent/invoice"
 	"github.com/ledgerbase/ledgerbase/ent/role"
 	"github.com/ledgerbase/ledgerbase/web/webtest"
 )
@@ -49,6 +53,19 @@ func TestEveryWritingFormCarriesItsToken(t *testing.T) {
 		}
 	}
 	f.env.Do(t, "POST", "/v1/clients", f.ws.Key, map[string]any{"name": "Hooked Ltd"}).WantStatus(t, 201)
+	// An email waiting for SMTP on every invoice: the Try now form.
+	invs, err := f.env.DB.Reader.Invoice.Query().Where(invoice.WorkspaceID(f.ws.ID)).IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range invs {
+		err := f.env.DB.Writer.EmailMessage.Create().SetWorkspaceID(f.ws.ID).SetResource("invoices").SetRecordID(id).SetLang("en").
+			SetTo(`["ap@client.test"]`).SetMessageID(fmt.Sprintf("token-test-%d@localhost", i)).SetStatus(emailmessage.StatusNotConfigured).
+			SetNextAttemptAt(time.Now().Add(time.Hour)).Exec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := webtest.SignedIn(t, f.env)
 
 	var routes []string

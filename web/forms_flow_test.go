@@ -72,7 +72,7 @@ func TestPayAnInvoiceThroughForms(t *testing.T) {
 	if p := c.Get(page); strings.Contains(p.Body, add) {
 		t.Fatal("a draft invoice offers Record payment")
 	}
-	if r := c.PostWithToken(page, page+"/do/send", nil); r.Status != 303 {
+	if r := c.PostWithToken(page, page+"/do/send", url.Values{"email": {"false"}}); r.Status != 303 { // a client_name has no address
 		t.Fatalf("send: %d", r.Status)
 	}
 	p := c.Get(page)
@@ -403,17 +403,17 @@ func TestDocumentActionsThroughForms(t *testing.T) {
 	// A quote: send (twice from one page: the second replays the first),
 	// accept, invoice.
 	q := doc("quotes", map[string]any{"client_name": "Quoted"})
-	page := c.Get(w + "/records/quotes/" + q)
+	page := c.Get(w + "/records/quotes/" + q + "/do/send")
 	send := regexp.MustCompile(`(?s)action="[^"]*/do/send">.*?name="_idem" value="([^"]+)"`).FindStringSubmatch(page.Body)
 	if send == nil {
 		t.Fatalf("no Send with a key\n%s", page.Body)
 	}
 	for i := 0; i < 2; i++ {
-		if r := act("quotes", q, "send", url.Values{"_idem": {send[1]}}); r.Status != 303 {
+		if r := act("quotes", q, "send", url.Values{"_idem": {send[1]}, "email": {"false"}}); r.Status != 303 {
 			t.Fatalf("send #%d: %d %q", i+1, r.Status, problem(r.Body))
 		}
 	}
-	if r := act("quotes", q, "send", url.Values{"_idem": {"another"}}); r.Status != 409 {
+	if r := act("quotes", q, "send", url.Values{"_idem": {"another"}, "email": {"false"}}); r.Status != 409 {
 		t.Fatalf("send with a new key: %d, want the 409", r.Status)
 	}
 	follow(t, c, act("quotes", q, "accept", url.Values{}))
@@ -424,7 +424,7 @@ func TestDocumentActionsThroughForms(t *testing.T) {
 	}
 	// Decline asks first.
 	q2 := doc("quotes", map[string]any{"client_name": "Declined"})
-	act("quotes", q2, "send", url.Values{})
+	act("quotes", q2, "send", url.Values{"email": {"false"}})
 	if p := c.Get(w + "/records/quotes/" + q2); !strings.Contains(p.Body, `href="`+w+`/records/quotes/`+q2+`/do/decline"`) {
 		t.Fatal("decline is not behind a confirmation")
 	}
@@ -437,9 +437,9 @@ func TestDocumentActionsThroughForms(t *testing.T) {
 	}
 	// A credit note: issue, then apply to an invoice named in its form.
 	inv := doc("invoices", map[string]any{"client_name": "Credited"})
-	f.env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, nil).WantStatus(t, 200)
+	f.env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, `{"email":false}`).WantStatus(t, 200)
 	crn := doc("credit-notes", map[string]any{"client_name": "Credited"})
-	follow(t, c, act("credit-notes", crn, "issue", url.Values{}))
+	follow(t, c, act("credit-notes", crn, "issue", url.Values{"email": {"false"}}))
 	apply := w + "/records/credit-notes/" + crn + "/do/apply"
 	if p := c.Get(apply); !strings.Contains(p.Body, `name="invoice_id"`) {
 		t.Fatal("apply asks for no invoice")

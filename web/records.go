@@ -342,6 +342,8 @@ type detailData struct {
 	Files *docFiles
 	// Names are the names of the records the page's ids point to.
 	Names map[string]string
+	// Emails are a document's messages in the outbox (nil: it sends none).
+	Emails *emailsView
 }
 
 func (u *UI) recordDetail(c *fiber.Ctx) error {
@@ -409,6 +411,9 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	}
 	d.Files = filesOf(ws, r, id)
 	if d.Doc, err = u.documentOf(ctx, ws, r, rec, d.Tables); err != nil {
+		return u.internal(c, err)
+	}
+	if d.Emails, err = u.emailsOf(c, r, id); err != nil {
 		return u.internal(c, err)
 	}
 	ids := idsIn(rec, nil)

@@ -115,6 +115,7 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/records/:res/:id", u.updateRecord)
 	w.Get("/records/:res/:id/do/:name", u.actionPage)
 	w.Post("/records/:res/:id/do/:name", u.runAction)
+	w.Post("/records/:res/:id/emails/:email/again", u.sendEmailAgain)
 	w.Get("/records/:res/:id/add/:sub", u.newForm)
 	w.Post("/records/:res/:id/add/:sub", u.createRecord)
 	w.Get("/records/:res/:id/sub/:sub/:cid/edit", u.editForm)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -133,7 +134,7 @@ func checkValue(f *resource.Field, v any, p string) (any, error) {
 		if f.Format != nil && !f.Format.Match(s) {
 			return nil, apierr.Invalid(p, "%s must be %s", p, f.Format.Says)
 		}
-		if len(s) > maxLen(f) {
+		if len(s) > maxLen(f) && utf8.RuneCountInString(s) > maxLen(f) { // characters, as OpenAPI's maxLength
 			return nil, apierr.Invalid(p, "%s is longer than %d characters", p, maxLen(f))
 		}
 		if f.NonBlank && strings.TrimSpace(s) == "" {

@@ -24,7 +24,7 @@ func (b *builder) events(doc *openapi3.T) {
 	data := object(map[string]*openapi3.Schema{"object": obj, "previous_attributes": prev}, "object")
 	actorType := str("Who made the change.")
 	actorType.Enum = []any{"api_key", "admin", "system"}
-	actor := object(map[string]*openapi3.Schema{"type": actorType, "id": str("The API key's or admin's id; for the system, the job that made the change: overdue_sweep (invoice.overdue), promotion_dates (promotion.active, promotion.expired) or gift_card_expiry (gift_card.expired).")}, "type", "id")
+	actor := object(map[string]*openapi3.Schema{"type": actorType, "id": str("The API key's or admin's id; for the system, the job that made the change: overdue_sweep (invoice.overdue), promotion_dates (promotion.active, promotion.expired), gift_card_expiry (gift_card.expired) or email_delivery (email.sent, email.failed, whose data.object is the email).")}, "type", "id")
 	event := object(map[string]*openapi3.Schema{
 		"id":         str("evt_..."),
 		"object":     &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"event"}},

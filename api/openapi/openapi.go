@@ -363,7 +363,9 @@ func strict(s *openapi3.Schema) {
 func (b *builder) body(rt api.Route) *openapi3.SchemaRef {
 	r, op := rt.Resource, rt.Op
 	name := Name(r) + "Body"
-	if prev, ok := b.bodies[name]; ok && !reflect.DeepEqual(prev, op.Body) {
+	if op.Emails {
+		name = "EmailDocumentBody" // resource.EmailBody, one for every document that emails
+	} else if prev, ok := b.bodies[name]; ok && !reflect.DeepEqual(prev, op.Body) {
 		name = Name(r) + pascal(string(op.Kind)) + "Body" // another operation of r takes other fields
 	}
 	if _, ok := b.schemas[name]; !ok {

@@ -79,6 +79,14 @@ func PastTense(verb string) string {
 	return verb + "ed"
 }
 
+// The events of the outbox (Op.Emails): a message went out, or an attempt
+// failed (data.object.next_attempt_at says when the next one is, null
+// when there is none). Whoever may read the document sees them.
+const (
+	EmailSent   = "email.sent"
+	EmailFailed = "email.failed"
+)
+
 // EventTypes lists every event type the declarations can produce, sorted.
 func EventTypes() []string {
 	seen := map[string]bool{}
@@ -94,6 +102,9 @@ func EventTypes() []string {
 				}
 			default:
 				seen[r.EventType(o, false)] = true
+			}
+			if o.Emails {
+				seen[EmailSent], seen[EmailFailed] = true, true
 			}
 			for _, m := range o.Makes {
 				seen[m.Object()+".created"] = true

@@ -1,6 +1,11 @@
 package resource
 
-import values "github.com/ledgerbase/ledgerbase/ent/enum"
+import (
+	"net/mail"
+	text "strings"
+
+	values "github.com/ledgerbase/ledgerbase/ent/enum"
+)
 
 // Type is the JSON type of a body field.
 type Type string
@@ -99,3 +104,33 @@ func strings(name, doc string) Field {
 
 // Languages are the values of preferred_language.
 var Languages = values.Languages
+
+// EmailAddress is one bare address (ada@example.com), as net/mail reads it.
+var EmailAddress = &Format{
+	Pattern: `^[^@\s<>,;"]+@[^@\s<>,;"]+$`,
+	Says:    "an email address, e.g. ada@example.com",
+	Match: func(s string) bool {
+		if text.ContainsAny(s, " \t\r\n<>,;\"") || text.Count(s, "@") != 1 || text.HasPrefix(s, "@") || text.HasSuffix(s, "@") {
+			return false
+		}
+		a, err := mail.ParseAddress(s)
+		return err == nil && a.Address == s
+	},
+}
+
+// MaxRecipients bounds to and cc of an emailing action.
+const MaxRecipients = 10
+
+// emailAddresses is a body's list of recipients.
+func emailAddresses(name, doc string) Field {
+	return Field{Name: name, Type: Array, MaxLen: MaxRecipients, Items: []Field{{Type: String, Format: EmailAddress, MaxLen: 254}}, Doc: doc}
+}
+
+// EmailBody is the body of an action that emails its document (Op.Emails);
+// all of it is optional: no body (or {}) emails the client.
+var EmailBody = []Field{
+	boolean("email", "Email the document's PDF (default true): to the client's email, in the client's preferred_language. false only moves the state."),
+	emailAddresses("to", "Recipients instead of the client's email (at most 10)."),
+	emailAddresses("cc", "Copies (at most 10)."),
+	{Name: "message", Type: String, MaxLen: 5000, Doc: "Your words, put before the standard text of the email (at most 5000 characters)."},
+}

@@ -104,6 +104,10 @@ type Op struct {
 	// Touches lists the other resources whose records the operation
 	// changes (a shipment's order), each with its own event.
 	Touches []*Resource
+	// Emails makes an Action email the document's PDF to its client: its
+	// body is EmailBody, its rule puts the message in the outbox, and
+	// the outbox tells of each attempt (email.sent, email.failed).
+	Emails bool
 	// MaxBody lets the operation's body exceed the server's body limit, up
 	// to this many bytes (a logo as a data URL); 0: the server's limit.
 	MaxBody int

@@ -37,6 +37,19 @@ type Worker struct {
 	Batch int
 	// Metrics, when set, count the attempts.
 	Metrics *Metrics
+	// Queues are the other durable queues this loop serves after the
+	// deliveries, woken by the same Wake and polled as often (the email
+	// outbox, api/mail).
+	Queues []Queue
+}
+
+// Queue is a durable queue the worker's loop serves: RunOnce claims what
+// is due (up to a batch), sends it and records the outcome, and says how
+// many it claimed; a claim must survive the process (a lease in the
+// database), as the deliveries' does.
+type Queue interface {
+	RunOnce(ctx context.Context) (int, error)
+	Batch() int
 }
 
 // NewWorker builds a worker on db.
@@ -70,7 +83,15 @@ func (w *Worker) Run(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			w.s.Logger.Warn("webhooks: delivery round failed", "err", err)
 		}
-		if n >= w.Batch && err == nil {
+		more := n >= w.Batch && err == nil
+		for _, q := range w.Queues {
+			n, err := q.RunOnce(ctx)
+			if err != nil && ctx.Err() == nil {
+				w.s.Logger.Warn("worker: a queue's round failed", "queue", fmt.Sprintf("%T", q), "err", err)
+			}
+			more = more || n >= q.Batch() && err == nil
+		}
+		if more {
 			continue // more are due
 		}
 		t := time.NewTimer(w.s.Poll)

@@ -113,7 +113,7 @@ func (q *Request) tryTx(do func(tx *ent.Tx) error, then func() Answer) (res Resu
 	if err != nil {
 		return Result{}, err
 	}
-	if q.deliveries > 0 {
+	if q.deliveries > 0 || q.mails > 0 {
 		webhooks.Wake() // the first attempt need not wait for the next poll
 	}
 	return res, nil
@@ -128,7 +128,7 @@ func (q *Request) run(tx *ent.Tx, do func(tx *ent.Tx) error, then func() Answer)
 		}
 	}
 	q.touched = q.touched[:0] // a rerun of the transaction starts over
-	q.deliveries = 0
+	q.deliveries, q.mails = 0, 0
 	var b before
 	var err error
 	if recordEvents {

@@ -36,8 +36,9 @@ type Request struct {
 	Idem *idempotency.Pending
 	// touched are the other records the running transaction changed (see touch).
 	touched []touched
-	// deliveries counts the webhook deliveries the transaction stored.
-	deliveries int
+	// deliveries counts the webhook deliveries the transaction stored,
+	// mails the messages it put in the outbox.
+	deliveries, mails int
 }
 
 // Values is a validated body.
@@ -125,6 +126,8 @@ func Lookup(r *resource.Resource, op resource.Op) (Func, bool) {
 		return f, true
 	}
 	switch {
+	case op.Kind == resource.Action && op.Emails:
+		return emailing, true
 	case op.Kind == resource.Action && op.To != "":
 		return transition, true
 	case op.Kind == resource.Delete:

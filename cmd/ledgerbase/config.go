@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/spf13/pflag"
 
+	"github.com/ledgerbase/ledgerbase/api/mail"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
@@ -67,6 +68,12 @@ type Config struct {
 		RetrySchedule        string        `koanf:"retry_schedule" help:"delays before each webhook retry, a comma list (empty = 5s,5m,30m,2h,5h then 10h, about three days)"`
 		Poll                 time.Duration `koanf:"poll" help:"how often the delivery worker looks for due webhooks when no write woke it"`
 	} `koanf:"webhooks"`
+	SMTP struct {
+		URL           string        `koanf:"url" help:"SMTP server documents are emailed through: smtp://user:pass@host:587 (STARTTLS required), smtps://user:pass@host:465 (implicit TLS) or smtp://host:25?tls=none (a local relay without TLS); empty: emails wait as not_configured"`
+		From          string        `koanf:"from" help:"sender address of emailed documents (empty: the company profile's email)"`
+		RetrySchedule string        `koanf:"retry_schedule" help:"delays before each email retry, a comma list (empty = 5s,5m,30m,2h,5h then 10h, about three days)"`
+		Timeout       time.Duration `koanf:"timeout" help:"time one SMTP conversation may take"`
+	} `koanf:"smtp"`
 	Metrics struct {
 		Enabled bool   `koanf:"enabled" help:"serve Prometheus metrics at /metrics"`
 		Addr    string `koanf:"addr" help:"serve /metrics on this separate address (host:port) instead of the main listener"`
@@ -94,6 +101,7 @@ func defaultConfig() Config {
 	c.Log.Format, c.Log.Level, c.Log.Access = "text", "info", true
 	c.Metrics.Enabled = true
 	c.Webhooks.Poll = time.Second
+	c.SMTP.Timeout = 30 * time.Second
 	c.ShortcutsOff = []string{}
 	return c
 }
@@ -243,6 +251,15 @@ func (c *Config) validate() error {
 	if c.BodyLimit <= 0 {
 		return fmt.Errorf("config: body_limit must be positive")
 	}
+	if err := mail.CheckURL(c.SMTP.URL); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := mail.CheckFrom(c.SMTP.From); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if _, err := webhooks.ParseSchedule(c.SMTP.RetrySchedule); err != nil {
+		return fmt.Errorf("config: smtp.retry_schedule: %w", err)
+	}
 	if err := shortcut.Check(c.ShortcutsOff); err != nil {
 		return fmt.Errorf("config: shortcuts_off: %w", err)
 	}
@@ -280,6 +297,12 @@ func (c *Config) rateLimits() map[resource.Plan]int {
 // databaseOptions are the pool settings.
 func (c *Config) databaseOptions() database.Options {
 	return database.Options{MaxOpenConns: c.Database.MaxOpenConns, MaxIdleConns: c.Database.MaxIdleConns, ShortcutsOff: c.ShortcutsOff}
+}
+
+// mail are the outbox's settings.
+func (c *Config) mail(log *slog.Logger) mail.Settings {
+	sched, _ := webhooks.ParseSchedule(c.SMTP.RetrySchedule) // checked by validate
+	return mail.Settings{URL: c.SMTP.URL, From: c.SMTP.From, Schedule: sched, Timeout: c.SMTP.Timeout, Logger: log}
 }
 
 // webhooks are the webhook settings for the API and the delivery worker.

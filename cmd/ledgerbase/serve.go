@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/health"
+	"github.com/ledgerbase/ledgerbase/api/mail"
 	"github.com/ledgerbase/ledgerbase/api/openapi"
 	"github.com/ledgerbase/ledgerbase/api/rest"
 	"github.com/ledgerbase/ledgerbase/api/telemetry"
@@ -153,6 +154,10 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	if err := a.telemetry.Registry.Register(hookMetrics); err != nil {
 		return nil, err
 	}
+	mailMetrics := mail.NewMetrics(db)
+	if err := a.telemetry.Registry.Register(mailMetrics); err != nil {
+		return nil, err
+	}
 	srv, err := rest.New(db, rest.Config{
 		Config: api.Config{
 			Webhooks:         hooks,
@@ -172,6 +177,11 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 		return nil, err
 	}
 	a.api = srv
+	outbox, err := mail.NewOutbox(db, srv.Records, cfg.mail(log), mailDocuments(srv.Core))
+	if err != nil {
+		return nil, err
+	}
+	outbox.Metrics = mailMetrics
 	if err := openapi.Register(srv); err != nil {
 		return nil, err
 	}
@@ -212,9 +222,32 @@ func newAppliance(cfg Config, log *slog.Logger, db *database.DB, mounts ...func(
 	bg.Go(func() { srv.Clock.Run(uctx, time.Minute, cfg.Events.Retention, log) })
 	worker := webhooks.NewWorker(db, hooks)
 	worker.Metrics = hookMetrics
+	worker.Queues = []webhooks.Queue{outbox}
 	bg.Go(func() { worker.Run(uctx) })
 	go func() { srv.Usage.Run(uctx, time.Minute); bg.Wait(); close(a.usageDone) }()
 	return a, nil
+}
+
+// mailDocuments are the core's documents for the outbox: the PDF of a
+// record, rendered as its workspace's system, and the company that sends it.
+func mailDocuments(c *api.Core) mail.Documents {
+	return mail.Documents{
+		PDF: func(ctx context.Context, ws, res, id, lang string) (string, []byte, error) {
+			w, err := c.DB.Reader.Workspace.Get(ctx, ws)
+			if err != nil {
+				return "", nil, err
+			}
+			p := &access.Principal{Workspace: access.WorkspaceOf(w), Key: access.Key{Name: mail.System, Role: access.RoleAdmin}}
+			return c.DocumentPDF(ctx, p, res, id, lang)
+		},
+		Sender: func(ctx context.Context, ws string) (string, string, error) {
+			p, err := c.Company(ctx, ws)
+			if err != nil {
+				return "", "", err
+			}
+			return p.LegalName, p.Email, nil
+		},
+	}
 }
 
 // keyPair serves a certificate from files and reloads it when they change,

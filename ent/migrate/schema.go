@@ -367,6 +367,49 @@ var (
 			},
 		},
 	}
+	// EmailMessagesColumns holds the columns for the "email_messages" table.
+	EmailMessagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "workspace_id", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "resource", Type: field.TypeString},
+		{Name: "record_id", Type: field.TypeString},
+		{Name: "number", Type: field.TypeString, Default: ""},
+		{Name: "lang", Type: field.TypeString},
+		{Name: "to", Type: field.TypeString, Size: 2147483647},
+		{Name: "cc", Type: field.TypeString, Size: 2147483647, Default: "[]"},
+		{Name: "message", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "message_id", Type: field.TypeString, Unique: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "sent", "failed", "not_configured"}, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_error", Type: field.TypeString, Default: ""},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true},
+	}
+	// EmailMessagesTable holds the schema information for the "email_messages" table.
+	EmailMessagesTable = &schema.Table{
+		Name:       "email_messages",
+		Columns:    EmailMessagesColumns,
+		PrimaryKey: []*schema.Column{EmailMessagesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "emailmessage_workspace_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{EmailMessagesColumns[1], EmailMessagesColumns[2], EmailMessagesColumns[0]},
+			},
+			{
+				Name:    "emailmessage_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{EmailMessagesColumns[14]},
+			},
+			{
+				Name:    "emailmessage_workspace_id_record_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{EmailMessagesColumns[1], EmailMessagesColumns[5], EmailMessagesColumns[2]},
+			},
+		},
+	}
 	// EventsColumns holds the columns for the "events" table.
 	EventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -1400,6 +1443,7 @@ var (
 		CompaniesTable,
 		CreditNotesTable,
 		ClientsTable,
+		EmailMessagesTable,
 		EventsTable,
 		GiftCardsTable,
 		IdempotencyKeysTable,

@@ -36,6 +36,9 @@ type CreditNote func(*sql.Selector)
 // Customer is the predicate function for customer builders.
 type Customer func(*sql.Selector)
 
+// EmailMessage is the predicate function for emailmessage builders.
+type EmailMessage func(*sql.Selector)
+
 // Event is the predicate function for event builders.
 type Event func(*sql.Selector)
 

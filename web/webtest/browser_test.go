@@ -442,8 +442,13 @@ func TestAdminUIInABrowser(t *testing.T) {
 	})
 
 	step("send the invoice, pay part of it, then the rest", func(t *testing.T) {
-		b.submit(`form[action$="/do/send"] button`)
+		b.submit(`a[href$="/do/send"]`) // asks whom to email: the client's address by default
+		b.submit(`.actions button[type=submit]`)
 		b.waitText("The invoice is now sent.")
+		// Its email waits in the outbox (this server has no worker), listed on the page.
+		if got := b.text("#emails tbody"); !strings.Contains(got, "billing@acme.example") || !strings.Contains(got, "pending") {
+			t.Fatalf("the invoice's emails: %q", got)
+		}
 		pay := func(amount, number string) {
 			b.submit(`a[href$="/add/invoice-payments"]`)
 			b.fill("#f-number", number)
