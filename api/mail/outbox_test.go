@@ -305,9 +305,10 @@ func partNames(ps []mailtest.Part) []string {
 }
 
 // {"email": false} moves the state and puts nothing in the outbox; a
-// document whose client has no address, without "to", is a 409 that
-// writes nothing, not even the move; bad recipients and a long message
-// are 400s naming the field.
+// document whose client has no address, with "email": true and no "to",
+// is a 409 that writes nothing, not even the move; without "email" it
+// only moves, as send and issue did before they emailed; bad recipients
+// and a long message are 400s naming the field.
 func TestSendRefusalsAndEmailFalse(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
@@ -332,11 +333,10 @@ func TestSendRefusalsAndEmailFalse(t *testing.T) {
 			action = "send"
 		}
 		before := env.Get(t, "/v1/events?type="+resource.ByName(res).Object()+".*", ws.Key).JSON(t)["meta"].(obj)["total"]
-		e := env.Do(t, "POST", "/v1/"+res+"/"+id+"/"+action, ws.Key, obj{}).WantError(t, 409, "no_recipient")
+		e := env.Do(t, "POST", "/v1/"+res+"/"+id+"/"+action, ws.Key, obj{"email": true}).WantError(t, 409, "no_recipient")
 		if !strings.Contains(e["message"].(string), "no email address") {
 			t.Errorf("409 message %q", e["message"])
 		}
-		env.Do(t, "POST", "/v1/"+res+"/"+id+"/"+action, ws.Key, nil).WantError(t, 409, "no_recipient")
 		if st := env.Get(t, "/v1/"+res+"/"+id, ws.Key).JSON(t)["status"]; st != "draft" {
 			t.Errorf("%s: refused send left it %v", res, st)
 		}
@@ -345,6 +345,19 @@ func TestSendRefusalsAndEmailFalse(t *testing.T) {
 		}
 		if ms := messagesOf(t, env, id); len(ms) != 0 {
 			t.Errorf("%s: refused send left %d messages", res, len(ms))
+		}
+		// Without "email", or with no body at all, it moves and emails no one.
+		for i, b := range []any{nil, obj{}} {
+			other, _ := draft(t, env, ws.Key, res, none)
+			if i == 0 {
+				other = id
+			}
+			if st := env.Do(t, "POST", "/v1/"+res+"/"+other+"/"+action, ws.Key, b).WantStatus(t, 200).JSON(t)["status"]; st == "draft" {
+				t.Errorf("%s %v: still a draft", res, b)
+			}
+			if ms := messagesOf(t, env, other); len(ms) != 0 {
+				t.Errorf("%s %v: %d messages to no address", res, b, len(ms))
+			}
 		}
 	}
 

@@ -129,7 +129,7 @@ func emailAddresses(name, doc string) Field {
 // EmailBody is the body of an action that emails its document (Op.Emails);
 // all of it is optional: no body (or {}) emails the client.
 var EmailBody = []Field{
-	boolean("email", "Email the document's PDF (default true): to the client's email, in the client's preferred_language. false only moves the state."),
+	boolean("email", "Email the document's PDF, in the client's preferred_language, to \"to\" or else the client's email. Omitted: emailed when there is an address, else only the state moves (as before emails existed); true: an address is required (409 no_recipient); false: only the state moves."),
 	emailAddresses("to", "Recipients instead of the client's email (at most 10)."),
 	emailAddresses("cc", "Copies (at most 10)."),
 	{Name: "message", Type: String, MaxLen: 5000, Doc: "Your words, put before the standard text of the email (at most 5000 characters)."},

@@ -17,7 +17,7 @@ func sentInvoice(t *testing.T, env *apitest.Env, key string, body obj, cents int
 	t.Helper()
 	body["lines"] = []obj{line("Work", 1000, cents, 0)}
 	id := env.Do(t, "POST", "/v1/invoices", key, body).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+id+"/send", key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+id+"/send", key, nil).WantStatus(t, 200)
 	return id
 }
 
@@ -66,11 +66,11 @@ func TestCreditNoteFromDraftToApplied(t *testing.T) {
 	wantTotals(t, n, 2500, 500, 3000)
 
 	env.Do(t, "POST", path+"/apply", ws.Key, nil).WantError(t, 409, "invalid_state_transition")
-	n = env.Do(t, "POST", path+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200).JSON(t)
+	n = env.Do(t, "POST", path+"/issue", ws.Key, nil).WantStatus(t, 200).JSON(t)
 	if n["status"] != "issued" {
 		t.Fatalf("issued %v", n)
 	}
-	env.Do(t, "POST", path+"/issue", ws.Key, `{"email":false}`).WantError(t, 409, "invalid_state_transition")
+	env.Do(t, "POST", path+"/issue", ws.Key, nil).WantError(t, 409, "invalid_state_transition")
 	env.Do(t, "PATCH", path, ws.Key, obj{"lines": []obj{line("X", 1000, 1, 0)}}).WantError(t, 409, "invalid_state_transition")
 	if s, paid, credited, rem := invoiceMoney(t, env, ws.Key, inv); s != "sent" || paid != 0 || credited != 0 || rem != 10000 {
 		t.Fatalf("an issued note moved money: %s %d %d %d", s, paid, credited, rem)
@@ -106,7 +106,7 @@ func TestCreditNoteFromDraftToApplied(t *testing.T) {
 	if late["number"] != "CRN-000002" || late["invoice_id"] != nil {
 		t.Fatalf("second note %v", late)
 	}
-	env.Do(t, "POST", lp+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", lp+"/issue", ws.Key, nil).WantStatus(t, 200)
 	wantParam(t, env.Do(t, "POST", lp+"/apply", ws.Key, nil).WantError(t, 400, "invalid_request"), "invoice_id")
 	env.Do(t, "POST", lp+"/apply", ws.Key, obj{"invoice_id": inv}).WantError(t, 409, "amount_exceeds_balance")
 	second := sentInvoice(t, env, ws.Key, obj{"client_id": cli, "currency_code": "USD"}, 500)
@@ -123,7 +123,7 @@ func TestCreditNoteFromDraftToApplied(t *testing.T) {
 		v := env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"client_name": "Walk-in", "lines": []obj{line("V", 1000, 1, 0)}}).WantStatus(t, 201).JSON(t)
 		vp := "/v1/credit-notes/" + v["id"].(string)
 		if issue {
-			env.Do(t, "POST", vp+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+			env.Do(t, "POST", vp+"/issue", ws.Key, nil).WantStatus(t, 200)
 		}
 		if got := env.Do(t, "POST", vp+"/void", ws.Key, nil).WantStatus(t, 200).JSON(t); got["status"] != "void" {
 			t.Fatalf("void %d: %v", i, got)
@@ -194,14 +194,14 @@ func TestCreditNoteInvoiceMustBeTheClientsOwn(t *testing.T) {
 	env.Do(t, "PATCH", path, ws.Key, obj{"client_id": acme, "invoice_id": draft}).WantStatus(t, 200)
 
 	// Applying: only to its own invoice, which must be open.
-	env.Do(t, "POST", path+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/issue", ws.Key, nil).WantStatus(t, 200)
 	wantParam(t, env.Do(t, "POST", path+"/apply", ws.Key, obj{"invoice_id": inv}).WantError(t, 400, "invalid_request"), "invoice_id")
 	wantParam(t, env.Do(t, "POST", path+"/apply", ws.Key, obj{"amount": 1}).WantError(t, 400, "invalid_request"), "amount")
 	env.Do(t, "POST", path+"/apply", ws.Key, nil).WantError(t, 409, "invalid_state_transition") // a draft invoice takes no credit
 
 	free := env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"client_id": acme, "lines": []obj{line("Big", 1000, 1001, 0)}}).WantStatus(t, 201).JSON(t)
 	fp := "/v1/credit-notes/" + free["id"].(string)
-	env.Do(t, "POST", fp+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", fp+"/issue", ws.Key, nil).WantStatus(t, 200)
 	wantParam(t, env.Do(t, "POST", fp+"/apply", ws.Key, obj{"invoice_id": theirs}).WantError(t, 400, "invalid_request"), "invoice_id")
 	wantParam(t, env.Do(t, "POST", fp+"/apply", ws.Key, obj{"invoice_id": named}).WantError(t, 400, "invalid_request"), "invoice_id")
 	env.Do(t, "POST", fp+"/apply", ws.Key, obj{"invoice_id": inv}).WantError(t, 409, "amount_exceeds_balance")
@@ -229,7 +229,7 @@ func TestCreditNoteInvoiceMustBeTheClientsOwn(t *testing.T) {
 	env.Do(t, "POST", fp+"/void", viewer, nil).WantError(t, 403, "permission_denied")
 	env.Do(t, "POST", fp+"/apply", crediter, obj{"invoice_id": named}).WantError(t, 403, "permission_denied")
 	small := env.Do(t, "POST", "/v1/credit-notes", crediter, obj{"client_id": acme, "lines": ok}).WantStatus(t, 201).JSON(t)
-	env.Do(t, "POST", "/v1/credit-notes/"+small["id"].(string)+"/issue", crediter, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/credit-notes/"+small["id"].(string)+"/issue", crediter, nil).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/credit-notes/"+small["id"].(string)+"/apply", crediter, obj{"invoice_id": inv}).WantError(t, 403, "permission_denied")
 	if s, _, credited, _ := invoiceMoney(t, env, ws.Key, inv); s != "sent" || credited != 0 {
 		t.Fatalf("a refused key credited the invoice: %s %d", s, credited)
@@ -248,7 +248,7 @@ func TestCreditNoteApplyHonoursIdempotencyKeys(t *testing.T) {
 		t.Fatalf("retried create was not a replay: %s", again.Body)
 	}
 	path := "/v1/credit-notes/" + first.JSON(t)["id"].(string)
-	env.Do(t, "POST", path+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/issue", ws.Key, nil).WantStatus(t, 200)
 	a1 := env.Do(t, "POST", path+"/apply", ws.Key, nil, "Idempotency-Key", "apply-1").WantStatus(t, 200)
 	a2 := env.Do(t, "POST", path+"/apply", ws.Key, nil, "Idempotency-Key", "apply-1").WantStatus(t, 200)
 	if a2.Header.Get("Idempotent-Replayed") != "true" || string(a2.Body) != string(a1.Body) {
@@ -272,7 +272,7 @@ func TestConcurrentCreditNotesNeverOverCreditAnInvoice(t *testing.T) {
 		c := env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"invoice_id": inv, "number": fmt.Sprint("C-", i),
 			"lines": []obj{line("Part", 1000, 3000, 0)}}).WantStatus(t, 201).JSON(t)
 		paths[i] = "/v1/credit-notes/" + c["id"].(string)
-		env.Do(t, "POST", paths[i]+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+		env.Do(t, "POST", paths[i]+"/issue", ws.Key, nil).WantStatus(t, 200)
 	}
 	statuses := make([]int, n)
 	var wg sync.WaitGroup

@@ -21,7 +21,7 @@ func TestEventTypeFilterIsExactOnEveryDatabase(t *testing.T) {
 		inv = env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Types", "lines": []obj{line("x", 1000, 1000, 0)}}).
 			WantStatus(t, 201).JSON(t)["id"].(string)
 	}
-	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/invoices/"+inv+"/payments", ws.Key, obj{"id": "types-1", "number": "P-1", "status": "completed",
 		"date": "2026-01-02", "amount_incl_vat_cents": 400}).WantStatus(t, 201)
 	env.Do(t, "POST", "/v1/quotes", ws.Key, obj{"client_name": "Types", "lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)

@@ -81,11 +81,11 @@ func TestQuoteFromDraftToInvoice(t *testing.T) {
 	for _, a := range []string{"accept", "decline", "invoice"} {
 		env.Do(t, "POST", path+"/"+a, ws.Key, nil).WantError(t, 409, "invalid_state_transition")
 	}
-	q = env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200).JSON(t)
+	q = env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, 200).JSON(t)
 	if q["status"] != "sent" {
 		t.Fatalf("sent: %v", q)
 	}
-	env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantError(t, 409, "invalid_state_transition")
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantError(t, 409, "invalid_state_transition")
 	env.Do(t, "PATCH", path, ws.Key, obj{"lines": []obj{line("X", 1000, 1, 0)}}).WantError(t, 409, "invalid_state_transition")
 	env.Do(t, "PATCH", path, ws.Key, obj{"notes": "Valid until March"}).WantStatus(t, 200)
 	// Invoicing needs the client's acceptance first.
@@ -122,7 +122,7 @@ func TestQuoteFromDraftToInvoice(t *testing.T) {
 	if other["number"] != "QUO-000002" || other["currency_code"] != "EUR" || other["client_id"] != nil {
 		t.Fatalf("second quote %v", other)
 	}
-	env.Do(t, "POST", op+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", op+"/send", ws.Key, nil).WantStatus(t, 200)
 	if d := env.Do(t, "POST", op+"/decline", ws.Key, nil).WantStatus(t, 200).JSON(t); d["status"] != "declined" {
 		t.Fatalf("declined %v", d)
 	}
@@ -171,7 +171,7 @@ func TestQuoteWritesHonourIdempotencyKeys(t *testing.T) {
 		t.Fatalf("retried create was not a replay: %s", again.Body)
 	}
 	path := "/v1/quotes/" + first.JSON(t)["id"].(string)
-	env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", path+"/accept", ws.Key, nil).WantStatus(t, 200)
 	inv1 := env.Do(t, "POST", path+"/invoice", ws.Key, nil, "Idempotency-Key", "inv-1").WantStatus(t, 200)
 	inv2 := env.Do(t, "POST", path+"/invoice", ws.Key, nil, "Idempotency-Key", "inv-1").WantStatus(t, 200)
@@ -245,10 +245,10 @@ func TestQuoteWritesRefuseBadInputAndOthersRecords(t *testing.T) {
 	for _, key := range []string{viewer, reader} {
 		env.Do(t, "POST", "/v1/quotes", key, obj{"client_name": "A", "lines": ok}).WantError(t, 403, "permission_denied")
 		env.Do(t, "PATCH", path, key, obj{"notes": "x"}).WantError(t, 403, "permission_denied")
-		env.Do(t, "POST", path+"/send", key, `{"email":false}`).WantError(t, 403, "permission_denied")
+		env.Do(t, "POST", path+"/send", key, nil).WantError(t, 403, "permission_denied")
 		env.Get(t, path, key).WantStatus(t, 200)
 	}
-	env.Do(t, "POST", path+"/send", quoter, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/send", quoter, nil).WantStatus(t, 200)
 	env.Do(t, "POST", path+"/accept", quoter, nil).WantStatus(t, 200)
 	e := env.Do(t, "POST", path+"/invoice", quoter, nil).WantError(t, 403, "permission_denied")
 	if m, _ := e["message"].(string); m == "" {
@@ -265,7 +265,7 @@ func TestConcurrentInvoiceOfOneQuoteMakesOneInvoice(t *testing.T) {
 	ws := env.Workspace(t, "growth", false, false)
 	q := env.Do(t, "POST", "/v1/quotes", ws.Key, obj{"client_name": "Acme", "lines": []obj{line("A", 1000, 100, 0)}}).WantStatus(t, 201).JSON(t)
 	path := "/v1/quotes/" + q["id"].(string)
-	env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", path+"/accept", ws.Key, nil).WantStatus(t, 200)
 	const n = 8
 	statuses := make([]int, n)

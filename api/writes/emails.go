@@ -16,21 +16,25 @@ import (
 )
 
 // emailing is an action that emails its document (Op.Emails): the move,
-// and, unless the body says "email": false, one message in the outbox in
-// the same transaction, so the message exists exactly when the move does.
-// Without a recipient the whole action is refused, the move included.
+// and one message in the outbox in the same transaction, so the message
+// exists exactly when the move does. "email": false only moves; without
+// "email" a document with no address only moves too, as the action did
+// before it emailed (/v1 is not broken in place); "email": true without a
+// recipient refuses the whole action, the move included.
 func emailing(q *Request) (Result, error) {
 	return q.move(func(tx *ent.Tx, _ string) error {
-		if send, ok := q.Body.Bool("email"); ok && !send {
+		send, asked := q.Body.Bool("email")
+		if asked && !send {
 			return nil
 		}
-		return q.enqueueEmail(tx)
+		return q.enqueueEmail(tx, asked)
 	})
 }
 
 // enqueueEmail puts the request's document in the outbox: to the body's
-// recipients, else the client's email; in the client's language.
-func (q *Request) enqueueEmail(tx *ent.Tx) error {
+// recipients, else the client's email; in the client's language. Without
+// an address it is a 409 when required, else nothing is sent.
+func (q *Request) enqueueEmail(tx *ent.Tx, required bool) error {
 	var number string
 	var clientID *string
 	if err := queryRow(q, tx, "SELECT number, client_id FROM "+q.Resource.Table+" WHERE id = ? AND workspace_id = ?",
@@ -48,6 +52,9 @@ func (q *Request) enqueueEmail(tx *ent.Tx) error {
 	to, _ := q.Body.Strings("to")
 	if len(to) == 0 {
 		email = strings.TrimSpace(email)
+		if !required && !resource.EmailAddress.Match(email) {
+			return nil
+		}
 		if email == "" {
 			return apierr.Conflict("no_recipient", "the %s's client has no email address: send \"to\" with the recipients, or \"email\": false to mark it %s without emailing it",
 				q.Resource.Singular, resource.PastTense(q.Op.Name))

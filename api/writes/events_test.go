@@ -56,8 +56,8 @@ func TestEveryWriteAppendsItsEvents(t *testing.T) {
 		"Idempotency-Key", "ev-1").WantStatus(t, 201) // replayed: no event
 	path := "/v1/invoices/" + inv
 	env.Do(t, "PATCH", path, ws.Key, obj{"notes": "Net 30"}).WantStatus(t, 200)
-	env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
-	env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantError(t, 409, "invalid_state_transition") // refused: no event
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, 200)
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantError(t, 409, "invalid_state_transition") // refused: no event
 	env.Do(t, "POST", path+"/payments", ws.Key, payment("e1", 400)).WantStatus(t, 201)
 	env.Do(t, "POST", path+"/payments", ws.Key, payment("e1", 400)).WantStatus(t, 200) // the same payment: no event
 	env.Do(t, "POST", path+"/payments", ws.Key, payment("e2", 600)).WantStatus(t, 201)
@@ -183,12 +183,12 @@ func TestWritesTellOfTheOtherRecordsTheyChange(t *testing.T) {
 	env := apitest.Start(t)
 	ws := env.Workspace(t, "starter", false, false)
 	qu := env.Do(t, "POST", "/v1/quotes", ws.Key, obj{"client_name": "Q", "lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/quotes/"+qu+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/quotes/"+qu+"/send", ws.Key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/quotes/"+qu+"/accept", ws.Key, nil).WantStatus(t, 200)
 	inv := env.Do(t, "POST", "/v1/quotes/"+qu+"/invoice", ws.Key, nil).WantStatus(t, 200).JSON(t)["invoice_id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
 	cn := env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"invoice_id": inv, "lines": []obj{line("y", 1000, 100, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/credit-notes/"+cn+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/credit-notes/"+cn+"/issue", ws.Key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/credit-notes/"+cn+"/apply", ws.Key, nil).WantStatus(t, 200)
 	p := events(t, env, ws.Key, "?limit=100")
 	var got []string
@@ -266,7 +266,7 @@ func TestOverdueSweepAppendsEvents(t *testing.T) {
 	mk := func(w *apitest.Workspace, due string, pay int64) string {
 		id := readInvoice(t, env.Do(t, "POST", "/v1/invoices", w.Key, obj{"client_name": "Late", "due_date": due,
 			"lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)).ID
-		env.Do(t, "POST", "/v1/invoices/"+id+"/send", w.Key, `{"email":false}`).WantStatus(t, 200)
+		env.Do(t, "POST", "/v1/invoices/"+id+"/send", w.Key, nil).WantStatus(t, 200)
 		if pay > 0 {
 			env.Do(t, "POST", "/v1/invoices/"+id+"/payments", w.Key, payment(id+"-p", pay)).WantStatus(t, 201)
 		}
@@ -508,11 +508,11 @@ func TestConcurrentEditsByExternalRefKeepEachEventsOwnState(t *testing.T) {
 	const applies, edits = 8, 16
 	inv := env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Q", "external_ref": "erp::INV-1",
 		"lines": []obj{line("x", 1000, 10000, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", ws.Key, nil).WantStatus(t, 200)
 	cns := make([]string, applies)
 	for i := range cns {
 		cns[i] = env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"invoice_id": inv, "lines": []obj{line("y", 1000, 100, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
-		env.Do(t, "POST", "/v1/credit-notes/"+cns[i]+"/issue", ws.Key, `{"email":false}`).WantStatus(t, 200)
+		env.Do(t, "POST", "/v1/credit-notes/"+cns[i]+"/issue", ws.Key, nil).WantStatus(t, 200)
 	}
 	for _, r := range concurrently(t, applies+edits, func(i int) *apitest.Response {
 		if i < applies {

@@ -132,12 +132,12 @@ func TestInvoiceLifeCycle(t *testing.T) {
 	// A draft takes no payment.
 	env.Do(t, "POST", path+"/payments", ws.Key, payment("early", 100)).WantError(t, http.StatusConflict, "invalid_state_transition")
 
-	inv = readInvoice(t, env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantStatus(t, http.StatusOK))
+	inv = readInvoice(t, env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, http.StatusOK))
 	if inv.Status != "sent" {
 		t.Fatalf("sent: %+v", inv)
 	}
 	// What a sent invoice refuses.
-	env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantError(t, http.StatusConflict, "invalid_state_transition")
+	env.Do(t, "POST", path+"/send", ws.Key, nil).WantError(t, http.StatusConflict, "invalid_state_transition")
 	env.Do(t, "PATCH", path, ws.Key, obj{"lines": []obj{line("More", 1000, 1, 0)}}).WantError(t, http.StatusConflict, "invalid_state_transition")
 	env.Do(t, "DELETE", path, ws.Key, nil).WantError(t, http.StatusConflict, "invalid_state_transition")
 	// Notes and the due date still change.
@@ -187,7 +187,7 @@ func TestDraftInvoicesAreDeletedAndUnpaidOnesVoided(t *testing.T) {
 	env.Do(t, "DELETE", "/v1/invoices/"+draft, ws.Key, nil).WantError(t, 404, "not_found")
 
 	sent := mk()
-	env.Do(t, "POST", "/v1/invoices/"+sent+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+sent+"/send", ws.Key, nil).WantStatus(t, 200)
 	inv := readInvoice(t, env.Do(t, "POST", "/v1/invoices/"+sent+"/void", ws.Key, nil).WantStatus(t, 200))
 	if inv.Status != "void" || inv.Remaining != 0 {
 		t.Fatalf("voided %+v", inv)
@@ -238,7 +238,7 @@ func TestInvoiceMoneyIsComputedByTheRule(t *testing.T) {
 		wantTotals(t, inv)
 		if inv.Incl > 1 {
 			path := "/v1/invoices/" + inv.ID
-			env.Do(t, "POST", path+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+			env.Do(t, "POST", path+"/send", ws.Key, nil).WantStatus(t, 200)
 			env.Do(t, "POST", path+"/payments", ws.Key, payment(fmt.Sprint("rp", i), 1+rng.Int64N(inv.Incl))).WantStatus(t, 201)
 			wantTotals(t, readInvoice(t, env.Get(t, path, ws.Key).WantStatus(t, 200)))
 		}
@@ -285,7 +285,7 @@ func TestBadInvoiceBodiesAre400AndWriteNothing(t *testing.T) {
 	// Another workspace's invoice is not found, whatever the verb.
 	theirs := readInvoice(t, env.Do(t, "POST", "/v1/invoices", other.Key, obj{"client_name": "T", "lines": ok}).WantStatus(t, 201)).ID
 	env.Do(t, "PATCH", "/v1/invoices/"+theirs, ws.Key, obj{"notes": "x"}).WantError(t, 404, "not_found")
-	env.Do(t, "POST", "/v1/invoices/"+theirs+"/send", ws.Key, `{"email":false}`).WantError(t, 404, "not_found")
+	env.Do(t, "POST", "/v1/invoices/"+theirs+"/send", ws.Key, nil).WantError(t, 404, "not_found")
 	env.Do(t, "DELETE", "/v1/invoices/"+theirs, ws.Key, nil).WantError(t, 404, "not_found")
 	if got := readInvoice(t, env.Get(t, "/v1/invoices/"+theirs, other.Key)); got.Status != "draft" || got.Notes != "" {
 		t.Fatalf("another workspace's invoice changed: %+v", got)
@@ -305,7 +305,7 @@ func TestInvoiceWritesNeedWriteAccess(t *testing.T) {
 	} {
 		env.Do(t, "POST", "/v1/invoices", key, obj{"client_name": "A"}).WantError(t, 403, "permission_denied")
 		env.Do(t, "PATCH", "/v1/invoices/"+inv, key, obj{"notes": "x"}).WantError(t, 403, "permission_denied")
-		env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, `{"email":false}`).WantError(t, 403, "permission_denied")
+		env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, nil).WantError(t, 403, "permission_denied")
 		env.Do(t, "DELETE", "/v1/invoices/"+inv, key, nil).WantError(t, 403, "permission_denied")
 	}
 	if got := readInvoice(t, env.Get(t, "/v1/invoices/"+inv, ws.Key)); got.Status != "draft" || got.Notes != "" {
@@ -331,11 +331,7 @@ func TestConcurrentInvoiceMovesOneWins(t *testing.T) {
 					status[i] = env.Do(t, "DELETE", "/v1/invoices/"+inv, ws.Key, nil).Status
 					return
 				}
-				var body any
-				if verb == "/send" {
-					body = `{"email":false}` // the client_name has no address
-				}
-				status[i] = env.Do(t, "POST", "/v1/invoices/"+inv+verb, ws.Key, body).Status
+				status[i] = env.Do(t, "POST", "/v1/invoices/"+inv+verb, ws.Key, nil).Status
 			}()
 		}
 		wg.Wait()
@@ -369,8 +365,8 @@ func TestInvoiceCreateIsIdempotent(t *testing.T) {
 		t.Fatalf("retry: %s %s", again.Header.Get("Idempotent-Replayed"), again.Body)
 	}
 	id := readInvoice(t, first).ID
-	sent := env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, `{"email":false}`, "Idempotency-Key", "send-1").WantStatus(t, 200)
-	env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, `{"email":false}`, "Idempotency-Key", "send-1").WantStatus(t, 200)
+	sent := env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, nil, "Idempotency-Key", "send-1").WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, nil, "Idempotency-Key", "send-1").WantStatus(t, 200)
 	if readInvoice(t, sent).Status != "sent" {
 		t.Fatal("not sent")
 	}
@@ -388,7 +384,7 @@ func TestInvoicesBecomeOverdueByThemselves(t *testing.T) {
 	mk := func(due string) string {
 		id := readInvoice(t, env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Late", "due_date": due,
 			"lines": []obj{line("x", 1000, 1000, 0)}}).WantStatus(t, 201)).ID
-		env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+		env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, nil).WantStatus(t, 200)
 		return id
 	}
 	late, onTime := mk("2026-01-31"), mk("2099-01-01")
@@ -440,7 +436,7 @@ func TestInvoiceExternalRefUpserts(t *testing.T) {
 		t.Fatalf("upsert answered %v", again)
 	}
 	id := first["id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+id+"/send", ws.Key, nil).WantStatus(t, 200)
 	// A sent invoice keeps its lines; its notes still change.
 	env.Do(t, "POST", "/v1/invoices", ws.Key, body).WantError(t, http.StatusConflict, "invalid_state_transition")
 	env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"external_ref": "stripe:acct_1:in_42", "notes": "paid soon"}).WantStatus(t, http.StatusOK)

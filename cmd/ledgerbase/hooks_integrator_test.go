@@ -32,7 +32,7 @@ func TestIntegratorReceivesEveryChange(t *testing.T) {
 	ep := subscribe(t, env, key, rcv, "*")
 	line := []map[string]any{{"description": "Work", "qty_milli": 1000, "unit_price_cents": 12000, "vat_rate_bp": 0}}
 	inv := env.Do(t, "POST", "/v1/invoices", key, map[string]any{"client_id": acme, "lines": line}).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+inv+"/send", key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/invoices/"+inv+"/payments", key, map[string]any{"id": "pay-1", "number": "P-1", "status": "completed",
 		"date": "2026-11-25", "amount_incl_vat_cents": 12000}).WantStatus(t, 201)
 
@@ -56,7 +56,7 @@ func TestIntegratorReceivesEveryChange(t *testing.T) {
 	// The receiver goes down; changes go on; attempts fail, and are retried.
 	rcv.down()
 	inv2 := env.Do(t, "POST", "/v1/invoices", key, map[string]any{"client_id": acme, "lines": line}).WantStatus(t, 201).JSON(t)["id"].(string)
-	env.Do(t, "POST", "/v1/invoices/"+inv2+"/send", key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+inv2+"/send", key, nil).WantStatus(t, 200)
 	env.Do(t, "POST", "/v1/invoices/"+inv2+"/payments", key, map[string]any{"id": "pay-2", "number": "P-2", "status": "completed",
 		"date": "2026-11-25", "amount_incl_vat_cents": 5000}).WantStatus(t, 201)
 	env.Do(t, "PATCH", "/v1/clients/"+acme, key, map[string]any{"name": "Acme Ltd", "email": "ap@acme.test"}).WantStatus(t, 200)
