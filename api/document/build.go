@@ -179,7 +179,7 @@ func Build(ctx context.Context, src Source, r *resource.Resource, id string, lan
 	}
 	d.Lang = lang
 	if d.Lang == "" {
-		d.Lang = defaultLang(client, prof.Lang)
+		d.Lang = DefaultLang(client.str("preferred_language"), string(prof.Lang))
 	}
 	if err := b.describe(lines, d.Lang); err != nil {
 		return nil, err
@@ -197,14 +197,14 @@ func Build(ctx context.Context, src Source, r *resource.Resource, id string, lan
 	return d, nil
 }
 
-// defaultLang is the client's preferred_language, else the company's,
-// else English.
-func defaultLang(client rec, company Lang) Lang {
-	if l := Lang(client.str("preferred_language")); slices.Contains(Langs, l) {
-		return l
-	}
-	if slices.Contains(Langs, company) {
-		return company
+// DefaultLang is a document's language when none is asked for: the
+// client's preferred_language, else the company's default_language, else
+// English (the PDF, and the email that sends it).
+func DefaultLang(client, company string) Lang {
+	for _, l := range []Lang{Lang(client), Lang(company)} {
+		if slices.Contains(Langs, l) {
+			return l
+		}
 	}
 	return "en"
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
+	"github.com/ledgerbase/ledgerbase/api/document"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/emailmessage"
@@ -67,21 +68,16 @@ func (q *Request) enqueueEmail(tx *ent.Tx, required bool) error {
 	}
 	cc, _ := q.Body.Strings("cc")
 	message, _ := q.Body.String("message")
-	// The document's language, as its PDF's default: the client's, then
-	// the company's, then English.
-	l := ""
+	// The document's language, as its PDF's default.
+	var client, company string
 	if lang != nil {
-		l = *lang
+		client = *lang
 	}
-	if l == "" {
-		err := queryRow(q, tx, "SELECT default_language FROM companies WHERE workspace_id = ?", []any{q.Workspace().ID}, &l)
-		if err != nil && !isNoRows(err) {
-			return err
-		}
+	err := queryRow(q, tx, "SELECT default_language FROM companies WHERE workspace_id = ?", []any{q.Workspace().ID}, &company)
+	if err != nil && !isNoRows(err) {
+		return err
 	}
-	if l == "" {
-		l = "en"
-	}
+	l := string(document.DefaultLang(client, company))
 	m := outgoing{ws: q.Workspace().ID, resource: q.Resource.Name, id: q.ID, number: number, lang: l, to: to, cc: cc, message: message}
 	if _, err := m.create(q.Ctx, tx); err != nil {
 		return err
