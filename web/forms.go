@@ -572,10 +572,11 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 	var param, msg string
 	if e != nil {
 		status = e.Status
-		param, msg = e.Param, capitalize(e.Message)+"."
+		param = e.Param
 		if in, ok := paths[param]; ok {
 			param = in
 		}
+		msg = inWords(param, e.Param, e.Message)
 		if e.Code == "idempotency_key_reused" {
 			// This form was sent before with other values (back, changed,
 			// sent again): the first answer stands; this render's key is new.
@@ -925,7 +926,7 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, unitErrs ma
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
-		status, param, msg = e.Status, e.Param, capitalize(e.Message)+"."
+		status, param, msg = e.Status, e.Param, inWords(e.Param, e.Param, e.Message)
 	}
 	var placed bool
 	d.Items, placed = buildForm(fields, v, true, 0, u.currencyOf(c, rt.Op, v, rec), unitErrs, param, msg)

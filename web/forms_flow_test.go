@@ -163,7 +163,7 @@ func TestShipAnOrderThroughForms(t *testing.T) {
 	form := c.Get(newShp)
 	v := formOf(form.Body)
 	if v.Get("sales_order_id") != so || v.Get("lines[0].qty_milli") != "3" || v.Get("lines[1].qty_milli") != "2" ||
-		!strings.HasPrefix(v.Get("lines[0].order_line_id"), "sol_") || !strings.Contains(form.Body, "Boots") {
+		!strings.HasPrefix(v.Get("lines[0].order_line_id"), "sol_") || !strings.Contains(form.Body, "Boots · 3 left") {
 		t.Fatalf("shipment form: %v", v)
 	}
 	// Chosen quantities: 1 of the boots, none of the laces.

@@ -340,13 +340,15 @@ func problemOf(err error, paths map[string]string) string {
 	if !ok {
 		return "These lines cannot be priced."
 	}
-	msg := capitalize(e.Message) + "."
 	if in, ok := paths[e.Param]; ok {
 		if row, ok := rowOf(in); ok {
-			msg = "Line " + strconv.Itoa(row+1) + ": " + msg
+			if msg := inWords(in, e.Param, e.Message); strings.HasPrefix(msg, "Line ") {
+				return msg
+			}
+			return "Line " + strconv.Itoa(row+1) + ": " + capitalize(e.Message) + "."
 		}
 	}
-	return msg
+	return capitalize(e.Message) + "."
 }
 
 // lineTotals answers the amounts of a form's lines as one types (htmx):

@@ -110,6 +110,11 @@ func TestFormsTakePeoplesUnits(t *testing.T) {
 			t.Errorf("%v: %d, want 400", v, r.Status)
 		}
 	}
+	// The API's own refusal, by the label and line a person sees.
+	missing := with(eur, "lines[1].description", "")
+	if msg := messageBy(c.PostWithToken(newInv, list, missing).Body, "lines[1].description"); msg != "Line 2: Description is required." {
+		t.Errorf("a line without a description: %q", msg)
+	}
 	if n := total(t, f.env, key, "invoices"); n != before {
 		t.Fatalf("refused forms wrote invoices: %v then %v", before, n)
 	}

@@ -271,3 +271,25 @@ func convertAmount(f resource.Field, n int64, from, to string) string {
 	}
 	return unitText(f, n, from)
 }
+
+// inWords is a refusal of the API that names its param ("lines[1].qty_milli
+// is required") as the form names the input (input): by its line and the
+// label a person sees ("Line 2: Qty is required."). Other messages are
+// kept, capitalized.
+func inWords(input, param, message string) string {
+	rest, named := strings.CutPrefix(message, param)
+	if !named || param == "" {
+		return capitalize(message) + "."
+	}
+	return fieldWords(input) + rest + "."
+}
+
+// fieldWords names an input as its form shows it: "Line 2: Qty", "Currency code".
+func fieldWords(input string) string {
+	if row, ok := rowOf(input); ok {
+		if _, col, ok := strings.Cut(input, "]."); ok {
+			return "Line " + strconv.Itoa(row+1) + ": " + label(col)
+		}
+	}
+	return label(input)
+}

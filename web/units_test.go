@@ -118,3 +118,15 @@ func TestFormHintsSpeakPeoplesUnits(t *testing.T) {
 		t.Fatal("no field in a person's unit")
 	}
 }
+
+func TestAPIRefusalsInWords(t *testing.T) {
+	for _, c := range []struct{ input, param, message, want string }{
+		{"lines[1].qty_milli", "lines[0].qty_milli", "lines[0].qty_milli is required", "Line 2: Qty is required."},
+		{"currency_code", "currency_code", "currency_code must be an ISO 4217 code", "Currency code must be an ISO 4217 code."},
+		{"amount_incl_vat_cents", "amount_incl_vat_cents", "the payment exceeds the open balance", "The payment exceeds the open balance."},
+	} {
+		if got := inWords(c.input, c.param, c.message); got != c.want {
+			t.Errorf("inWords(%q, %q) = %q, want %q", c.input, c.message, got, c.want)
+		}
+	}
+}
