@@ -293,3 +293,12 @@ func fieldWords(input string) string {
 	}
 	return label(input)
 }
+
+// columnDoc is a rows editor's column help: in people's units, the
+// declaration's doc without the API's unit.
+func columnDoc(f resource.Field) string {
+	if !unitField(f) {
+		return f.Doc
+	}
+	return apiUnitWords.ReplaceAllString(f.Doc, "")
+}
