@@ -324,7 +324,7 @@ func bodyOf(fields []resource.Field, v, old formValues, u reading) (body []byte,
 					}
 					x, ok, problem := jsonValue(it, v[k], false, u.cur)
 					if problem != "" {
-						errs[k] = "Line " + strconv.Itoa(i+1) + ": " + label(it.Name) + " " + problem + "."
+						errs[k] = rowWord(f.Name) + " " + strconv.Itoa(i+1) + ": " + label(it.Name) + " " + problem + "."
 					}
 					if ok {
 						row[it.Name] = x

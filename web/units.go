@@ -287,11 +287,23 @@ func inWords(input, param, message string) string {
 // fieldWords names an input as its form shows it: "Line 2: Qty", "Currency code".
 func fieldWords(input string) string {
 	if row, ok := rowOf(input); ok {
-		if _, col, ok := strings.Cut(input, "]."); ok {
-			return "Line " + strconv.Itoa(row+1) + ": " + label(col)
+		if rows, col, ok := strings.Cut(input, "]."); ok {
+			rows, _, _ = strings.Cut(rows, "[")
+			return rowWord(rows) + " " + strconv.Itoa(row+1) + ": " + label(col)
 		}
 	}
 	return label(input)
+}
+
+// rowWords name one row of a rows editor, for its messages.
+var rowWords = map[string]string{"lines": "Line", "payments": "Payment", "packages": "Package", "media": "Medium"}
+
+// rowWord names a row of the rows field named rows: "Line", else "Row".
+func rowWord(rows string) string {
+	if w, ok := rowWords[rows]; ok {
+		return w
+	}
+	return "Row"
 }
 
 // columnDoc is a rows editor's column help: in people's units, the

@@ -124,6 +124,7 @@ func TestAPIRefusalsInWords(t *testing.T) {
 		{"lines[1].qty_milli", "lines[0].qty_milli", "lines[0].qty_milli is required", "Line 2: Qty is required."},
 		{"currency_code", "currency_code", "currency_code must be an ISO 4217 code", "Currency code must be an ISO 4217 code."},
 		{"amount_incl_vat_cents", "amount_incl_vat_cents", "the payment exceeds the open balance", "The payment exceeds the open balance."},
+		{"payments[0].amount_cents", "payments[0].amount_cents", "payments[0].amount_cents is required", "Payment 1: Amount is required."},
 	} {
 		if got := inWords(c.input, c.param, c.message); got != c.want {
 			t.Errorf("inWords(%q, %q) = %q, want %q", c.input, c.message, got, c.want)
