@@ -189,6 +189,26 @@ func TestFormsTakePeoplesUnits(t *testing.T) {
 		t.Fatalf("after a payment of 0.5 KWD: %v", k)
 	}
 
+	// A bill's payment, under a JPY bill: whole yen, in the bill's currency.
+	bill := f.env.Do(t, "POST", "/v1/bills", key, map[string]any{"vendor_name": "Kyoto Paper", "currency_code": "JPY",
+		"lines": []any{map[string]any{"description": "Paper", "qty_milli": 1000, "unit_price_cents": 900}}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	f.env.Do(t, "POST", "/v1/bills/"+bill+"/open", key, nil).WantStatus(t, 200)
+	addBill := w + "/records/bills/" + bill + "/add/bill-payments"
+	bform := c.Get(addBill).Body
+	if !strings.Contains(bform, `<span class="unit" aria-hidden="true">JPY</span>`) {
+		t.Fatalf("the JPY bill's payment form does not say JPY\n%s", bform)
+	}
+	bv := formOf(bform)
+	bv.Set("amount_incl_vat_cents", "300.5")
+	if r := c.PostWithToken(addBill, addBill, bv); r.Status != 400 || messageBy(r.Body, "amount_incl_vat_cents") != "Amount incl VAT has no decimals in JPY." {
+		t.Fatalf("a JPY payment with decimals: %d %q", r.Status, messageBy(r.Body, "amount_incl_vat_cents"))
+	}
+	bv.Set("amount_incl_vat_cents", "300")
+	follow(t, c, c.PostWithToken(addBill, addBill, bv))
+	if b := f.env.Get(t, "/v1/bills/"+bill, key).JSON(t); b["remaining_cents"] != 600.0 {
+		t.Fatalf("the bill after a payment of ¥300: %v", b)
+	}
+
 	// JPY has no decimals: 500 is 500; 500.5 is refused.
 	jv := url.Values{"client_name": {"Tokyo"}, "currency_code": {"JPY"}, "lines[0].description": {"Tea"}, "lines[0].qty_milli": {"2"}, "lines[0].unit_price_cents": {"500"}}
 	if msg := messageBy(c.PostWithToken(newInv, list, with(jv, "lines[0].unit_price_cents", "500.5")).Body, "lines[0].unit_price_cents"); msg != "Line 1: Unit price has no decimals in JPY." {
