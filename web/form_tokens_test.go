@@ -202,7 +202,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 			func() int { return db.Role.Query().Where(role.WorkspaceID(f.ws.ID)).CountX(ctx) }, nil},
 		{"create workspace", "/admin/", "/admin/workspaces", url.Values{"name": {"Twice Ltd"}, "plan": {"starter"}},
 			func() int { return db.Workspace.Query().CountX(ctx) }, nil},
-		{"issue gift card", w + "/records/gift-cards/new", w + "/records/gift-cards", url.Values{"initial_balance_cents": {"700"}, "currency_code": {"EUR"}},
+		{"issue gift card", w + "/records/gift-cards/new", w + "/records/gift-cards", url.Values{"initial_balance_cents": {"7.00"}, "currency_code": {"EUR"}},
 			func() int { return db.GiftCard.Query().Where(giftcard.WorkspaceID(f.ws.ID)).CountX(ctx) }, shownCode},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -241,7 +241,7 @@ func TestAWritingFormSentTwiceWritesOnce(t *testing.T) {
 			// The same token with other values: refused, nothing written.
 			form.Set("name", "Other")
 			form.Set("url", "https://9.9.9.22/in")
-			form.Set("initial_balance_cents", "800")
+			form.Set("initial_balance_cents", "8.00")
 			if r := c.Post(tc.action, form); r.Status != 409 || tc.count() != before+1 {
 				t.Errorf("the token again with other values: %d, %d made; want 409 and nothing", r.Status, tc.count()-before)
 			}

@@ -42,6 +42,25 @@ type formField struct {
 	// Choices make a select of records the field may name (an order's lines).
 	Choices []choice
 	Attrs   templ.Attributes // htmx's, on a line's description
+	// Unit is shown beside a field in a person's unit ("EUR", "%"); Hint
+	// replaces the declaration's doc there.
+	Unit, Hint string
+}
+
+// hint is the help shown under the input.
+func (f formField) hint() string {
+	if f.Hint != "" {
+		return f.Hint
+	}
+	return f.F.Doc
+}
+
+// withUnit gives a field in a person's unit its unit and help.
+func (f formField) withUnit(cur string) formField {
+	if unitField(f.F) {
+		f.Unit, f.Hint = unitSuffix(f.F, cur), unitHint(f.F, cur)
+	}
+	return f
 }
 
 // kind is the input a field gets.
@@ -51,6 +70,9 @@ func (f formField) kind() string {
 	}
 	switch f.F.Type {
 	case resource.Integer:
+		if unitField(f.F) {
+			return "decimal"
+		}
 		return "number"
 	case resource.Date:
 		return "date"
@@ -139,8 +161,9 @@ func inputID(name string) string {
 // formValues are a form's values by input name.
 type formValues map[string]string
 
-// valuesOf reads the current values of a record as the form shows them.
-func valuesOf(rec record, fields []resource.Field) formValues {
+// valuesOf reads the current values of a record as the form shows them,
+// its amounts in cur.
+func valuesOf(rec record, fields []resource.Field, cur string) formValues {
 	v := formValues{}
 	for _, f := range fields {
 		if !formable(f) {
@@ -150,20 +173,21 @@ func valuesOf(rec record, fields []resource.Field) formValues {
 			rows, _ := objectRows(rec.get(f.Name))
 			for i, row := range rows {
 				for _, it := range f.Items {
-					v[rowName(f, i, it)] = fieldText(it, row.get(it.Name))
+					v[rowName(f, i, it)] = fieldText(it, row.get(it.Name), cur)
 				}
 			}
 			continue
 		}
-		v[f.Name] = fieldText(f, rec.get(f.Name))
+		v[f.Name] = fieldText(f, rec.get(f.Name), cur)
 	}
 	return v
 }
 
-// fieldText is a value of f as its input shows it: a list of strings one a line.
-func fieldText(f resource.Field, x any) string {
+// fieldText is a value of f as its input shows it: a list of strings one
+// a line, a number in its unit (amounts in cur).
+func fieldText(f resource.Field, x any, cur string) string {
 	if !stringArray(f) {
-		return scalarText(x)
+		return numberText(f, x, cur)
 	}
 	xs, _ := x.([]any)
 	var lines []string
@@ -233,8 +257,9 @@ func formValuesOf(c *fiber.Ctx, fields []resource.Field) formValues {
 	return v
 }
 
-// buildForm lays out a form's inputs with values and the refusal's param.
-func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, errParam, errMsg string) ([]formItem, bool) {
+// buildForm lays out a form's inputs with values, amounts in cur, the
+// refusal's param and the inputs' own refusals (unitErrs, by input name).
+func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, cur string, unitErrs map[string]string, errParam, errMsg string) ([]formItem, bool) {
 	var items []formItem
 	placed := false
 	for _, f := range fields {
@@ -249,7 +274,7 @@ func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, e
 				var row []formField
 				for _, it := range f.Items {
 					name := rowName(f, i, it)
-					ff := formField{F: it, Name: name, ID: inputID(name), Value: v[name]}
+					ff := formField{F: it, Name: name, ID: inputID(name), Value: v[name], Error: unitErrs[name]}.withUnit(cur)
 					if name == errParam {
 						ff.Error, placed = errMsg, true
 					}
@@ -263,22 +288,25 @@ func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, e
 			items = append(items, formItem{Rows: rs})
 			continue
 		}
-		ff := &formField{F: f, Name: f.Name, ID: inputID(f.Name), Value: v[f.Name], Tri: tri && f.Type == resource.Boolean}
+		ff := formField{F: f, Name: f.Name, ID: inputID(f.Name), Value: v[f.Name], Tri: tri && f.Type == resource.Boolean, Error: unitErrs[f.Name]}.withUnit(cur)
 		if f.Name == errParam || strings.HasPrefix(errParam, f.Name+"[") {
 			ff.Error, placed = errMsg, true
 		}
-		items = append(items, formItem{Field: ff})
+		items = append(items, formItem{Field: &ff})
 	}
 	return items, placed
 }
 
 // bodyOf turns form values into the JSON body a client would send. On
 // create (old == nil) an empty field is left out; on edit only what changed
-// and the required fields are sent. paths maps the body's params back to
-// the form's inputs, for errors.
-func bodyOf(fields []resource.Field, v, old formValues) ([]byte, map[string]string) {
+// and the required fields are sent. Fields in people's units are read in
+// u (amounts in u.cur; the record's values in u.oldCur). paths maps the
+// body's params back to the form's inputs, for errors; errs are the
+// inputs that cannot be read, by input name, in words.
+func bodyOf(fields []resource.Field, v, old formValues, u reading) (body []byte, paths, errs map[string]string) {
 	out := map[string]any{}
-	paths := map[string]string{} // body param -> input name, where they differ
+	paths = map[string]string{} // body param -> input name, where they differ
+	errs = map[string]string{}
 	for _, f := range fields {
 		if !formable(f) {
 			continue
@@ -291,10 +319,14 @@ func bodyOf(fields []resource.Field, v, old formValues) ([]byte, map[string]stri
 				row := map[string]any{}
 				for _, it := range f.Items {
 					k := rowName(f, i, it)
-					if v[k] != old[k] {
+					if !u.same(it, v[k], old[k]) {
 						changed = true
 					}
-					if x, ok := jsonValue(it, v[k], false); ok {
+					x, ok, problem := jsonValue(it, v[k], false, u.cur)
+					if problem != "" {
+						errs[k] = rowWord(f.Name) + " " + strconv.Itoa(i+1) + ": " + label(it.Name) + " " + problem + "."
+					}
+					if ok {
 						row[it.Name] = x
 					}
 				}
@@ -317,57 +349,87 @@ func bodyOf(fields []resource.Field, v, old formValues) ([]byte, map[string]stri
 			continue
 		}
 		val := v[f.Name]
-		if old != nil && val == old[f.Name] && !f.Required {
+		if old != nil && u.same(f, val, old[f.Name]) && !f.Required {
 			continue
 		}
-		if x, ok := jsonValue(f, val, old != nil); ok {
+		x, ok, problem := jsonValue(f, val, old != nil, u.cur)
+		if problem != "" {
+			errs[f.Name] = label(f.Name) + " " + problem + "."
+		}
+		if ok {
 			out[f.Name] = x
 		}
 	}
 	b, _ := json.Marshal(out)
-	return b, paths
+	return b, paths, errs
+}
+
+// reading is the currencies a form's amounts are read in: cur for what
+// was typed, oldCur for the record's values an edit compares them with.
+type reading struct{ cur, oldCur string }
+
+// same reports whether a typed value is the record's: in people's units,
+// the same integer (120 is 120.00; the same text in another currency is
+// another amount).
+func (u reading) same(f resource.Field, typed, was string) bool {
+	if typed == was && (!unitField(f) || f.Unit != resource.MinorUnits || u.cur == u.oldCur) {
+		return true
+	}
+	if !unitField(f) || strings.TrimSpace(typed) == "" || strings.TrimSpace(was) == "" {
+		return typed == was
+	}
+	a, p1 := parseUnit(f, typed, u.cur)
+	b, p2 := parseUnit(f, was, cmp.Or(u.oldCur, u.cur))
+	return p1 == "" && p2 == "" && a == b
 }
 
 // jsonValue is a form value as JSON (a non-integer in an integer field is
-// sent as typed, for the API to refuse); ok is false when it is left out.
-func jsonValue(f resource.Field, s string, edit bool) (any, bool) {
+// sent as typed, for the API to refuse; a field in people's units that
+// cannot be read is problem, in words); ok is false when it is left out.
+func jsonValue(f resource.Field, s string, edit bool, cur string) (x any, ok bool, problem string) {
 	if f.Type == resource.Boolean {
 		switch s {
 		case "true":
-			return true, true
+			return true, true, ""
 		case "false":
-			return false, true
+			return false, true, ""
 		}
 		if edit {
-			return false, true // an unchecked box
+			return false, true, "" // an unchecked box
 		}
-		return nil, false
+		return nil, false, ""
 	}
 	if strings.TrimSpace(s) == "" {
 		switch {
 		case edit && f.Nullable:
-			return nil, true
+			return nil, true, ""
 		case edit && f.Type == resource.String:
-			return "", true
+			return "", true, ""
 		}
-		return nil, false
+		return nil, false, ""
 	}
-	switch f.Type {
-	case resource.Integer:
-		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-			return n, true
+	switch {
+	case unitField(f):
+		n, problem := parseUnit(f, s, cmp.Or(cur, defaultCurrency))
+		if problem != "" {
+			return nil, false, problem
 		}
-		return s, true
-	case resource.Array: // strings, one a line or separated by commas
+		return n, true, ""
+	case f.Type == resource.Integer:
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+			return n, true, ""
+		}
+		return s, true, ""
+	case f.Type == resource.Array: // strings, one a line or separated by commas
 		var xs []string
 		for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ',' }) {
 			if l = strings.TrimSpace(l); l != "" {
 				xs = append(xs, l)
 			}
 		}
-		return xs, true
+		return xs, true, ""
 	}
-	return s, true
+	return s, true, ""
 }
 
 // writable reports whether the session may write records: admins always
@@ -467,7 +529,7 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 		return err
 	}
 	defaults(s, v)
-	return u.showForm(c, s, v, emptyRows, nil, nil)
+	return u.showForm(c, s, v, emptyRows, nil, nil, nil)
 }
 
 func (u *UI) editForm(c *fiber.Ctx) error {
@@ -475,7 +537,7 @@ func (u *UI) editForm(c *fiber.Ctx) error {
 	if rec == nil {
 		return err
 	}
-	return u.showForm(c, s, valuesOf(rec, s.RT.Op.Body), 1, nil, nil)
+	return u.showForm(c, s, valuesOf(rec, s.RT.Op.Body, u.formCurrency(c, s, nil, rec)), 1, nil, nil, nil)
 }
 
 // editing resolves an edit form's page and reads the record it changes as
@@ -502,16 +564,19 @@ func (u *UI) editing(c *fiber.Ctx) (formSpec, record, error) {
 	return s, nil, u.fail(c, http.StatusNotFound, "Not found", "This "+s.Parent.Singular+" has no "+s.R.Singular+" with the id "+s.ChildID+".")
 }
 
-func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths map[string]string) error {
+// showForm draws a form with v; e is the API's refusal (its param mapped
+// to an input by paths), unitErrs the inputs the form could not read.
+func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths, unitErrs map[string]string) error {
 	d := formData{page: u.pageOf(c, capitalize(s.Title), "rec:"+cmp.Or(s.Parent, s.R).Name), Spec: s, Idem: newIdemKey()}
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
 		status = e.Status
-		param, msg = e.Param, capitalize(e.Message)+"."
+		param = e.Param
 		if in, ok := paths[param]; ok {
 			param = in
 		}
+		msg = inWords(param, e.Param, e.Message)
 		if e.Code == "idempotency_key_reused" {
 			// This form was sent before with other values (back, changed,
 			// sent again): the first answer stands; this render's key is new.
@@ -519,14 +584,19 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 				whereShown(s) + ", then send this form again to write another."
 		}
 	}
-	items, placed := buildForm(s.RT.Op.Body, v, s.create(), extra, param, msg)
-	u.decorateRows(c, s, items, v)
+	cur := u.formCurrency(c, s, v, nil)
+	items, placed := buildForm(s.RT.Op.Body, v, s.create(), extra, cur, unitErrs, param, msg)
+	u.decorateRows(c, s, items, v, cur)
 	d.Items = items
 	if e != nil {
 		d.Error = "The " + s.R.Singular + " was not saved: " + msg
 		if placed {
 			d.Error = "The " + s.R.Singular + " was not saved; see the field marked below."
 		}
+	}
+	if len(unitErrs) > 0 {
+		status = http.StatusBadRequest
+		d.Error = "The " + s.R.Singular + " was not saved; see the fields marked below."
 	}
 	return render(c, status, recordFormView(d))
 }
@@ -552,21 +622,32 @@ func (u *UI) updateRecord(c *fiber.Ctx) error {
 	if rec == nil {
 		return err
 	}
-	return u.submitForm(c, s, valuesOf(rec, s.RT.Op.Body))
+	return u.submitForm(c, s, rec)
 }
 
-// submitForm runs a posted New or Edit form (old is the record's values on
-// Edit), or redraws it after a rows editor's button.
-func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
+// submitForm runs a posted New or Edit form (rec is the record edited),
+// or redraws it after a rows editor's button. A value the form cannot read
+// in its unit answers the form again, with every such input marked and
+// all that was typed, writing nothing.
+func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	op := s.RT.Op
 	v := formValuesOf(c, op.Body)
 	if c.FormValue(moreRows) != "" {
-		return u.showForm(c, s, v, emptyRows, nil, nil)
+		return u.showForm(c, s, v, emptyRows, nil, nil, nil)
 	}
 	if o := c.FormValue(rowOp); o != "" {
 		return u.rowsOp(c, s, v, o)
 	}
-	body, paths := bodyOf(op.Body, v, old)
+	in := reading{cur: u.formCurrency(c, s, v, rec)}
+	var old formValues
+	if rec != nil {
+		in.oldCur = u.formCurrency(c, s, nil, rec)
+		old = valuesOf(rec, op.Body, in.oldCur)
+	}
+	body, paths, unitErrs := bodyOf(op.Body, v, old, in)
+	if len(unitErrs) > 0 {
+		return u.showForm(c, s, v, 0, nil, nil, unitErrs)
+	}
 	if op.BulkKey != "" {
 		// One element of a bulk body (a tracking event): its fields' params
 		// come back as events[0].field.
@@ -590,7 +671,7 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, old formValues) error {
 		case e.Status >= 500:
 			return u.internal(c, e)
 		}
-		return u.showForm(c, s, v, 0, e, paths)
+		return u.showForm(c, s, v, 0, e, paths, nil)
 	}
 	ws := workspaceOf(c)
 	switch {
@@ -821,10 +902,12 @@ func actionOf(c *fiber.Ctx) (*ent.Workspace, *resource.Resource, api.Route, bool
 
 // actionPage asks to confirm an action, with its fields when it has some.
 func (u *UI) actionPage(c *fiber.Ctx) error {
-	return u.showAction(c, formValues{}, nil)
+	return u.showAction(c, formValues{}, nil, nil)
 }
 
-func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
+// showAction asks to confirm an action; e is the API's refusal, unitErrs
+// the inputs the form could not read.
+func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, unitErrs map[string]string) error {
 	ws, r, rt, ok := actionOf(c)
 	if !ok {
 		return u.notFound(c)
@@ -843,12 +926,15 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error) error {
 	status := http.StatusOK
 	var param, msg string
 	if e != nil {
-		status, param, msg = e.Status, e.Param, capitalize(e.Message)+"."
+		status, param, msg = e.Status, e.Param, inWords(e.Param, e.Param, e.Message)
 	}
 	var placed bool
-	d.Items, placed = buildForm(fields, v, true, 0, param, msg)
+	d.Items, placed = buildForm(fields, v, true, 0, u.currencyOf(c, rt.Op, v, rec), unitErrs, param, msg)
 	if e != nil && !placed {
 		d.Error = msg
+	}
+	if len(unitErrs) > 0 {
+		status = http.StatusBadRequest
 	}
 	return render(c, status, actionView(d))
 }
@@ -862,7 +948,17 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 	}
 	name, id := c.Params("name"), c.Params("id")
 	v := formValuesOf(c, rt.Op.Body)
-	body, _ := bodyOf(rt.Op.Body, v, nil)
+	var rec record
+	if hasMoney(rt.Op.Body) {
+		var err error
+		if rec, err = u.found(c, r, id); rec == nil {
+			return err
+		}
+	}
+	body, _, unitErrs := bodyOf(rt.Op.Body, v, nil, reading{cur: u.currencyOf(c, rt.Op, v, rec)})
+	if len(unitErrs) > 0 {
+		return u.showAction(c, v, nil, unitErrs)
+	}
 	key := c.FormValue(idemName)
 	if rt.Op.Kind == resource.Update {
 		// A status step: the record's required fields and the new status.
@@ -891,7 +987,7 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 		// on the record's page, which shows what the state allows now.
 		return u.showRecord(c, r, id, e.Status, capitalize(e.Message)+".")
 	}
-	return u.showAction(c, v, e)
+	return u.showAction(c, v, e, nil)
 }
 
 // doneNotice is the message of a record page after a write.

@@ -27,7 +27,7 @@ type formCase struct {
 
 func line(party string) url.Values {
 	return url.Values{party: {"Table Co"}, "currency_code": {"EUR"},
-		"lines[0].description": {"Work"}, "lines[0].qty_milli": {"1000"}, "lines[0].unit_price_cents": {"1250"}}
+		"lines[0].description": {"Work"}, "lines[0].qty_milli": {"1"}, "lines[0].unit_price_cents": {"12.50"}}
 }
 
 func with(v url.Values, kv ...string) url.Values {
@@ -46,9 +46,9 @@ func formCases(orderID, deliveredID string) map[string]formCase {
 	return map[string]formCase{
 		"clients": {valid: with(name, "email", "t@example.com"), bad: url.Values{"name": {"  "}}, param: "name", edit: [2]string{"name", "Table Co 2"}},
 		"vendors": {valid: name, bad: with(name, "currency_code", "euro"), param: "currency_code", edit: [2]string{"email", "v@example.com"}},
-		"items":   {valid: with(name, "unit_price_cents", "990"), bad: with(name, "unit_price_cents", "-1"), param: "unit_price_cents", edit: [2]string{"description", "Oak"}},
+		"items":   {valid: with(name, "unit_price_cents", "9.90"), bad: with(name, "unit_price_cents", "-1"), param: "unit_price_cents", edit: [2]string{"description", "Oak"}},
 		"products": {valid: with(name, "brand", "Acme", "variant_axes[0].code", "size", "variant_axes[0].values", "S, M\nL"),
-			bad: with(name, "unit_price_cents", "9.90"), param: "unit_price_cents", edit: [2]string{"brand", "Other"},
+			bad: with(name, "unit_price_cents", "9.999"), param: "unit_price_cents", edit: [2]string{"brand", "Other"},
 			check: func(t *testing.T, got map[string]any) {
 				if vs, _ := got["variants"].([]any); len(vs) != 3 {
 					t.Errorf("a product with an axis of three sizes has variants %v", got["variants"])
@@ -57,14 +57,14 @@ func formCases(orderID, deliveredID string) map[string]formCase {
 		"categories":   {valid: name, bad: with(name, "sort_order", "first"), param: "sort_order", edit: [2]string{"slug", "tables"}},
 		"invoices":     {valid: line("client_name"), bad: with(line("client_name"), "lines[0].qty_milli", "-1"), param: "lines[0].qty_milli", edit: [2]string{"notes", "Edited"}},
 		"quotes":       {valid: line("client_name"), bad: with(line("client_name"), "due_date", "soon"), param: "due_date", edit: [2]string{"notes", "Edited"}},
-		"credit-notes": {valid: line("client_name"), bad: with(line("client_name"), "lines[0].vat_rate_bp", "10001"), param: "lines[0].vat_rate_bp", edit: [2]string{"notes", "Edited"}},
+		"credit-notes": {valid: line("client_name"), bad: with(line("client_name"), "lines[0].vat_rate_bp", "100.01"), param: "lines[0].vat_rate_bp", edit: [2]string{"notes", "Edited"}},
 		"bills":        {valid: line("vendor_name"), bad: with(line("vendor_name"), "date", "2026-13-01"), param: "date", edit: [2]string{"notes", "Edited"}},
 		"sales-orders": {valid: line("client_name"), bad: with(line("client_name"), "lines[0].qty_milli", "0"), param: "lines[0].qty_milli", edit: [2]string{"notes", "Edited"}},
 		"stores":       {valid: with(name, "free_address", "table.ledgerbase.shop"), bad: with(name, "free_address", "https://x/y"), param: "free_address", edit: [2]string{"name", "Table Store"}},
 		"promotions":   {valid: with(name, "kind", "code", "discount_value", "1500"), bad: with(name, "starts_at", "tomorrow"), param: "starts_at", edit: [2]string{"name", "Table Sale"}},
 		"shipments":    {valid: url.Values{"sales_order_id": {orderID}, "carrier": {"DHL"}}, bad: url.Values{"carrier": {"DHL"}}, param: "sales_order_id", edit: [2]string{"carrier", "UPS"}},
 		"returns":      {valid: url.Values{"sales_order_id": {deliveredID}, "reason": {"Too big"}}, bad: url.Values{"reason": {"Too big"}}, param: "sales_order_id"},
-		"gift-cards":   {valid: url.Values{"initial_balance_cents": {"2500"}}, bad: url.Values{"initial_balance_cents": {"0"}}, param: "initial_balance_cents"},
+		"gift-cards":   {valid: url.Values{"initial_balance_cents": {"25.00"}}, bad: url.Values{"initial_balance_cents": {"0"}}, param: "initial_balance_cents"},
 	}
 }
 

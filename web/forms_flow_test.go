@@ -92,7 +92,7 @@ func TestPayAnInvoiceThroughForms(t *testing.T) {
 	if bad.Status != 400 || !regexp.MustCompile(`(?s)name="amount_incl_vat_cents".*?class="error" role="alert">`).MatchString(bad.Body) {
 		t.Fatalf("bad amount: %d\n%s", bad.Status, bad.Body)
 	}
-	v.Set("amount_incl_vat_cents", "5000")
+	v.Set("amount_incl_vat_cents", "50.00")
 	got := follow(t, c, c.PostWithToken(add, add, v))
 	if n := notice(got.Body); n != "The invoice payment is recorded. The invoice is now partially paid." {
 		t.Fatalf("after a partial payment: %q", n)
@@ -110,14 +110,14 @@ func TestPayAnInvoiceThroughForms(t *testing.T) {
 	v = formOf(c.Get(add).Body)
 	v.Set("number", "PAY-2")
 	v.Set("status", "completed")
-	v.Set("amount_incl_vat_cents", "7001")
+	v.Set("amount_incl_vat_cents", "70.01")
 	over := c.PostWithToken(add, add, v)
 	if over.Status != 409 || !strings.Contains(problem(over.Body), "open balance") {
 		t.Fatalf("over the balance: %d %q", over.Status, problem(over.Body))
 	}
 	// The same form sent again with another amount: the first answer
 	// stands; the form drawn after the refusal carries a new key.
-	v.Set("amount_incl_vat_cents", "7000")
+	v.Set("amount_incl_vat_cents", "70.00")
 	if r := c.PostWithToken(add, add, v); r.Status != 409 || !strings.Contains(problem(r.Body), "already sent with other values") {
 		t.Fatalf("a key reused for another amount: %d %q", r.Status, problem(r.Body))
 	}
@@ -148,8 +148,8 @@ func TestShipAnOrderThroughForms(t *testing.T) {
 	key := f.ws.Key
 	so := created(t, c.PostWithToken(w+"/records/sales-orders/new", w+"/records/sales-orders", url.Values{
 		"client_name": {"Shipper"}, "currency_code": {"EUR"},
-		"lines[0].description": {"Boots"}, "lines[0].qty_milli": {"3000"}, "lines[0].unit_price_cents": {"8000"},
-		"lines[1].description": {"Laces"}, "lines[1].qty_milli": {"2000"}, "lines[1].unit_price_cents": {"300"}}))
+		"lines[0].description": {"Boots"}, "lines[0].qty_milli": {"3"}, "lines[0].unit_price_cents": {"80.00"},
+		"lines[1].description": {"Laces"}, "lines[1].qty_milli": {"2"}, "lines[1].unit_price_cents": {"3.00"}}))
 	page := w + "/records/sales-orders/" + so
 	newShp := w + "/records/shipments/new?sales_order_id=" + so
 	if p := c.Get(page); strings.Contains(p.Body, html.EscapeString(newShp)) {
@@ -162,12 +162,12 @@ func TestShipAnOrderThroughForms(t *testing.T) {
 	// The form: the order, and a row per line with all that is left.
 	form := c.Get(newShp)
 	v := formOf(form.Body)
-	if v.Get("sales_order_id") != so || v.Get("lines[0].qty_milli") != "3000" || v.Get("lines[1].qty_milli") != "2000" ||
-		!strings.HasPrefix(v.Get("lines[0].order_line_id"), "sol_") || !strings.Contains(form.Body, "Boots") {
+	if v.Get("sales_order_id") != so || v.Get("lines[0].qty_milli") != "3" || v.Get("lines[1].qty_milli") != "2" ||
+		!strings.HasPrefix(v.Get("lines[0].order_line_id"), "sol_") || !strings.Contains(form.Body, "Boots · 3 left") {
 		t.Fatalf("shipment form: %v", v)
 	}
 	// Chosen quantities: 1 of the boots, none of the laces.
-	v.Set("lines[0].qty_milli", "1000")
+	v.Set("lines[0].qty_milli", "1")
 	v.Del("lines[1].order_line_id")
 	v.Del("lines[1].qty_milli")
 	v.Set("carrier", "DHL")
@@ -178,7 +178,7 @@ func TestShipAnOrderThroughForms(t *testing.T) {
 	}
 	// The second offers what remains, and ships it all.
 	v = formOf(c.Get(newShp).Body)
-	if v.Get("lines[0].qty_milli") != "2000" || v.Get("lines[1].qty_milli") != "2000" {
+	if v.Get("lines[0].qty_milli") != "2" || v.Get("lines[1].qty_milli") != "2" {
 		t.Fatalf("second shipment form: %v", v)
 	}
 	created(t, c.PostWithToken(newShp, w+"/records/shipments", v))
@@ -272,13 +272,13 @@ func TestLineEditor(t *testing.T) {
 	// and the VAT rate of the line above.
 	newInv := w + "/records/invoices/new"
 	form := url.Values{"client_name": {"Lines Ltd"}, "currency_code": {"EUR"},
-		"lines[0].description": {"Setup"}, "lines[0].qty_milli": {"1000"}, "lines[0].unit_price_cents": {"1000"}, "lines[0].vat_rate_bp": {"2000"},
+		"lines[0].description": {"Setup"}, "lines[0].qty_milli": {"1"}, "lines[0].unit_price_cents": {"10.00"}, "lines[0].vat_rate_bp": {"20"},
 		"lines[1].description": {"walnut"}, "lines[1].qty_milli": {""}, "lines[1].unit_price_cents": {""}, "lines[1].vat_rate_bp": {""},
 		"_op": {"pick:lines:1:" + item}}
 	p = c.PostWithToken(newInv, w+"/records/invoices", form)
 	v := formOf(p.Body)
 	if p.Status != 200 || v.Get("lines[1].item_id") != item || v.Get("lines[1].description") != "Walnut desk" ||
-		v.Get("lines[1].unit_price_cents") != "45000" || v.Get("lines[1].qty_milli") != "1000" || v.Get("lines[1].vat_rate_bp") != "2000" {
+		v.Get("lines[1].unit_price_cents") != "450.00" || v.Get("lines[1].qty_milli") != "1" || v.Get("lines[1].vat_rate_bp") != "20" {
 		t.Fatalf("after picking the desk: %d %v", p.Status, v)
 	}
 	if rows, excl, _, incl := amountsOf(p.Body); rows["1"] != "€450.00" || excl != "€460.00" || incl != "€552.00" {
@@ -289,7 +289,7 @@ func TestLineEditor(t *testing.T) {
 		"_op": {"pick:lines:0:" + prod["id"].(string) + ":" + variant["id"].(string)}})
 	v = formOf(p.Body)
 	if v.Get("lines[0].variant_id") != variant["id"] || v.Get("lines[0].sku") != variant["sku"] || !strings.HasPrefix(v.Get("lines[0].description"), "Linen shirt – ") ||
-		v.Get("lines[0].unit_price_cents") != "3900" {
+		v.Get("lines[0].unit_price_cents") != "39.00" {
 		t.Fatalf("after picking a variant: %v", v)
 	}
 	// Without script: Find shows the matches under the row.
@@ -327,9 +327,9 @@ func TestLineEditor(t *testing.T) {
 
 	// Totals as one types: the API's rounding, then the same numbers stored.
 	lines := url.Values{"currency_code": {"EUR"}, "client_name": {"Rounding"},
-		"lines[0].description": {"Odd"}, "lines[0].qty_milli": {"1333"}, "lines[0].unit_price_cents": {"999"}, "lines[0].vat_rate_bp": {"550"}, "lines[0].discount_bp": {"1250"},
+		"lines[0].description": {"Odd"}, "lines[0].qty_milli": {"1.333"}, "lines[0].unit_price_cents": {"9.99"}, "lines[0].vat_rate_bp": {"5.5"}, "lines[0].discount_bp": {"12.5"},
 		"lines[1].description": {""},
-		"lines[2].description": {"Even"}, "lines[2].qty_milli": {"2500"}, "lines[2].unit_price_cents": {"1999"}, "lines[2].vat_rate_bp": {"2000"}}
+		"lines[2].description": {"Even"}, "lines[2].qty_milli": {"2.5"}, "lines[2].unit_price_cents": {"19.99"}, "lines[2].vat_rate_bp": {"20"}}
 	tot := c.PostWithToken(newInv, w+"/records/invoices/totals?field=lines", lines)
 	rows, excl, vat, incl := amountsOf(tot.Body)
 	if tot.Status != 200 || rows["0"] == "" || rows["2"] == "" || rows["1"] != "" {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -52,8 +53,8 @@ func hasItem(f resource.Field, name string) bool {
 }
 
 // decorateRows adds to each rows editor what its declaration allows:
-// addresses, amounts, a related record's lines, a search's results.
-func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValues) {
+// addresses, amounts (in cur), a related record's lines, a search's results.
+func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValues, cur string) {
 	ws := workspaceOf(c)
 	for _, it := range items {
 		rs := it.Rows
@@ -77,7 +78,7 @@ func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValu
 		}
 		if priced(rs.F) && rs.Base != "" {
 			rs.Totals = rs.Base + "/totals"
-			sums := sumsOf(rs.F, v)
+			sums := sumsOf(rs.F, v, cur)
 			rs.Sums = &sums
 		}
 		if src, ok := u.rowSource(c, s, v, rs.F); ok {
@@ -120,7 +121,7 @@ func (u *UI) rowsOp(c *fiber.Ctx, s formSpec, v formValues, o string) error {
 	}
 	n := rowCount(v, f)
 	if f.Name == "" || row >= n {
-		return u.showForm(c, s, v, 0, nil, nil)
+		return u.showForm(c, s, v, 0, nil, nil, nil)
 	}
 	switch verb {
 	case "remove":
@@ -140,12 +141,12 @@ func (u *UI) rowsOp(c *fiber.Ctx, s formSpec, v formValues, o string) error {
 		}
 	case "pick":
 		if len(ids) > 0 {
-			if err := u.fillRow(c, f, v, row, ids); err != nil {
+			if err := u.fillRow(c, f, v, row, ids, u.formCurrency(c, s, v, nil)); err != nil {
 				return u.internal(c, err)
 			}
 		}
 	}
-	return u.showForm(c, s, v, 0, nil, nil)
+	return u.showForm(c, s, v, 0, nil, nil, nil)
 }
 
 func swapRows(v formValues, f resource.Field, i, j int) {
@@ -156,9 +157,10 @@ func swapRows(v formValues, f resource.Field, i, j int) {
 }
 
 // fillRow fills a row from an item, or one of its variants: what it is,
-// its price and SKU, and the ids the row has columns for. Items carry no
-// VAT rate: a row without one takes the row above's.
-func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids []string) error {
+// its price (in the document's currency cur) and SKU, and the ids the row
+// has columns for. Items carry no VAT rate: a row without one takes the
+// row above's.
+func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids []string, cur string) error {
 	item, err := u.current(c, resource.Items, ids[0])
 	if err != nil || item == nil {
 		return err
@@ -168,7 +170,7 @@ func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids 
 			v[rowName(f, row, resource.Field{Name: name})] = value
 		}
 	}
-	desc, price, sku := textOf(item.get("name")), scalarText(item.get("unit_price_cents")), textOf(item.get("number"))
+	desc, price, sku := textOf(item.get("name")), item.get("unit_price_cents"), textOf(item.get("number"))
 	set("item_id", ids[0])
 	if len(ids) > 1 {
 		vars, _ := objectRows(item.get("variants"))
@@ -178,18 +180,23 @@ func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids 
 			}
 			desc += " – " + optionsText(va.get("options"))
 			sku = textOf(va.get("sku"))
-			if p := scalarText(va.get("unit_price_cents")); p != "" {
+			if p := va.get("unit_price_cents"); p != nil {
 				price = p
 			}
 			set("variant_id", ids[1])
 		}
 	}
 	set("description", desc)
-	set("unit_price_cents", price)
+	for _, it := range f.Items {
+		if n, err := json.Number(scalarText(price)).Int64(); it.Name == "unit_price_cents" && err == nil {
+			// The item's price as a person reads it, in the document's currency.
+			set(it.Name, convertAmount(it, n, cmp.Or(textOf(item.get("currency_code")), defaultCurrency), cmp.Or(cur, defaultCurrency)))
+		}
+	}
 	set("sku", sku)
 	qty := rowName(f, row, resource.Field{Name: "qty_milli"})
 	if strings.TrimSpace(v[qty]) == "" {
-		set("qty_milli", "1000")
+		set("qty_milli", "1")
 	}
 	vat := rowName(f, row, resource.Field{Name: "vat_rate_bp"})
 	if row > 0 && strings.TrimSpace(v[vat]) == "" {
@@ -277,11 +284,16 @@ type rowPicks struct {
 func pickID(field string, row int) string   { return "picks-" + field + "-" + strconv.Itoa(row) }
 func amountID(field string, row int) string { return "amount-" + field + "-" + strconv.Itoa(row) }
 
-// sumsOf prices the rows of f as the write would: the body's lines,
-// checked by the declaration, through the writes' own pricing (api/money).
-func sumsOf(f resource.Field, v formValues) lineSums {
-	s := lineSums{Amounts: map[int]string{}, Currency: v["currency_code"]}
-	raw, paths := bodyOf([]resource.Field{f}, v, nil)
+// sumsOf prices the rows of f as the write would: the body's lines read
+// in their units (amounts in cur), checked by the declaration, through the
+// writes' own pricing (api/money).
+func sumsOf(f resource.Field, v formValues, cur string) lineSums {
+	s := lineSums{Amounts: map[int]string{}, Currency: cur}
+	raw, paths, errs := bodyOf([]resource.Field{f}, v, nil, reading{cur: cur})
+	if len(errs) > 0 {
+		s.Problem = firstProblem(f, v, errs)
+		return s
+	}
 	vals, err := body.Parse(raw, []resource.Field{f})
 	if err != nil {
 		s.Problem = problemOf(err, paths)
@@ -302,6 +314,18 @@ func sumsOf(f resource.Field, v formValues) lineSums {
 	return s
 }
 
+// firstProblem is the first of the rows' refusals, in the form's order.
+func firstProblem(f resource.Field, v formValues, errs map[string]string) string {
+	for i := 0; i < rowCount(v, f); i++ {
+		for _, it := range f.Items {
+			if msg, ok := errs[rowName(f, i, it)]; ok {
+				return msg
+			}
+		}
+	}
+	return "These lines cannot be priced."
+}
+
 // rowOf reads the row of an input name: 3 of "lines[3].description".
 func rowOf(name string) (int, bool) {
 	_, rest, _ := strings.Cut(name, "[")
@@ -316,13 +340,15 @@ func problemOf(err error, paths map[string]string) string {
 	if !ok {
 		return "These lines cannot be priced."
 	}
-	msg := capitalize(e.Message) + "."
 	if in, ok := paths[e.Param]; ok {
 		if row, ok := rowOf(in); ok {
-			msg = "Line " + strconv.Itoa(row+1) + ": " + msg
+			if msg := inWords(in, e.Param, e.Message); strings.HasPrefix(msg, "Line ") {
+				return msg
+			}
+			return "Line " + strconv.Itoa(row+1) + ": " + capitalize(e.Message) + "."
 		}
 	}
-	return msg
+	return capitalize(e.Message) + "."
 }
 
 // lineTotals answers the amounts of a form's lines as one types (htmx):
@@ -335,8 +361,8 @@ func (u *UI) lineTotals(c *fiber.Ctx) error {
 	field := c.Query("field")
 	for _, f := range s.RT.Op.Body {
 		if f.Name == field && rowsField(f) && priced(f) {
-			v := formValuesOf(c, []resource.Field{f, {Name: "currency_code", Type: resource.String}})
-			sums := sumsOf(f, v)
+			v := formValuesOf(c, s.RT.Op.Body)
+			sums := sumsOf(f, v, u.formCurrency(c, s, v, nil))
 			return render(c, http.StatusOK, totalsSwap(f.Name, wsURL(workspaceOf(c), "records", s.R.Name, "totals"), rowCount(v, f), sums))
 		}
 	}
@@ -379,9 +405,11 @@ type rowSourceOf struct {
 
 // sourceRows finds the embedded rows of rec (a record of r) that f's rows
 // name (a column X_id names the embed whose table is Xs), each with the
-// quantities its shipped_ columns have not taken; ok is false when f names
-// no rows of r.
+// quantities its shipped_ columns have not taken, as the form shows them
+// (in people's units: "3", the same as "3 left"); ok is false when f
+// names no rows of r.
 func sourceRows(f resource.Field, r *resource.Resource, rec record) (rowSourceOf, bool) {
+	cur := cmp.Or(textOf(rec.get("currency_code")), defaultCurrency)
 	for _, it := range f.Items {
 		base, isID := strings.CutSuffix(it.Name, "_id")
 		if !isID {
@@ -395,7 +423,7 @@ func sourceRows(f resource.Field, r *resource.Resource, rec record) (rowSourceOf
 			embedded, _ := objectRows(rec.get(e.Name))
 			for _, row := range embedded {
 				out := map[string]string{it.Name: textOf(row.get("id"))}
-				left := ""
+				left, some := "", true
 				for _, col := range f.Items {
 					n, err := json.Number(scalarText(row.get(col.Name))).Int64()
 					if col.Name == it.Name || err != nil {
@@ -405,14 +433,17 @@ func sourceRows(f resource.Field, r *resource.Resource, rec record) (rowSourceOf
 						n -= done
 						left = show(nil, col.Name, json.Number(strconv.FormatInt(n, 10)), row).Text + " left"
 					}
-					out[col.Name] = strconv.FormatInt(n, 10)
+					out[col.Name] = unitText(col, n, cur)
+					if col.Name == "qty_milli" && n <= 0 {
+						some = false
+					}
 				}
 				label := strings.TrimSpace(textOf(row.get("description")) + " " + textOf(row.get("sku")))
 				if left != "" {
 					label += " · " + left
 				}
 				src.Choices = append(src.Choices, choice{Value: out[it.Name], Label: label})
-				if q, ok := out["qty_milli"]; ok && (q == "0" || strings.HasPrefix(q, "-")) {
+				if !some {
 					continue // nothing left of this row
 				}
 				src.Rows = append(src.Rows, out)

@@ -120,8 +120,8 @@ func TestRecordForms(t *testing.T) {
 		t.Fatalf("Add lines: %d, want the form with more rows and the typed values", more.Status)
 	}
 	line := url.Values{"client_id": {cli}, "date": {"2026-11-02"},
-		"lines[0].description": {"Design"}, "lines[0].qty_milli": {"2000"}, "lines[0].unit_price_cents": {"5000"}, "lines[0].vat_rate_bp": {"2000"},
-		"lines[1].description": {"Hosting"}, "lines[1].qty_milli": {"1000"}, "lines[1].unit_price_cents": {"1500"},
+		"lines[0].description": {"Design"}, "lines[0].qty_milli": {"2"}, "lines[0].unit_price_cents": {"50.00"}, "lines[0].vat_rate_bp": {"20"},
+		"lines[1].description": {"Hosting"}, "lines[1].qty_milli": {"1"}, "lines[1].unit_price_cents": {"15"},
 		"lines[2].description": {""}}
 	// A bad line: the message sits by that line's field.
 	badLine := url.Values{}

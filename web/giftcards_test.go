@@ -68,7 +68,7 @@ func TestGiftCardForms(t *testing.T) {
 	}
 
 	// Valid: the code once, in that answer only.
-	posted := c.PostWithToken(list+"/new", list, url.Values{"initial_balance_cents": {"5000"}, "currency_code": {"EUR"}})
+	posted := c.PostWithToken(list+"/new", list, url.Values{"initial_balance_cents": {"50.00"}, "currency_code": {"EUR"}})
 	if posted.Status != 303 || shownCode.MatchString(posted.Body) {
 		t.Fatalf("issue: %d, want a 303 without the code\n%s", posted.Status, posted.Body)
 	}
@@ -103,15 +103,15 @@ func TestGiftCardForms(t *testing.T) {
 	if p := c.Get(adjust); p.Status != 200 || !strings.Contains(p.Body, `name="amount_cents"`) || !strings.Contains(p.Body, `name="reason"`) {
 		t.Fatalf("adjust page: %d\n%s", p.Status, p.Body)
 	}
-	r := c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-700"}})
+	r := c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-7.00"}})
 	if r.Status != 400 || !fieldError("reason", "").MatchString(r.Body) {
 		t.Fatalf("adjust without reason: %d\n%s", r.Status, r.Body)
 	}
-	r = c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-5001"}, "reason": {"too much"}})
+	r = c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-50.01"}, "reason": {"too much"}})
 	if r.Status != 409 || !strings.Contains(html.UnescapeString(r.Body), "t most 5000 can be taken off") {
 		t.Fatalf("adjust below zero: %d\n%s", r.Status, r.Body)
 	}
-	r = c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-700"}, "reason": {"Damaged card"}})
+	r = c.PostWithToken(adjust, adjust, url.Values{"amount_cents": {"-7"}, "reason": {"Damaged card"}})
 	if r.Status != 303 || !strings.HasSuffix(r.Header.Get("Location"), "?done=adjust") {
 		t.Fatalf("adjust: %d %s\n%s", r.Status, r.Header.Get("Location"), r.Body)
 	}
@@ -145,7 +145,7 @@ func TestGiftCardForms(t *testing.T) {
 	if p := c.Get(list + "/" + id); strings.Contains(p.Body, "/do/adjust") || strings.Contains(p.Body, "/do/disable") {
 		t.Fatal("a disabled card still offers Adjust or Disable")
 	}
-	r = c.PostWithToken(list+"/"+id, adjust, url.Values{"amount_cents": {"100"}, "reason": {"late"}})
+	r = c.PostWithToken(list+"/"+id, adjust, url.Values{"amount_cents": {"1.00"}, "reason": {"late"}})
 	if r.Status != 409 || !strings.Contains(r.Body, `class="alert error"`) {
 		t.Fatalf("adjust a disabled card: %d\n%s", r.Status, r.Body)
 	}
@@ -191,7 +191,7 @@ func TestReturnForms(t *testing.T) {
 		t.Fatalf("the delivered order's page lacks New return\n%s", p.Body)
 	}
 	form := c.Get(newURL)
-	for _, want := range []string{`value="` + order + `"`, `<option value="` + line + `" selected>Boots · 2 returnable</option>`, `name="lines[0].qty_milli" value="2000"`} {
+	for _, want := range []string{`value="` + order + `"`, `<option value="` + line + `" selected>Boots · 2 returnable</option>`, `name="lines[0].qty_milli" value="2"`} {
 		if !strings.Contains(form.Body, want) {
 			t.Errorf("return form lacks %s\n%s", want, form.Body)
 		}
@@ -205,7 +205,7 @@ func TestReturnForms(t *testing.T) {
 	}
 
 	// More than was delivered: the message by the line's quantity.
-	bad := c.PostWithToken(newURL, list, url.Values{"sales_order_id": {order}, "lines[0].order_line_id": {line}, "lines[0].qty_milli": {"2001"}})
+	bad := c.PostWithToken(newURL, list, url.Values{"sales_order_id": {order}, "lines[0].order_line_id": {line}, "lines[0].qty_milli": {"2.001"}})
 	if bad.Status != 409 || !fieldError("lines[0].qty_milli", "delivered and not yet returned").MatchString(html.UnescapeString(bad.Body)) {
 		t.Fatalf("too much: %d\n%s", bad.Status, bad.Body)
 	}
@@ -217,7 +217,7 @@ func TestReturnForms(t *testing.T) {
 		t.Fatalf("without a session: %d", r.Status)
 	}
 	ret := created(t, c.PostWithToken(newURL, list, url.Values{"sales_order_id": {order}, "reason": {"Too small"},
-		"lines[0].order_line_id": {line}, "lines[0].qty_milli": {"1000"}}))
+		"lines[0].order_line_id": {line}, "lines[0].qty_milli": {"1"}}))
 	got := env.Get(t, "/v1/returns/"+ret, ws.Key).JSON(t)
 	if got["status"] != "requested" || got["reason"] != "Too small" || got["sales_order_id"] != order {
 		t.Fatalf("return through /v1: %v", got)
@@ -249,7 +249,7 @@ func TestReturnForms(t *testing.T) {
 	if r := c.PostWithToken(do+"refund", do+"refund", url.Values{"amount_cents": {"abc"}}); r.Status != 400 || !fieldError("amount_cents", "").MatchString(r.Body) {
 		t.Fatalf("refund of abc: %d\n%s", r.Status, r.Body)
 	}
-	if r := c.PostWithToken(do+"refund", do+"refund", url.Values{"amount_cents": {"1201"}}); r.Status != 409 || !strings.Contains(r.Body, "t most 1200 can be refunded") {
+	if r := c.PostWithToken(do+"refund", do+"refund", url.Values{"amount_cents": {"12.01"}}); r.Status != 409 || !strings.Contains(r.Body, "t most 1200 can be refunded") {
 		t.Fatalf("refund over the paid amount: %d\n%s", r.Status, r.Body)
 	}
 	other := env.Workspace(t, "business", true, true)

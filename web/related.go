@@ -91,7 +91,7 @@ func returnRows(ctx context.Context, u *UI, ws *ent.Workspace, id string) (rowSo
 		label := strings.TrimSpace(l.Line.Description+" "+l.Line.Sku) + " · " + showNumber("qty_milli", json.Number(qty), nil).Text + " returnable"
 		src.Choices = append(src.Choices, choice{Value: l.Line.ID, Label: label})
 		if l.QtyMilli > 0 {
-			src.Rows = append(src.Rows, map[string]string{"order_line_id": l.Line.ID, "qty_milli": qty})
+			src.Rows = append(src.Rows, map[string]string{"order_line_id": l.Line.ID, "qty_milli": unitText(resource.Field{Type: resource.Integer, Unit: resource.Thousandths}, l.QtyMilli, "")})
 		}
 	}
 	return src, true, nil

@@ -101,7 +101,7 @@ var (
 	shipmentBody = []Field{
 		req(str("sales_order_id", "The sales order (so_...) this shipment belongs to.")),
 		objects("lines", "Lines to ship; omit to ship everything that remains on the order.",
-			req(str("order_line_id", "Order line id (sol_...).")), req(money("qty_milli", "Quantity in thousandths."))),
+			req(str("order_line_id", "Order line id (sol_...).")), req(quantity("qty_milli", 0, "Quantity in thousandths."))),
 		str("location_id", "Location shipped from."),
 		str("carrier", "Carrier name."),
 		str("service", "Carrier service."),
@@ -109,7 +109,7 @@ var (
 		str("shipping_method_id", "Shipping method id."),
 		money("cost_cents", "Shipping cost, minor units."),
 		str("notes", "Notes."),
-		objects("packages", "Parcels.", str("tracking_no", "Tracking number."), money("weight_g", "Weight in grams.")),
+		objects("packages", "Parcels.", str("tracking_no", "Tracking number."), grams("weight_g", "Weight in grams.")),
 		updateOnly(enum("status", "Moves forward along shipped, in_transit, delivered (on update; a new shipment is shipped).", values.ShipmentStatus...)),
 	}
 	trackingEvent = []Field{

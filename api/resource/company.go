@@ -18,6 +18,8 @@ var CountryCode = &Format{
 	Match:   func(s string) bool { return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' },
 }
 
+func withUnit(f Field, u Unit) Field { f.Unit = u; return f }
+
 func bounded(name, doc string, lo, hi int64) Field {
 	return Field{Name: name, Type: Integer, Min: &lo, Max: &hi, Doc: doc}
 }
@@ -35,7 +37,7 @@ var companyBody = []Field{
 	null(Field{Name: "logo", Type: String, MaxLen: LogoMaxLen,
 		Doc: "The logo as a data URL (data:image/png;base64,...): PNG, JPEG or SVG, at most 1 MiB decoded; the content is checked, not the media type said. null removes it."}),
 	null(Field{Name: "default_currency", Type: String, Format: CurrencyCode, MaxLen: 3, Doc: "Default ISO 4217 currency code, e.g. EUR."}),
-	null(bounded("default_vat_rate_bp", "Default VAT rate in basis points, 0 to 10000 (2000 = 20 %).", 0, 10000)),
+	null(withUnit(bounded("default_vat_rate_bp", "Default VAT rate in basis points, 0 to 10000 (2000 = 20 %).", 0, 10000), BasisPoints)),
 	null(bounded("default_payment_terms_days", "Default payment terms in days, 0 to 365.", 0, 365)),
 	null(enum("default_language", "Default language of documents when the client has no preferred_language.", Languages...)),
 	null(str("payment_instructions", "How to pay: bank, IBAN, BIC or free text, printed on invoices.")),

@@ -15,10 +15,10 @@ func docLines() Field {
 	items := []Field{
 		str("item_id", "Item (itm_...) the line sells; optional."),
 		req(str("description", "What the line is for.")),
-		req(Field{Name: "qty_milli", Type: Integer, Min: min0(), Doc: "Quantity in thousandths (1500 = 1.5)."}),
+		req(quantity("qty_milli", 0, "Quantity in thousandths (1500 = 1.5).")),
 		req(money("unit_price_cents", "Unit price excluding VAT, minor units.")),
-		{Name: "vat_rate_bp", Type: Integer, Min: min0(), Max: bp(10_000), Doc: "VAT rate in basis points (2000 = 20 %, 550 = 5.5 %); default 0."},
-		{Name: "discount_bp", Type: Integer, Min: min0(), Max: bp(10_000), Doc: "Discount on the line in basis points (1000 = 10 %); default 0."},
+		rate("vat_rate_bp", "VAT rate in basis points (2000 = 20 %, 550 = 5.5 %); default 0."),
+		rate("discount_bp", "Discount on the line in basis points (1000 = 10 %); default 0."),
 	}
 	return Field{Name: "lines", Type: Array, Items: items, MaxLen: 500,
 		Doc: "The lines, in order; amounts are computed (line: qty × price − discount, then VAT, each rounded half away from zero), never sent."}
@@ -110,9 +110,9 @@ func orderLinesField() Field {
 		str("variant_id", "Variant (var_...) the line sells; its item becomes the line's item_id."),
 		str("sku", "SKU; default the variant's or the item's."),
 		str("description", "What the line is; default the item's name and the variant's options. Required on a line with neither item_id nor variant_id."),
-		req(Field{Name: "qty_milli", Type: Integer, Min: one(), Doc: "Quantity in thousandths (1500 = 1.5)."}),
+		req(quantity("qty_milli", 1, "Quantity in thousandths (1500 = 1.5).")),
 		req(money("unit_price_cents", "Unit price excluding VAT, minor units.")),
-		{Name: "vat_rate_bp", Type: Integer, Min: min0(), Max: bp(10_000), Doc: "VAT rate in basis points (2000 = 20 %); default 0."},
+		rate("vat_rate_bp", "VAT rate in basis points (2000 = 20 %); default 0."),
 	}
 	return Field{Name: "lines", Type: Array, Items: items, MaxLen: 500,
 		Doc: "The lines, in order (at least one); amounts are computed (qty × price, then VAT, each rounded half away from zero), never sent."}

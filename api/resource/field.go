@@ -44,6 +44,32 @@ type Field struct {
 	// UpdateOnly is a field meant for updates (PATCH) of a body that
 	// creates share: tools that create do not offer it (the MCP bridge).
 	UpdateOnly bool
+	// Unit is what an Integer counts, for people: the admin UI shows and
+	// takes the field in the unit a person writes (120.00 EUR, 2.5, 20 %).
+	// /v1, OpenAPI and MCP keep the integer as is.
+	Unit Unit
+}
+
+// Unit is the unit of an Integer field as people write it.
+type Unit string
+
+const (
+	Count       Unit = ""      // a plain integer
+	MinorUnits  Unit = "minor" // money in minor units of the record's currency (its ISO 4217 exponent: 12000 is 120.00 EUR)
+	Thousandths Unit = "milli" // a quantity in thousandths: 2500 is 2.5
+	BasisPoints Unit = "bp"    // a rate in basis points, written as a percentage: 550 is 5.5 %
+)
+
+// Scale is how many decimals of the unit the integer holds (money's
+// depend on the currency: see api/money.Digits).
+func (u Unit) Scale() int {
+	switch u {
+	case Thousandths:
+		return 3
+	case BasisPoints:
+		return 2
+	}
+	return 0
 }
 
 // Format is a shape a string must have: checked by api/body, stated in the
@@ -84,9 +110,24 @@ func req(f Field) Field {
 func currency(doc string) Field {
 	return Field{Name: "currency_code", Type: String, Format: CurrencyCode, MaxLen: 3, Doc: doc}
 }
-func null(f Field) Field               { f.Nullable = true; return f }
-func updateOnly(f Field) Field         { f.UpdateOnly = true; return f }
-func money(name, doc string) Field     { return Field{Name: name, Type: Integer, Min: min0(), Doc: doc} }
+func null(f Field) Field       { f.Nullable = true; return f }
+func updateOnly(f Field) Field { f.UpdateOnly = true; return f }
+func money(name, doc string) Field {
+	return Field{Name: name, Type: Integer, Min: min0(), Unit: MinorUnits, Doc: doc}
+}
+
+// quantity is a quantity in thousandths, at least lo.
+func quantity(name string, lo int64, doc string) Field {
+	return Field{Name: name, Type: Integer, Min: &lo, Unit: Thousandths, Doc: doc}
+}
+
+// rate is a rate in basis points, 0 to 10000 (100 %).
+func rate(name, doc string) Field {
+	return Field{Name: name, Type: Integer, Min: min0(), Max: bp(10_000), Unit: BasisPoints, Doc: doc}
+}
+
+// grams is a weight in grams, not below 0.
+func grams(name, doc string) Field     { return Field{Name: name, Type: Integer, Min: min0(), Doc: doc} }
 func integer(name, doc string) Field   { return Field{Name: name, Type: Integer, Doc: doc} }
 func boolean(name, doc string) Field   { return Field{Name: name, Type: Boolean, Doc: doc} }
 func date(name, doc string) Field      { return Field{Name: name, Type: Date, Doc: doc} }

@@ -395,9 +395,9 @@ func TestAdminUIInABrowser(t *testing.T) {
 		}
 		b.fill("#f-date", "11/02/2026")
 		b.fill("#f-lines-0-description", "Design")
-		b.fill("#f-lines-0-qty_milli", "2000")
-		b.fill("#f-lines-0-unit_price_cents", "5000")
-		b.fill("#f-lines-0-vat_rate_bp", "2000")
+		b.fill("#f-lines-0-qty_milli", "2")
+		b.fill("#f-lines-0-unit_price_cents", "50.00")
+		b.fill("#f-lines-0-vat_rate_bp", "20")
 		b.waitText("120.00")            // the total with VAT, priced by the server as one types
 		b.click(`button[name="_more"]`) // more rows keep what was typed (htmx swaps the editor)
 		b.waitVisible("#f-lines-5-description")
@@ -405,10 +405,10 @@ func TestAdminUIInABrowser(t *testing.T) {
 			t.Fatalf("Add lines lost the first line: %q", v)
 		}
 		b.fill("#f-lines-1-description", "Hosting")
-		b.fill("#f-lines-1-qty_milli", "1000")
-		b.fill("#f-lines-1-unit_price_cents", "1500")
-		b.waitTextIn("#total-incl-lines", "135.00") // the client's currency, once saved
-		if got := b.text("#amount-lines-1"); got != "15.00" {
+		b.fill("#f-lines-1-qty_milli", "1")
+		b.fill("#f-lines-1-unit_price_cents", "15")
+		b.waitTextIn("#total-incl-lines", "€135.00") // the client's currency
+		if got := b.text("#amount-lines-1"); got != "€15.00" {
 			t.Fatalf("the second line's amount: %q", got)
 		}
 		b.screenshot("invoice-editor.png", true)
@@ -456,9 +456,9 @@ func TestAdminUIInABrowser(t *testing.T) {
 			b.fill("#f-amount_incl_vat_cents", amount)
 			b.submit(`.actions button[type=submit]`)
 		}
-		pay("5000", "PAY-1")
+		pay("50.00", "PAY-1")
 		b.waitText("The invoice payment is recorded. The invoice is now partially paid.")
-		pay("8500", "PAY-2")
+		pay("85", "PAY-2")
 		b.waitText("The invoice is now paid.")
 		var inv struct {
 			Status         string
@@ -523,7 +523,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		}
 		b.open("/admin/w/" + wsID + "/records/gift-cards")
 		b.submit(`a[href$="/records/gift-cards/new"]`)
-		b.fill("#f-initial_balance_cents", "5000")
+		b.fill("#f-initial_balance_cents", "50.00")
 		b.fill("#f-currency_code", "EUR")
 		b.submit(`.actions button[type=submit]:not([name])`)
 		b.waitText("Copy the code of this gift card now")
@@ -588,7 +588,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.open("/admin/w/" + wsID + "/records/items/new")
 		b.fill("#f-name", "Walnut desk")
 		b.fill("#f-number", "DESK-1")
-		b.fill("#f-unit_price_cents", "45000")
+		b.fill("#f-unit_price_cents", "450.00")
 		b.submit(`.actions button[type=submit]`)
 		b.waitText("The item is created.")
 		b.open("/admin/w/" + wsID + "/records/sales-orders/new")
@@ -596,14 +596,14 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.fill("#f-currency_code", "EUR")
 		b.fill("#f-lines-0-description", "walnut d") // picks the item by typing
 		b.click(`#picks-lines-0 button.pick`)
-		b.waitValue("#f-lines-0-unit_price_cents", "45000")
+		b.waitValue("#f-lines-0-unit_price_cents", "450.00")
 		if d := b.value("#f-lines-0-description"); d != "Walnut desk" {
 			t.Fatalf("the picked line says %q", d)
 		}
-		b.fill("#f-lines-0-qty_milli", "3000")
+		b.fill("#f-lines-0-qty_milli", "3")
 		b.fill("#f-lines-1-description", "Gift wrap")
-		b.fill("#f-lines-1-qty_milli", "1000")
-		b.fill("#f-lines-1-unit_price_cents", "500")
+		b.fill("#f-lines-1-qty_milli", "1")
+		b.fill("#f-lines-1-unit_price_cents", "5.00")
 		b.waitTextIn("#total-incl-lines", "€1,355.00")
 		b.submit(`.actions button[type=submit]:not([name])`)
 		b.waitText("The sales order is created.")
@@ -616,10 +616,10 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.waitText("The sales order is now confirmed.")
 		// The first shipment: one desk, no wrap (the row removed).
 		b.submit(`a[href*="/records/shipments/new?sales_order_id="]`)
-		if q := b.value("#f-lines-0-qty_milli"); q != "3000" {
+		if q := b.value("#f-lines-0-qty_milli"); q != "3" {
 			t.Fatalf("the shipment form offers %q of the desk", q)
 		}
-		b.fill("#f-lines-0-qty_milli", "1000")
+		b.fill("#f-lines-0-qty_milli", "1")
 		b.click(`button[value="remove:lines:1"]`)
 		b.waitGone("#f-lines-4-qty_milli") // two rows of the order and three blank ones, less one
 		if v := b.value("#f-lines-1-qty_milli"); v != "" {
@@ -637,7 +637,7 @@ func TestAdminUIInABrowser(t *testing.T) {
 		b.open("/admin/w/" + wsID + "/records/sales-orders/" + so)
 		b.waitText("partially_shipped")
 		b.submit(`a[href*="/records/shipments/new?sales_order_id="]`)
-		if q := b.value("#f-lines-0-qty_milli"); q != "2000" {
+		if q := b.value("#f-lines-0-qty_milli"); q != "2" {
 			t.Fatalf("the second shipment offers %q of the desk", q)
 		}
 		b.submit(`.actions button[type=submit]:not([name])`)
