@@ -140,3 +140,35 @@ func TestSettledInvoiceOffersNoPayment(t *testing.T) {
 		}
 	}
 }
+
+// Edit is offered where the declared edit allows the record's state, the
+// rule /v1 refuses by: not on a void invoice or a cancelled order.
+func TestEditOnlyWhereTheStateAllows(t *testing.T) {
+	t.Parallel()
+	env := webtest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	key := ws.Key
+	c := webtest.SignedIn(t, env)
+	w := "/admin/w/" + ws.ID
+	lines := []any{map[string]any{"description": "Work", "qty_milli": 1000, "unit_price_cents": 10000}}
+	inv := func() string {
+		return env.Do(t, "POST", "/v1/invoices", key, map[string]any{"client_name": "Payer", "lines": lines}).WantStatus(t, 201).JSON(t)["id"].(string)
+	}
+	sent, void := inv(), inv()
+	env.Do(t, "POST", "/v1/invoices/"+sent+"/send", key, `{"email":false}`).WantStatus(t, 200)
+	env.Do(t, "POST", "/v1/invoices/"+void+"/void", key, nil).WantStatus(t, 200)
+	so := env.Do(t, "POST", "/v1/sales-orders", key, map[string]any{"client_name": "Buyer", "lines": lines}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/sales-orders/"+so+"/cancel", key, nil).WantStatus(t, 200)
+	for path, offers := range map[string]bool{"invoices/" + sent: true, "invoices/" + void: false, "sales-orders/" + so: false} {
+		page := w + "/records/" + path
+		if has := strings.Contains(c.Get(page).Body, `href="`+page+`/edit"`); has != offers {
+			t.Errorf("%s: Edit offered %v, want %v", path, has, offers)
+		}
+		// /v1 answers by the same rule.
+		want := 200
+		if !offers {
+			want = 409
+		}
+		env.Do(t, "PATCH", "/v1/"+path, key, map[string]any{"notes": "Later"}).WantStatus(t, want)
+	}
+}

@@ -420,7 +420,7 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if d.Actions, err = u.offered(c, r, actionsOf(ws, r, id, rec), id, rec); err != nil {
 		return u.internal(c, err)
 	}
-	if hasOp(r, resource.Update) && writable(ws, r) {
+	if edit, ok := r.Op(resource.Update); ok && writable(ws, r) && editable(edit, rec) {
 		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}
 	for _, f := range rec {
@@ -470,6 +470,13 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		return u.internal(c, err)
 	}
 	return render(c, status, recordDetailView(d))
+}
+
+// editable is whether the declared edit may run on rec in its state (its
+// From, as /v1 checks it): a void invoice offers no Edit.
+func editable(edit resource.Op, rec record) bool {
+	st := textOf(rec.get("status"))
+	return st == "" && len(edit.From) == 0 || st != "" && edit.Allowed(st)
 }
 
 // objectRows reads a JSON array of objects (an empty array counts).
