@@ -103,9 +103,14 @@ func TestRecordPagesNameTheRecord(t *testing.T) {
 			t.Errorf("%s is titled by its id", page)
 		}
 	}
-	// The invoices' list names the client by name, linked to it.
-	if p := c.Get(w + "/records/invoices"); !strings.Contains(p.Body, `title="`+id+`">`+number+`</a>`) || !strings.Contains(text(p.Body), "Acme Ltd") {
-		t.Error("the invoices' list does not name the invoice and its client")
+	// The invoices' list names the invoice by number and the client by
+	// name, each linked to its page.
+	p := c.Get(w + "/records/invoices")
+	if !strings.Contains(p.Body, `title="`+id+`">`+number+`</a>`) {
+		t.Error("the invoices' list does not link the invoice by number")
+	}
+	if !strings.Contains(p.Body, `href="`+w+`/records/clients/`+cli+`" title="`+cli+`">Acme Ltd</a>`) {
+		t.Error("the invoices' list does not link the client by name")
 	}
 }
 

@@ -259,7 +259,16 @@ func (d listData) cell(rec record, col string) shown {
 	case col == "id":
 		return shown{Text: id, Class: "mono muted"}
 	}
-	return named(show(d.WS, col, rec.get(col), rec), d.Names)
+	v := show(d.WS, col, rec.get(col), rec)
+	// A name the row keeps beside an id (client_name, client_id) links to that record.
+	if base, ok := strings.CutSuffix(col, "_name"); ok && v.Href == "" && v.Class == "" {
+		if ref, _ := rec.get(base + "_id").(string); ref != "" {
+			if to := byIDPrefix(ref); to != nil {
+				v.Href, v.Title = wsURL(d.WS, "records", to.Name, url.PathEscape(ref)), ref
+			}
+		}
+	}
+	return named(v, d.Names)
 }
 
 // cellIDs are the ids of other records the list's cells show, for namesOf.
