@@ -95,3 +95,22 @@ func named(s shown, names map[string]string) shown {
 	}
 	return s
 }
+
+// nameOf is what people call rec, a record of r: its number or name as
+// labelColumn says; "" when it has none.
+func nameOf(r *resource.Resource, rec record) string {
+	if col := labelColumn(r); col != "" {
+		return textOf(rec.get(col))
+	}
+	return ""
+}
+
+// recordTitle names a record of r as a heading or a question does:
+// "Invoice INV-000042", "Client Acme Ltd"; the id when it has no name.
+func recordTitle(r *resource.Resource, rec record, id string) string {
+	n := nameOf(r, rec)
+	if n == "" {
+		n = id
+	}
+	return humanize(r.Singular) + " " + n
+}

@@ -178,14 +178,18 @@ func decodeList(b []byte) (listEnvelope, []record, error) {
 	return env, recs, nil
 }
 
-// listColumns picks a list page's columns from the declaration: the id,
-// what `q` searches, the enum filters, one amount and the creation time.
+// listColumns picks a list page's columns from the declaration: what
+// people call the record by (labelColumn, the row's link), the id, what
+// `q` searches, the enum filters, one amount and the creation time.
 func listColumns(r *resource.Resource) []string {
 	have := map[string]bool{}
 	for _, c := range records.Columns(r) {
 		have[c.Name] = true
 	}
 	cols := []string{"id"}
+	if l := labelColumn(r); l != "" {
+		cols = []string{l, "id"}
+	}
 	add := func(n string) bool {
 		if have[n] && !slices.Contains(cols, n) {
 			cols = append(cols, n)
@@ -234,14 +238,50 @@ type listData struct {
 	Base    string // the list's address without a query
 	Problem string // why the query was refused (the API's 400 message)
 	NewURL  string // the New form, when the resource declares a create
+	// Label is the column people call a record by (labelColumn): each
+	// row's link, the id's only where a row has none.
+	Label string
+	// Names are the names of the records the shown cells' ids point to.
+	Names map[string]string
 }
 
+// cell is one cell of a list: the row's number or name links to its page
+// (its id in the link's title), other records' ids show their names.
 func (d listData) cell(rec record, col string) shown {
-	if col == "id" {
-		id, _ := rec.get("id").(string)
-		return shown{Text: id, Href: d.Base + "/" + url.PathEscape(id), Class: "mono"}
+	id, _ := rec.get("id").(string)
+	link := d.Base + "/" + url.PathEscape(id)
+	name := nameOf(d.R, rec)
+	switch {
+	case col == d.Label && name != "":
+		return shown{Text: name, Href: link, Title: id}
+	case col == "id" && name == "":
+		return shown{Text: id, Href: link, Class: "mono"}
+	case col == "id":
+		return shown{Text: id, Class: "mono muted"}
 	}
-	return show(d.WS, col, rec.get(col), rec)
+	v := show(d.WS, col, rec.get(col), rec)
+	// A name the row keeps beside an id (client_name, client_id) links to that record.
+	if base, ok := strings.CutSuffix(col, "_name"); ok && v.Href == "" && v.Class == "" {
+		if ref, _ := rec.get(base + "_id").(string); ref != "" {
+			if to := byIDPrefix(ref); to != nil {
+				v.Href, v.Title = wsURL(d.WS, "records", to.Name, url.PathEscape(ref)), ref
+			}
+		}
+	}
+	return named(v, d.Names)
+}
+
+// cellIDs are the ids of other records the list's cells show, for namesOf.
+func (d listData) cellIDs() []string {
+	var ids []string
+	for _, rec := range d.Rows {
+		for _, col := range d.Cols {
+			if col != "id" && col != d.Label {
+				ids = idsIn(rec.get(col), ids)
+			}
+		}
+	}
+	return ids
 }
 
 func (u *UI) recordList(c *fiber.Ctx) error {
@@ -289,6 +329,11 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 		return u.internal(c, err)
 	}
 	d.Cols, d.Rows, d.Total, d.Offset = listColumns(r), recs, env.Meta.Total, env.Meta.Offset
+	d.Label = labelColumn(r)
+	// One read per resource the page's ids point to, never one per row.
+	if d.Names, err = u.namesOf(c.UserContext(), ws, d.cellIDs()); err != nil {
+		return u.internal(c, err)
+	}
 	q := url.Values{}
 	for k, v := range c.Queries() {
 		q.Set(k, v)
@@ -328,8 +373,10 @@ type subTable struct {
 
 type detailData struct {
 	page
-	R      *resource.Resource
-	ID     string
+	R  *resource.Resource
+	ID string
+	// Name is what people call the record (its number or name), "" for none.
+	Name   string
 	Fields []field // scalar and small values, shown as a list
 	Tables []subTable
 	Gate   string
@@ -364,7 +411,7 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if _, ok := r.Op(resource.Get); !ok {
 		return u.notFound(c)
 	}
-	d := detailData{page: u.pageOf(c, r.Singular+" "+id, "rec:"+r.Name), R: r, ID: id}
+	d := detailData{page: u.pageOf(c, humanize(r.Singular)+" "+id, "rec:"+r.Name), R: r, ID: id}
 	d.Error = problem
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
@@ -375,13 +422,14 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 	if rec == nil {
 		return err
 	}
+	d.Name, d.Title = nameOf(r, rec), recordTitle(r, rec, id)
 	if problem == "" {
 		d.Notice = doneNotice(r, c.Query("done"), rec)
 	}
-	if d.Actions, err = u.offered(c, actionsOf(ws, r, id, rec), id); err != nil {
+	if d.Actions, err = u.offered(c, r, actionsOf(ws, r, id, rec), id, rec); err != nil {
 		return u.internal(c, err)
 	}
-	if hasOp(r, resource.Update) && writable(ws, r) {
+	if edit, ok := r.Op(resource.Update); ok && writable(ws, r) && editable(edit, rec) {
 		d.EditURL = wsURL(ws, "records", r.Name, url.PathEscape(id), "edit")
 	}
 	for _, f := range rec {
@@ -431,6 +479,13 @@ func (u *UI) showRecord(c *fiber.Ctx, r *resource.Resource, id string, status in
 		return u.internal(c, err)
 	}
 	return render(c, status, recordDetailView(d))
+}
+
+// editable is whether the declared edit may run on rec in its state (its
+// From, as /v1 checks it): a void invoice offers no Edit.
+func editable(edit resource.Op, rec record) bool {
+	st := textOf(rec.get("status"))
+	return st == "" && len(edit.From) == 0 || st != "" && edit.Allowed(st)
 }
 
 // objectRows reads a JSON array of objects (an empty array counts).

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,12 +49,13 @@ func (u *UI) ownSource(c *fiber.Ctx, s formSpec, v formValues) (rowSourceOf, boo
 }
 
 // offered drops a record page's "New …" action (see actionsOf) whose
-// resource has own rows and none are left of the record.
-func (u *UI) offered(c *fiber.Ctx, actions []recordAction, id string) ([]recordAction, error) {
+// resource has own rows and none are left of the record, and the payment
+// of a document that has nothing left to pay (see settled).
+func (u *UI) offered(c *fiber.Ctx, r *resource.Resource, actions []recordAction, id string, rec record) ([]recordAction, error) {
 	ws := workspaceOf(c)
 	out := actions[:0]
 	for _, a := range actions {
-		keep := true
+		keep := !settled(r, rec) || !strings.HasPrefix(a.Name, "add-") || !paysDocument(r, strings.TrimPrefix(a.Name, "add-"))
 		for other, own := range ownRows {
 			if a.Name != "new-"+other.Name {
 				continue
@@ -69,6 +71,27 @@ func (u *UI) offered(c *fiber.Ctx, actions []recordAction, id string) ([]recordA
 		}
 	}
 	return out, nil
+}
+
+// settled is a document that keeps a balance (docKinds' Balance: an
+// invoice, a bill) with none of it remaining: the API takes no payment
+// above the open balance, so a paid one takes none worth recording here.
+func settled(r *resource.Resource, rec record) bool {
+	n, ok := rec.get("remaining_cents").(json.Number)
+	return docKinds[r].Balance && ok && n.String() == "0"
+}
+
+// paysDocument is whether sub, a sub-resource of r by name, is r's
+// payments: its create moves the document's balance (an amount paid).
+func paysDocument(r *resource.Resource, sub string) bool {
+	for _, s := range children(r) {
+		if s.Name != sub {
+			continue
+		}
+		op, ok := s.Op(resource.Create)
+		return ok && slices.ContainsFunc(op.Body, func(f resource.Field) bool { return f.Name == "amount_incl_vat_cents" })
+	}
+	return false
 }
 
 // returnRows are an online order's lines with what may still come back,

@@ -95,7 +95,11 @@ func (b *builder) operation(rt api.Route) (*openapi3.Operation, error) {
 		answer := b.answer(r, op)
 		switch {
 		case op.Kind == resource.Update:
-			o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("The updated "+r.Singular+".").WithJSONSchemaRef(answer))
+			desc := "The updated " + r.Singular + "."
+			if len(op.From) > 0 { // the states an edit is declared from (a void invoice changes no more)
+				desc = "The updated " + r.Singular + "; 409 invalid_state_transition from a state other than " + strings.Join(op.From, ", ") + "."
+			}
+			o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription(desc).WithJSONSchemaRef(answer))
 		case op.Kind == resource.Bulk:
 			o.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("One result per element, in order.").WithJSONSchemaRef(answer))
 		default:

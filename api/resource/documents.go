@@ -3,6 +3,12 @@ package resource
 // The bodies and operations of documents with lines. Money is never sent:
 // api/money computes every amount from the lines.
 
+import (
+	"slices"
+
+	values "github.com/ledgerbase/ledgerbase/ent/enum"
+)
+
 func bp(max int64) *int64 { return &max }
 
 // pdf is a document's PDF: what names it ("the invoice"), and what it is on paper.
@@ -45,13 +51,20 @@ var invoiceBody = append(documentBody("client", "Invoice number, unique in the w
 func invoiceOps() []Op {
 	return append(reads(),
 		Op{Kind: Create, Body: invoiceBody, Summary: "Create a draft invoice; totals are computed from the lines."},
-		Op{Kind: Update, Body: invoiceBody, Summary: "Edit an invoice: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
+		Op{Kind: Update, Body: invoiceBody, From: editable(values.InvoiceStatus, "void"), Summary: "Edit an invoice: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
 		Op{Kind: Delete, From: []string{"draft"}, Summary: "Delete a draft invoice."},
 		Op{Kind: Action, Name: "send", From: []string{"draft"}, To: "sent", Emails: true, Body: EmailBody,
 			Summary: "Send a draft invoice: it becomes sent and open for payment, and its PDF is emailed to the client (when it has an address, unless email is false)."},
 		Op{Kind: Action, Name: "void", From: []string{"draft", "sent", "overdue"}, To: "void", Summary: "Void an invoice that has no completed payment."},
 		pdf("the invoice", "what the client receives"),
 	)
+}
+
+// editable are the states a document's edit is allowed from: all but the
+// end one (void, cancelled), where nothing changes any more. The admin UI
+// offers Edit by the same rule.
+func editable(states []string, end string) []string {
+	return slices.DeleteFunc(slices.Clone(states), func(s string) bool { return s == end })
 }
 
 // Quotes and credit notes.
@@ -78,7 +91,7 @@ var creditNoteBody = append(documentBody("client", "Credit note number, unique i
 func creditNoteOps() []Op {
 	return append(reads(),
 		Op{Kind: Create, Body: creditNoteBody, Summary: "Create a draft credit note, optionally against an invoice; totals are computed from the lines."},
-		Op{Kind: Update, Body: creditNoteBody, Summary: "Edit a credit note: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
+		Op{Kind: Update, Body: creditNoteBody, From: editable(values.CreditNoteStatus, "void"), Summary: "Edit a credit note: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
 		Op{Kind: Action, Name: "issue", From: []string{"draft"}, To: "issued", Emails: true, Body: EmailBody,
 			Summary: "Issue a draft credit note: it becomes issued, and its PDF is emailed to the client (when it has an address, unless email is false)."},
 		Op{Kind: Action, Name: "apply", From: []string{"issued"}, To: "applied", Touches: []*Resource{Invoices},
@@ -95,7 +108,7 @@ var billBody = documentBody("vendor", "Bill number, unique in the workspace; all
 func billOps() []Op {
 	return append(reads(),
 		Op{Kind: Create, Body: billBody, Summary: "Record a draft bill; totals are computed from the lines."},
-		Op{Kind: Update, Body: billBody, Summary: "Edit a bill: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
+		Op{Kind: Update, Body: billBody, From: editable(values.BillStatus, "void"), Summary: "Edit a bill: any field while draft (lines are replaced whole); afterwards only notes and due_date."},
 		Op{Kind: Delete, From: []string{"draft"}, Summary: "Delete a draft bill."},
 		Op{Kind: Action, Name: "open", From: []string{"draft"}, To: "open", Summary: "Open a draft bill: its total becomes owed and bill payments apply to it."},
 		Op{Kind: Action, Name: "void", From: []string{"draft", "open"}, To: "void", Summary: "Void a bill that has no completed payment."},
@@ -144,7 +157,7 @@ var salesOrderCreateBody = append(append([]Field{}, salesOrderBody...),
 func salesOrderOps() []Op {
 	return append(reads(),
 		Op{Kind: Create, Body: salesOrderCreateBody, Summary: "Create a sales order, or push an online order with its store payments; totals are computed from the lines."},
-		Op{Kind: Update, Body: salesOrderBody, Summary: "Edit a sales order: any field while draft (lines are replaced whole); afterwards only notes and shipping_address."},
+		Op{Kind: Update, Body: salesOrderBody, From: editable(values.SalesOrderStatus, "cancelled"), Summary: "Edit a sales order: any field while draft (lines are replaced whole); afterwards only notes and shipping_address."},
 		Op{Kind: Action, Name: "confirm", From: []string{"draft"}, To: "confirmed", Summary: "Confirm a draft order: it can then be shipped."},
 		Op{Kind: Action, Name: "cancel", From: []string{"draft", "confirmed"}, To: "cancelled", Summary: "Cancel an order of which nothing has shipped."},
 		pdf("the sales order", "the order confirmation"),

@@ -364,8 +364,9 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 		return err
 	}
 	if st != "draft" {
-		if st == "void" {
-			return stateConflict("a void %s cannot be edited", q.Resource.Singular)
+		// The declared edit's states (all but void): the admin UI's rule too.
+		if err := q.checkEdit(st); err != nil {
+			return err
 		}
 		for name := range q.Body.Map() {
 			if !slices.Contains(lateFields, name) {

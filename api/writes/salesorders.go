@@ -330,8 +330,8 @@ func updateSalesOrder(q *Request) (Result, error) {
 			return err
 		}
 		if st != string(salesorder.StatusDraft) {
-			if st == string(salesorder.StatusCancelled) {
-				return stateConflict("a cancelled sales order cannot be edited")
+			if err := q.checkEdit(st); err != nil { // the declared edit's states: not cancelled
+				return err
 			}
 			for name := range q.Body.Map() {
 				if !slices.Contains(orderLateFields, name) {

@@ -45,6 +45,14 @@ func (q *Request) check(op resource.Op, st string) error {
 		resource.PastTense(verb), humanState(strings.Join(op.From, ", ")))
 }
 
+// checkEdit refuses an edit of the request's record in state st by the
+// resource's declared update (its From), whichever operation edits it (an
+// upsert by external_ref edits too).
+func (q *Request) checkEdit(st string) error {
+	edit, _ := q.Resource.Op(resource.Update)
+	return q.check(edit, st)
+}
+
 // humanState writes a state as words: partially_paid is "partially paid".
 func humanState(st string) string { return strings.ReplaceAll(st, "_", " ") }
 
