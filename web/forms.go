@@ -884,6 +884,7 @@ type actionData struct {
 	page
 	R      *resource.Resource
 	ID     string
+	Back   string // the record's page, named: "Invoice INV-000042"
 	A      recordAction
 	Items  []formItem
 	Danger bool
@@ -921,7 +922,9 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, unitErrs ma
 	if rt.Op.Kind == resource.Update {
 		label, fields = "Mark "+humanizeLower(strings.TrimPrefix(name, stepPrefix)), nil
 	}
-	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+id, "rec:"+r.Name), R: r, ID: id, Danger: isIrreversible(name),
+	// "Void invoice INV-000042?": the record by its number or name.
+	d := actionData{page: u.pageOf(c, label+" "+r.Singular+" "+cmp.Or(nameOf(r, rec), id)+"?", "rec:"+r.Name), R: r, ID: id,
+		Back: recordTitle(r, rec, id), Danger: isIrreversible(name),
 		A: recordAction{Name: name, Label: label, Summary: rt.Op.Summary, URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name), Idem: newIdemKey()}}
 	status := http.StatusOK
 	var param, msg string

@@ -177,3 +177,20 @@ func TestEditOnlyWhereTheStateAllows(t *testing.T) {
 		env.Do(t, "PATCH", "/v1/"+path, key, map[string]any{"notes": "Later"}).WantStatus(t, want)
 	}
 }
+
+// A confirmation asks about the record by its number.
+func TestConfirmationNamesTheRecord(t *testing.T) {
+	t.Parallel()
+	env := webtest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	inv := env.Do(t, "POST", "/v1/invoices", ws.Key, map[string]any{"client_name": "Payer",
+		"lines": []any{map[string]any{"description": "Work", "qty_milli": 1000, "unit_price_cents": 10000}}}).WantStatus(t, 201).JSON(t)
+	id, number := inv["id"].(string), inv["number"].(string)
+	c := webtest.SignedIn(t, env)
+	p := c.Get("/admin/w/" + ws.ID + "/records/invoices/" + id + "/do/void")
+	for _, s := range []string{"<title>Void invoice " + number + "? · ", "<h1>Void invoice " + number + "?</h1>", "← Invoice " + number + "</a>"} {
+		if !strings.Contains(p.Body, s) {
+			t.Errorf("the confirmation does not have %q", s)
+		}
+	}
+}
