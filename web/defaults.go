@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +88,21 @@ func newRowsVAT(items []formItem, v formValues, d companyDefaults) {
 
 // confirmZero is the checkbox that saves lines at 0 % VAT anyway.
 const confirmZero = "_zero_vat"
+
+// sendsLines reports whether a form's body writes its priced lines (an
+// edit that leaves them alone sends none, and holds nothing).
+func sendsLines(fields []resource.Field, body []byte) bool {
+	f, _, ok := linesOf(fields)
+	if !ok {
+		return false
+	}
+	var sent map[string]json.RawMessage
+	if json.Unmarshal(body, &sent) != nil {
+		return false
+	}
+	_, ok = sent[f.Name]
+	return ok
+}
 
 // zeroVAT names, by input, the lines of a body about to be saved at 0 %
 // VAT while the company's default rate is not 0, in words.

@@ -72,4 +72,18 @@ func TestDocumentDefaults(t *testing.T) {
 	if len(lines) != 2 || lines[0].(map[string]any)["vat_rate_bp"] != 2000.0 || lines[1].(map[string]any)["vat_rate_bp"] != 0.0 || inv["currency_code"] != "GBP" {
 		t.Fatalf("saved invoice: %v", inv)
 	}
+	// An edit that leaves the lines alone is not held; one that sends them is.
+	edit := w + "/records/invoices/" + id + "/edit"
+	ev := formOf(c.Get(edit).Body)
+	ev.Set("notes", "Thanks")
+	if p := c.PostWithToken(edit, w+"/records/invoices/"+id, ev); p.Status != 303 {
+		t.Fatalf("editing the notes: %d\n%s", p.Status, p.Body)
+	}
+	ev.Set("lines[1].description", "Exempt service")
+	if p := c.PostWithToken(edit, w+"/records/invoices/"+id, ev); p.Status != 400 || !strings.Contains(p.Body, "Line 2: VAT is 0 %") {
+		t.Fatalf("editing the lines: %d\n%s", p.Status, p.Body)
+	}
+	if got := f.env.Get(t, "/v1/invoices/"+id, key).JSON(t); got["notes"] != "Thanks" || got["lines"].([]any)[1].(map[string]any)["description"] != "Exempt" {
+		t.Fatalf("after the edits: %v", got)
+	}
 }

@@ -659,7 +659,7 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	if len(unitErrs) > 0 {
 		return u.showForm(c, s, v, 0, nil, nil, unitErrs)
 	}
-	if c.FormValue(confirmZero) == "" {
+	if c.FormValue(confirmZero) == "" && sendsLines(op.Body, body) {
 		if held := zeroVAT(op.Body, v, u.companyDefaults(c)); len(held) > 0 {
 			s.HeldZeroVAT = true
 			return u.showForm(c, s, v, 0, nil, nil, held)
