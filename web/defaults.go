@@ -43,15 +43,21 @@ func linesOf(fields []resource.Field) (resource.Field, resource.Field, bool) {
 	return resource.Field{}, resource.Field{}, false
 }
 
+// curDefault is the hidden input that says which currency the form filled
+// in from the company profile (so that a party chosen later has its own).
+const curDefault = "_cur_default"
+
 // documentDefaults fills a New document's currency when no party is
-// chosen, and its due date from the date and the payment terms.
-func documentDefaults(fields []resource.Field, v formValues, d companyDefaults) {
+// chosen, and its due date from the date and the payment terms; cur is
+// the currency it filled in.
+func documentDefaults(fields []resource.Field, v formValues, d companyDefaults) (cur string) {
 	if _, _, ok := linesOf(fields); !ok {
-		return
+		return ""
 	}
 	party := strings.TrimSpace(v["client_id"]) != "" || strings.TrimSpace(v["vendor_id"]) != ""
 	if declares(fields, "currency_code") && v["currency_code"] == "" && !party && resource.CurrencyCode.Match(d.cur) {
 		v["currency_code"] = d.cur
+		cur = d.cur
 	}
 	if declares(fields, "due_date") && v["due_date"] == "" && d.terms != nil {
 		day, err := time.Parse(time.DateOnly, strings.TrimSpace(v["date"]))
@@ -59,6 +65,26 @@ func documentDefaults(fields []resource.Field, v formValues, d companyDefaults) 
 			day = time.Now().UTC()
 		}
 		v["due_date"] = day.AddDate(0, 0, *d.terms).Format(time.DateOnly)
+	}
+	return cur
+}
+
+// partyCurrency leaves a New document's currency to the party chosen
+// (client or vendor) when the form only holds the company's, which it
+// filled in, and the party has a currency of its own.
+func (u *UI) partyCurrency(c *fiber.Ctx, s formSpec, v formValues) {
+	if !s.create() || s.CurDefault == "" || strings.TrimSpace(v["currency_code"]) != s.CurDefault {
+		return
+	}
+	for _, p := range []struct {
+		field string
+		r     *resource.Resource
+	}{{"client_id", resource.Clients}, {"vendor_id", resource.Vendors}} {
+		if id := strings.TrimSpace(v[p.field]); id != "" && declares(s.RT.Op.Body, p.field) {
+			if rec, err := u.current(c, p.r, id); err == nil && rec != nil && resource.CurrencyCode.Match(textOf(rec.get("currency_code"))) {
+				v["currency_code"] = textOf(rec.get("currency_code"))
+			}
+		}
 	}
 }
 

@@ -72,6 +72,23 @@ func TestDocumentDefaults(t *testing.T) {
 	if len(lines) != 2 || lines[0].(map[string]any)["vat_rate_bp"] != 2000.0 || lines[1].(map[string]any)["vat_rate_bp"] != 0.0 || inv["currency_code"] != "GBP" {
 		t.Fatalf("saved invoice: %v", inv)
 	}
+	// A client chosen after the form filled in the company's currency has its own.
+	usd := f.env.Do(t, "POST", "/v1/clients", key, map[string]any{"name": "Dollar Inc", "currency_code": "USD"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	fresh := formOf(c.Get(newInv).Body)
+	if fresh.Get("_cur_default") != "GBP" {
+		t.Fatalf("the form does not say which currency it filled in: %v", fresh)
+	}
+	fresh.Set("client_id", usd)
+	fresh.Set("lines[0].description", "Consulting")
+	fresh.Set("lines[0].qty_milli", "1")
+	fresh.Set("lines[0].unit_price_cents", "10.00")
+	p = c.PostWithToken(newInv, w+"/records/invoices", fresh)
+	if to := p.Header.Get("Location"); p.Status != 303 {
+		t.Fatalf("the USD client's invoice: %d %q\n%s", p.Status, to, p.Body)
+	} else if got := f.env.Get(t, "/v1/invoices/"+strings.TrimSuffix(to[strings.LastIndex(to, "/")+1:], "?done=created"), key).JSON(t); got["currency_code"] != "USD" || got["client_id"] != usd {
+		t.Fatalf("the USD client's invoice: %v", got)
+	}
+
 	// An edit that leaves the lines alone is not held; one that sends them is.
 	edit := w + "/records/invoices/" + id + "/edit"
 	ev := formOf(c.Get(edit).Body)

@@ -459,6 +459,8 @@ type formSpec struct {
 	Action, Back string // where the form posts, and Cancel
 	Title        string
 	Submit       string
+	// CurDefault is the company's currency a New form filled in.
+	CurDefault string
 	// HeldZeroVAT: the form was sent with lines at 0 % VAT while the
 	// company's default rate is not; it asks to confirm them.
 	HeldZeroVAT bool
@@ -528,7 +530,7 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 	v := formValues{}
 	if s.Parent == nil {
 		u.prefill(c, s, v)
-		documentDefaults(s.RT.Op.Body, v, u.companyDefaults(c))
+		s.CurDefault = documentDefaults(s.RT.Op.Body, v, u.companyDefaults(c))
 	} else if parent, err := u.found(c, s.Parent, s.ID); parent == nil {
 		return err
 	}
@@ -643,6 +645,10 @@ func (u *UI) updateRecord(c *fiber.Ctx) error {
 func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	op := s.RT.Op
 	v := formValuesOf(c, op.Body)
+	if s.create() && resource.CurrencyCode.Match(c.FormValue(curDefault)) {
+		s.CurDefault = c.FormValue(curDefault)
+		u.partyCurrency(c, s, v)
+	}
 	if c.FormValue(moreRows) != "" {
 		return u.showForm(c, s, v, emptyRows, nil, nil, nil)
 	}
