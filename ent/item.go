@@ -35,6 +35,8 @@ type Item struct {
 	CurrencyCode string `json:"currency_code,omitempty"`
 	// UnitPriceCents holds the value of the "unit_price_cents" field.
 	UnitPriceCents int64 `json:"unit_price_cents,omitempty"`
+	// default VAT rate of the item's lines, basis points: 2000 is 20 %
+	VatRateBp *int64 `json:"vat_rate_bp,omitempty"`
 	// Active holds the value of the "active" field.
 	Active bool `json:"active,omitempty"`
 	// Translations holds the value of the "translations" field.
@@ -101,7 +103,7 @@ func (*Item) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case item.FieldActive, item.FieldIsProduct:
 			values[i] = new(sql.NullBool)
-		case item.FieldUnitPriceCents:
+		case item.FieldUnitPriceCents, item.FieldVatRateBp:
 			values[i] = new(sql.NullInt64)
 		case item.FieldID, item.FieldWorkspaceID, item.FieldNumber, item.FieldName, item.FieldDescription, item.FieldCurrencyCode, item.FieldProductType, item.FieldBrand, item.FieldBrandID:
 			values[i] = new(sql.NullString)
@@ -175,6 +177,13 @@ func (_m *Item) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field unit_price_cents", values[i])
 			} else if value.Valid {
 				_m.UnitPriceCents = value.Int64
+			}
+		case item.FieldVatRateBp:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field vat_rate_bp", values[i])
+			} else if value.Valid {
+				_m.VatRateBp = new(int64)
+				*_m.VatRateBp = value.Int64
 			}
 		case item.FieldActive:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -324,6 +333,11 @@ func (_m *Item) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("unit_price_cents=")
 	builder.WriteString(fmt.Sprintf("%v", _m.UnitPriceCents))
+	builder.WriteString(", ")
+	if v := _m.VatRateBp; v != nil {
+		builder.WriteString("vat_rate_bp=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("active=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Active))

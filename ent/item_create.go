@@ -114,6 +114,20 @@ func (_c *ItemCreate) SetNillableUnitPriceCents(v *int64) *ItemCreate {
 	return _c
 }
 
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (_c *ItemCreate) SetVatRateBp(v int64) *ItemCreate {
+	_c.mutation.SetVatRateBp(v)
+	return _c
+}
+
+// SetNillableVatRateBp sets the "vat_rate_bp" field if the given value is not nil.
+func (_c *ItemCreate) SetNillableVatRateBp(v *int64) *ItemCreate {
+	if v != nil {
+		_c.SetVatRateBp(*v)
+	}
+	return _c
+}
+
 // SetActive sets the "active" field.
 func (_c *ItemCreate) SetActive(v bool) *ItemCreate {
 	_c.mutation.SetActive(v)
@@ -514,6 +528,10 @@ func (_c *ItemCreate) createSpec() (*Item, *sqlgraph.CreateSpec) {
 		_spec.SetField(item.FieldUnitPriceCents, field.TypeInt64, value)
 		_node.UnitPriceCents = value
 	}
+	if value, ok := _c.mutation.VatRateBp(); ok {
+		_spec.SetField(item.FieldVatRateBp, field.TypeInt64, value)
+		_node.VatRateBp = &value
+	}
 	if value, ok := _c.mutation.Active(); ok {
 		_spec.SetField(item.FieldActive, field.TypeBool, value)
 		_node.Active = value
@@ -717,6 +735,30 @@ func (u *ItemUpsert) UpdateUnitPriceCents() *ItemUpsert {
 // AddUnitPriceCents adds v to the "unit_price_cents" field.
 func (u *ItemUpsert) AddUnitPriceCents(v int64) *ItemUpsert {
 	u.Add(item.FieldUnitPriceCents, v)
+	return u
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (u *ItemUpsert) SetVatRateBp(v int64) *ItemUpsert {
+	u.Set(item.FieldVatRateBp, v)
+	return u
+}
+
+// UpdateVatRateBp sets the "vat_rate_bp" field to the value that was provided on create.
+func (u *ItemUpsert) UpdateVatRateBp() *ItemUpsert {
+	u.SetExcluded(item.FieldVatRateBp)
+	return u
+}
+
+// AddVatRateBp adds v to the "vat_rate_bp" field.
+func (u *ItemUpsert) AddVatRateBp(v int64) *ItemUpsert {
+	u.Add(item.FieldVatRateBp, v)
+	return u
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (u *ItemUpsert) ClearVatRateBp() *ItemUpsert {
+	u.SetNull(item.FieldVatRateBp)
 	return u
 }
 
@@ -1000,6 +1042,34 @@ func (u *ItemUpsertOne) AddUnitPriceCents(v int64) *ItemUpsertOne {
 func (u *ItemUpsertOne) UpdateUnitPriceCents() *ItemUpsertOne {
 	return u.Update(func(s *ItemUpsert) {
 		s.UpdateUnitPriceCents()
+	})
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (u *ItemUpsertOne) SetVatRateBp(v int64) *ItemUpsertOne {
+	return u.Update(func(s *ItemUpsert) {
+		s.SetVatRateBp(v)
+	})
+}
+
+// AddVatRateBp adds v to the "vat_rate_bp" field.
+func (u *ItemUpsertOne) AddVatRateBp(v int64) *ItemUpsertOne {
+	return u.Update(func(s *ItemUpsert) {
+		s.AddVatRateBp(v)
+	})
+}
+
+// UpdateVatRateBp sets the "vat_rate_bp" field to the value that was provided on create.
+func (u *ItemUpsertOne) UpdateVatRateBp() *ItemUpsertOne {
+	return u.Update(func(s *ItemUpsert) {
+		s.UpdateVatRateBp()
+	})
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (u *ItemUpsertOne) ClearVatRateBp() *ItemUpsertOne {
+	return u.Update(func(s *ItemUpsert) {
+		s.ClearVatRateBp()
 	})
 }
 
@@ -1473,6 +1543,34 @@ func (u *ItemUpsertBulk) AddUnitPriceCents(v int64) *ItemUpsertBulk {
 func (u *ItemUpsertBulk) UpdateUnitPriceCents() *ItemUpsertBulk {
 	return u.Update(func(s *ItemUpsert) {
 		s.UpdateUnitPriceCents()
+	})
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (u *ItemUpsertBulk) SetVatRateBp(v int64) *ItemUpsertBulk {
+	return u.Update(func(s *ItemUpsert) {
+		s.SetVatRateBp(v)
+	})
+}
+
+// AddVatRateBp adds v to the "vat_rate_bp" field.
+func (u *ItemUpsertBulk) AddVatRateBp(v int64) *ItemUpsertBulk {
+	return u.Update(func(s *ItemUpsert) {
+		s.AddVatRateBp(v)
+	})
+}
+
+// UpdateVatRateBp sets the "vat_rate_bp" field to the value that was provided on create.
+func (u *ItemUpsertBulk) UpdateVatRateBp() *ItemUpsertBulk {
+	return u.Update(func(s *ItemUpsert) {
+		s.UpdateVatRateBp()
+	})
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (u *ItemUpsertBulk) ClearVatRateBp() *ItemUpsertBulk {
+	return u.Update(func(s *ItemUpsert) {
+		s.ClearVatRateBp()
 	})
 }
 

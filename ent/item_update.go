@@ -116,6 +116,33 @@ func (_u *ItemUpdate) AddUnitPriceCents(v int64) *ItemUpdate {
 	return _u
 }
 
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (_u *ItemUpdate) SetVatRateBp(v int64) *ItemUpdate {
+	_u.mutation.ResetVatRateBp()
+	_u.mutation.SetVatRateBp(v)
+	return _u
+}
+
+// SetNillableVatRateBp sets the "vat_rate_bp" field if the given value is not nil.
+func (_u *ItemUpdate) SetNillableVatRateBp(v *int64) *ItemUpdate {
+	if v != nil {
+		_u.SetVatRateBp(*v)
+	}
+	return _u
+}
+
+// AddVatRateBp adds value to the "vat_rate_bp" field.
+func (_u *ItemUpdate) AddVatRateBp(v int64) *ItemUpdate {
+	_u.mutation.AddVatRateBp(v)
+	return _u
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (_u *ItemUpdate) ClearVatRateBp() *ItemUpdate {
+	_u.mutation.ClearVatRateBp()
+	return _u
+}
+
 // SetActive sets the "active" field.
 func (_u *ItemUpdate) SetActive(v bool) *ItemUpdate {
 	_u.mutation.SetActive(v)
@@ -430,6 +457,15 @@ func (_u *ItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedUnitPriceCents(); ok {
 		_spec.AddField(item.FieldUnitPriceCents, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.VatRateBp(); ok {
+		_spec.SetField(item.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVatRateBp(); ok {
+		_spec.AddField(item.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if _u.mutation.VatRateBpCleared() {
+		_spec.ClearField(item.FieldVatRateBp, field.TypeInt64)
+	}
 	if value, ok := _u.mutation.Active(); ok {
 		_spec.SetField(item.FieldActive, field.TypeBool, value)
 	}
@@ -683,6 +719,33 @@ func (_u *ItemUpdateOne) SetNillableUnitPriceCents(v *int64) *ItemUpdateOne {
 // AddUnitPriceCents adds value to the "unit_price_cents" field.
 func (_u *ItemUpdateOne) AddUnitPriceCents(v int64) *ItemUpdateOne {
 	_u.mutation.AddUnitPriceCents(v)
+	return _u
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (_u *ItemUpdateOne) SetVatRateBp(v int64) *ItemUpdateOne {
+	_u.mutation.ResetVatRateBp()
+	_u.mutation.SetVatRateBp(v)
+	return _u
+}
+
+// SetNillableVatRateBp sets the "vat_rate_bp" field if the given value is not nil.
+func (_u *ItemUpdateOne) SetNillableVatRateBp(v *int64) *ItemUpdateOne {
+	if v != nil {
+		_u.SetVatRateBp(*v)
+	}
+	return _u
+}
+
+// AddVatRateBp adds value to the "vat_rate_bp" field.
+func (_u *ItemUpdateOne) AddVatRateBp(v int64) *ItemUpdateOne {
+	_u.mutation.AddVatRateBp(v)
+	return _u
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (_u *ItemUpdateOne) ClearVatRateBp() *ItemUpdateOne {
+	_u.mutation.ClearVatRateBp()
 	return _u
 }
 
@@ -1029,6 +1092,15 @@ func (_u *ItemUpdateOne) sqlSave(ctx context.Context) (_node *Item, err error) {
 	}
 	if value, ok := _u.mutation.AddedUnitPriceCents(); ok {
 		_spec.AddField(item.FieldUnitPriceCents, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.VatRateBp(); ok {
+		_spec.SetField(item.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVatRateBp(); ok {
+		_spec.AddField(item.FieldVatRateBp, field.TypeInt64, value)
+	}
+	if _u.mutation.VatRateBpCleared() {
+		_spec.ClearField(item.FieldVatRateBp, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.Active(); ok {
 		_spec.SetField(item.FieldActive, field.TypeBool, value)

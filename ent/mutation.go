@@ -18732,6 +18732,8 @@ type ItemMutation struct {
 	currency_code       *string
 	unit_price_cents    *int64
 	addunit_price_cents *int64
+	vat_rate_bp         *int64
+	addvat_rate_bp      *int64
 	active              *bool
 	translations        *map[string]interface{}
 	is_product          *bool
@@ -19170,6 +19172,76 @@ func (m *ItemMutation) AddedUnitPriceCents() (r int64, exists bool) {
 func (m *ItemMutation) ResetUnitPriceCents() {
 	m.unit_price_cents = nil
 	m.addunit_price_cents = nil
+}
+
+// SetVatRateBp sets the "vat_rate_bp" field.
+func (m *ItemMutation) SetVatRateBp(i int64) {
+	m.vat_rate_bp = &i
+	m.addvat_rate_bp = nil
+}
+
+// VatRateBp returns the value of the "vat_rate_bp" field in the mutation.
+func (m *ItemMutation) VatRateBp() (r int64, exists bool) {
+	v := m.vat_rate_bp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVatRateBp returns the old "vat_rate_bp" field's value of the Item entity.
+// If the Item object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ItemMutation) OldVatRateBp(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVatRateBp is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVatRateBp requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVatRateBp: %w", err)
+	}
+	return oldValue.VatRateBp, nil
+}
+
+// AddVatRateBp adds i to the "vat_rate_bp" field.
+func (m *ItemMutation) AddVatRateBp(i int64) {
+	if m.addvat_rate_bp != nil {
+		*m.addvat_rate_bp += i
+	} else {
+		m.addvat_rate_bp = &i
+	}
+}
+
+// AddedVatRateBp returns the value that was added to the "vat_rate_bp" field in this mutation.
+func (m *ItemMutation) AddedVatRateBp() (r int64, exists bool) {
+	v := m.addvat_rate_bp
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearVatRateBp clears the value of the "vat_rate_bp" field.
+func (m *ItemMutation) ClearVatRateBp() {
+	m.vat_rate_bp = nil
+	m.addvat_rate_bp = nil
+	m.clearedFields[item.FieldVatRateBp] = struct{}{}
+}
+
+// VatRateBpCleared returns if the "vat_rate_bp" field was cleared in this mutation.
+func (m *ItemMutation) VatRateBpCleared() bool {
+	_, ok := m.clearedFields[item.FieldVatRateBp]
+	return ok
+}
+
+// ResetVatRateBp resets all changes to the "vat_rate_bp" field.
+func (m *ItemMutation) ResetVatRateBp() {
+	m.vat_rate_bp = nil
+	m.addvat_rate_bp = nil
+	delete(m.clearedFields, item.FieldVatRateBp)
 }
 
 // SetActive sets the "active" field.
@@ -19798,7 +19870,7 @@ func (m *ItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ItemMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.workspace_id != nil {
 		fields = append(fields, item.FieldWorkspaceID)
 	}
@@ -19822,6 +19894,9 @@ func (m *ItemMutation) Fields() []string {
 	}
 	if m.unit_price_cents != nil {
 		fields = append(fields, item.FieldUnitPriceCents)
+	}
+	if m.vat_rate_bp != nil {
+		fields = append(fields, item.FieldVatRateBp)
 	}
 	if m.active != nil {
 		fields = append(fields, item.FieldActive)
@@ -19880,6 +19955,8 @@ func (m *ItemMutation) Field(name string) (ent.Value, bool) {
 		return m.CurrencyCode()
 	case item.FieldUnitPriceCents:
 		return m.UnitPriceCents()
+	case item.FieldVatRateBp:
+		return m.VatRateBp()
 	case item.FieldActive:
 		return m.Active()
 	case item.FieldTranslations:
@@ -19927,6 +20004,8 @@ func (m *ItemMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldCurrencyCode(ctx)
 	case item.FieldUnitPriceCents:
 		return m.OldUnitPriceCents(ctx)
+	case item.FieldVatRateBp:
+		return m.OldVatRateBp(ctx)
 	case item.FieldActive:
 		return m.OldActive(ctx)
 	case item.FieldTranslations:
@@ -20013,6 +20092,13 @@ func (m *ItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUnitPriceCents(v)
+		return nil
+	case item.FieldVatRateBp:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVatRateBp(v)
 		return nil
 	case item.FieldActive:
 		v, ok := value.(bool)
@@ -20102,6 +20188,9 @@ func (m *ItemMutation) AddedFields() []string {
 	if m.addunit_price_cents != nil {
 		fields = append(fields, item.FieldUnitPriceCents)
 	}
+	if m.addvat_rate_bp != nil {
+		fields = append(fields, item.FieldVatRateBp)
+	}
 	return fields
 }
 
@@ -20112,6 +20201,8 @@ func (m *ItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case item.FieldUnitPriceCents:
 		return m.AddedUnitPriceCents()
+	case item.FieldVatRateBp:
+		return m.AddedVatRateBp()
 	}
 	return nil, false
 }
@@ -20128,6 +20219,13 @@ func (m *ItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddUnitPriceCents(v)
 		return nil
+	case item.FieldVatRateBp:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVatRateBp(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Item numeric field %s", name)
 }
@@ -20136,6 +20234,9 @@ func (m *ItemMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(item.FieldVatRateBp) {
+		fields = append(fields, item.FieldVatRateBp)
+	}
 	if m.FieldCleared(item.FieldBrandID) {
 		fields = append(fields, item.FieldBrandID)
 	}
@@ -20153,6 +20254,9 @@ func (m *ItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ItemMutation) ClearField(name string) error {
 	switch name {
+	case item.FieldVatRateBp:
+		m.ClearVatRateBp()
+		return nil
 	case item.FieldBrandID:
 		m.ClearBrandID()
 		return nil
@@ -20187,6 +20291,9 @@ func (m *ItemMutation) ResetField(name string) error {
 		return nil
 	case item.FieldUnitPriceCents:
 		m.ResetUnitPriceCents()
+		return nil
+	case item.FieldVatRateBp:
+		m.ResetVatRateBp()
 		return nil
 	case item.FieldActive:
 		m.ResetActive()

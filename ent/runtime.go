@@ -895,43 +895,43 @@ func init() {
 	// item.DefaultUnitPriceCents holds the default value on creation for the unit_price_cents field.
 	item.DefaultUnitPriceCents = itemDescUnitPriceCents.Default.(int64)
 	// itemDescActive is the schema descriptor for active field.
-	itemDescActive := itemFields[5].Descriptor()
+	itemDescActive := itemFields[6].Descriptor()
 	// item.DefaultActive holds the default value on creation for the active field.
 	item.DefaultActive = itemDescActive.Default.(bool)
 	// itemDescTranslations is the schema descriptor for translations field.
-	itemDescTranslations := itemFields[6].Descriptor()
+	itemDescTranslations := itemFields[7].Descriptor()
 	// item.DefaultTranslations holds the default value on creation for the translations field.
 	item.DefaultTranslations = itemDescTranslations.Default.(map[string]interface{})
 	// itemDescIsProduct is the schema descriptor for is_product field.
-	itemDescIsProduct := itemFields[7].Descriptor()
+	itemDescIsProduct := itemFields[8].Descriptor()
 	// item.DefaultIsProduct holds the default value on creation for the is_product field.
 	item.DefaultIsProduct = itemDescIsProduct.Default.(bool)
 	// itemDescProductType is the schema descriptor for product_type field.
-	itemDescProductType := itemFields[8].Descriptor()
+	itemDescProductType := itemFields[9].Descriptor()
 	// item.DefaultProductType holds the default value on creation for the product_type field.
 	item.DefaultProductType = itemDescProductType.Default.(string)
 	// itemDescBrand is the schema descriptor for brand field.
-	itemDescBrand := itemFields[9].Descriptor()
+	itemDescBrand := itemFields[10].Descriptor()
 	// item.DefaultBrand holds the default value on creation for the brand field.
 	item.DefaultBrand = itemDescBrand.Default.(string)
 	// itemDescMedia is the schema descriptor for media field.
-	itemDescMedia := itemFields[11].Descriptor()
+	itemDescMedia := itemFields[12].Descriptor()
 	// item.DefaultMedia holds the default value on creation for the media field.
 	item.DefaultMedia = itemDescMedia.Default.([]shape.Media)
 	// itemDescAttributes is the schema descriptor for attributes field.
-	itemDescAttributes := itemFields[12].Descriptor()
+	itemDescAttributes := itemFields[13].Descriptor()
 	// item.DefaultAttributes holds the default value on creation for the attributes field.
 	item.DefaultAttributes = itemDescAttributes.Default.([]shape.Attribute)
 	// itemDescVariantAxes is the schema descriptor for variant_axes field.
-	itemDescVariantAxes := itemFields[13].Descriptor()
+	itemDescVariantAxes := itemFields[14].Descriptor()
 	// item.DefaultVariantAxes holds the default value on creation for the variant_axes field.
 	item.DefaultVariantAxes = itemDescVariantAxes.Default.([]shape.VariantAxis)
 	// itemDescLinks is the schema descriptor for links field.
-	itemDescLinks := itemFields[14].Descriptor()
+	itemDescLinks := itemFields[15].Descriptor()
 	// item.DefaultLinks holds the default value on creation for the links field.
 	item.DefaultLinks = itemDescLinks.Default.([]shape.Link)
 	// itemDescListings is the schema descriptor for listings field.
-	itemDescListings := itemFields[15].Descriptor()
+	itemDescListings := itemFields[16].Descriptor()
 	// item.DefaultListings holds the default value on creation for the listings field.
 	item.DefaultListings = itemDescListings.Default.([]shape.Listing)
 	// itemDescID is the schema descriptor for id field.

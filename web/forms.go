@@ -330,8 +330,8 @@ func bodyOf(fields []resource.Field, v, old formValues, u reading) (body []byte,
 						row[it.Name] = x
 					}
 				}
-				if len(row) == 0 {
-					continue // a blank row is no line
+				if _, vat := row["vat_rate_bp"]; len(row) == 0 || len(row) == 1 && vat {
+					continue // a blank row is no line, nor one with only the VAT rate the form fills in
 				}
 				for _, it := range f.Items {
 					paths[f.Name+"["+strconv.Itoa(bi)+"]."+it.Name] = rowName(f, i, it)
@@ -459,6 +459,11 @@ type formSpec struct {
 	Action, Back string // where the form posts, and Cancel
 	Title        string
 	Submit       string
+	// CurDefault is the company's currency a New form filled in.
+	CurDefault string
+	// HeldZeroVAT: the form was sent with lines at 0 % VAT while the
+	// company's default rate is not; it asks to confirm them.
+	HeldZeroVAT bool
 }
 
 func (s formSpec) create() bool { return s.RT.Op.Kind == resource.Create }
@@ -525,6 +530,7 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 	v := formValues{}
 	if s.Parent == nil {
 		u.prefill(c, s, v)
+		s.CurDefault = documentDefaults(s.RT.Op.Body, v, u.companyDefaults(c))
 	} else if parent, err := u.found(c, s.Parent, s.ID); parent == nil {
 		return err
 	}
@@ -586,6 +592,9 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 	}
 	cur := u.formCurrency(c, s, v, nil)
 	items, placed := buildForm(s.RT.Op.Body, v, s.create(), extra, cur, unitErrs, param, msg)
+	if _, _, ok := linesOf(s.RT.Op.Body); ok && s.create() {
+		newRowsVAT(items, v, u.companyDefaults(c))
+	}
 	u.decorateRows(c, s, items, v, cur)
 	d.Items = items
 	if e != nil {
@@ -597,6 +606,10 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 	if len(unitErrs) > 0 {
 		status = http.StatusBadRequest
 		d.Error = "The " + s.R.Singular + " was not saved; see the fields marked below."
+		if s.HeldZeroVAT {
+			d.Error = "The " + s.R.Singular + " was not saved: some lines are at 0 % VAT while the company's default rate is not. " +
+				"Change their rate, or tick \"Save the lines at 0 % VAT\" below and send again."
+		}
 	}
 	return render(c, status, recordFormView(d))
 }
@@ -632,6 +645,10 @@ func (u *UI) updateRecord(c *fiber.Ctx) error {
 func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	op := s.RT.Op
 	v := formValuesOf(c, op.Body)
+	if s.create() && resource.CurrencyCode.Match(c.FormValue(curDefault)) {
+		s.CurDefault = c.FormValue(curDefault)
+		u.partyCurrency(c, s, v)
+	}
 	if c.FormValue(moreRows) != "" {
 		return u.showForm(c, s, v, emptyRows, nil, nil, nil)
 	}
@@ -647,6 +664,12 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	body, paths, unitErrs := bodyOf(op.Body, v, old, in)
 	if len(unitErrs) > 0 {
 		return u.showForm(c, s, v, 0, nil, nil, unitErrs)
+	}
+	if c.FormValue(confirmZero) == "" && sendsLines(op.Body, body) {
+		if held := zeroVAT(op.Body, v, u.companyDefaults(c)); len(held) > 0 {
+			s.HeldZeroVAT = true
+			return u.showForm(c, s, v, 0, nil, nil, held)
+		}
 	}
 	if op.BulkKey != "" {
 		// One element of a bulk body (a tracking event): its fields' params

@@ -158,8 +158,7 @@ func swapRows(v formValues, f resource.Field, i, j int) {
 
 // fillRow fills a row from an item, or one of its variants: what it is,
 // its price (in the document's currency cur) and SKU, and the ids the row
-// has columns for. Items carry no VAT rate: a row without one takes the
-// row above's.
+// has columns for, and its VAT rate.
 func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids []string, cur string) error {
 	item, err := u.current(c, resource.Items, ids[0])
 	if err != nil || item == nil {
@@ -198,9 +197,20 @@ func (u *UI) fillRow(c *fiber.Ctx, f resource.Field, v formValues, row int, ids 
 	if strings.TrimSpace(v[qty]) == "" {
 		set("qty_milli", "1")
 	}
+	// The item's VAT rate; without one, a row without a rate takes the
+	// company's default, else the row above's.
 	vat := rowName(f, row, resource.Field{Name: "vat_rate_bp"})
-	if row > 0 && strings.TrimSpace(v[vat]) == "" {
-		set("vat_rate_bp", v[rowName(f, row-1, resource.Field{Name: "vat_rate_bp"})])
+	for _, it := range f.Items {
+		if it.Name != "vat_rate_bp" {
+			continue
+		}
+		if n, err := json.Number(scalarText(item.get("vat_rate_bp"))).Int64(); err == nil {
+			set(it.Name, vatText(it, int(n)))
+		} else if d := u.companyDefaults(c); strings.TrimSpace(v[vat]) == "" && d.vatBp != nil {
+			set(it.Name, vatText(it, *d.vatBp))
+		} else if row > 0 && strings.TrimSpace(v[vat]) == "" {
+			set(it.Name, v[rowName(f, row-1, it)])
+		}
 	}
 	return nil
 }

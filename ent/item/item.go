@@ -31,6 +31,8 @@ const (
 	FieldCurrencyCode = "currency_code"
 	// FieldUnitPriceCents holds the string denoting the unit_price_cents field in the database.
 	FieldUnitPriceCents = "unit_price_cents"
+	// FieldVatRateBp holds the string denoting the vat_rate_bp field in the database.
+	FieldVatRateBp = "vat_rate_bp"
 	// FieldActive holds the string denoting the active field in the database.
 	FieldActive = "active"
 	// FieldTranslations holds the string denoting the translations field in the database.
@@ -84,6 +86,7 @@ var Columns = []string{
 	FieldDescription,
 	FieldCurrencyCode,
 	FieldUnitPriceCents,
+	FieldVatRateBp,
 	FieldActive,
 	FieldTranslations,
 	FieldIsProduct,
@@ -206,6 +209,11 @@ func ByCurrencyCode(opts ...sql.OrderTermOption) OrderOption {
 // ByUnitPriceCents orders the results by the unit_price_cents field.
 func ByUnitPriceCents(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUnitPriceCents, opts...).ToFunc()
+}
+
+// ByVatRateBp orders the results by the vat_rate_bp field.
+func ByVatRateBp(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVatRateBp, opts...).ToFunc()
 }
 
 // ByActive orders the results by the active field.

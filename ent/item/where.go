@@ -105,6 +105,11 @@ func UnitPriceCents(v int64) predicate.Item {
 	return predicate.Item(sql.FieldEQ(FieldUnitPriceCents, v))
 }
 
+// VatRateBp applies equality check predicate on the "vat_rate_bp" field. It's identical to VatRateBpEQ.
+func VatRateBp(v int64) predicate.Item {
+	return predicate.Item(sql.FieldEQ(FieldVatRateBp, v))
+}
+
 // Active applies equality check predicate on the "active" field. It's identical to ActiveEQ.
 func Active(v bool) predicate.Item {
 	return predicate.Item(sql.FieldEQ(FieldActive, v))
@@ -573,6 +578,56 @@ func UnitPriceCentsLT(v int64) predicate.Item {
 // UnitPriceCentsLTE applies the LTE predicate on the "unit_price_cents" field.
 func UnitPriceCentsLTE(v int64) predicate.Item {
 	return predicate.Item(sql.FieldLTE(FieldUnitPriceCents, v))
+}
+
+// VatRateBpEQ applies the EQ predicate on the "vat_rate_bp" field.
+func VatRateBpEQ(v int64) predicate.Item {
+	return predicate.Item(sql.FieldEQ(FieldVatRateBp, v))
+}
+
+// VatRateBpNEQ applies the NEQ predicate on the "vat_rate_bp" field.
+func VatRateBpNEQ(v int64) predicate.Item {
+	return predicate.Item(sql.FieldNEQ(FieldVatRateBp, v))
+}
+
+// VatRateBpIn applies the In predicate on the "vat_rate_bp" field.
+func VatRateBpIn(vs ...int64) predicate.Item {
+	return predicate.Item(sql.FieldIn(FieldVatRateBp, vs...))
+}
+
+// VatRateBpNotIn applies the NotIn predicate on the "vat_rate_bp" field.
+func VatRateBpNotIn(vs ...int64) predicate.Item {
+	return predicate.Item(sql.FieldNotIn(FieldVatRateBp, vs...))
+}
+
+// VatRateBpGT applies the GT predicate on the "vat_rate_bp" field.
+func VatRateBpGT(v int64) predicate.Item {
+	return predicate.Item(sql.FieldGT(FieldVatRateBp, v))
+}
+
+// VatRateBpGTE applies the GTE predicate on the "vat_rate_bp" field.
+func VatRateBpGTE(v int64) predicate.Item {
+	return predicate.Item(sql.FieldGTE(FieldVatRateBp, v))
+}
+
+// VatRateBpLT applies the LT predicate on the "vat_rate_bp" field.
+func VatRateBpLT(v int64) predicate.Item {
+	return predicate.Item(sql.FieldLT(FieldVatRateBp, v))
+}
+
+// VatRateBpLTE applies the LTE predicate on the "vat_rate_bp" field.
+func VatRateBpLTE(v int64) predicate.Item {
+	return predicate.Item(sql.FieldLTE(FieldVatRateBp, v))
+}
+
+// VatRateBpIsNil applies the IsNil predicate on the "vat_rate_bp" field.
+func VatRateBpIsNil() predicate.Item {
+	return predicate.Item(sql.FieldIsNull(FieldVatRateBp))
+}
+
+// VatRateBpNotNil applies the NotNil predicate on the "vat_rate_bp" field.
+func VatRateBpNotNil() predicate.Item {
+	return predicate.Item(sql.FieldNotNull(FieldVatRateBp))
 }
 
 // ActiveEQ applies the EQ predicate on the "active" field.

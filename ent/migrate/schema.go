@@ -643,6 +643,7 @@ var (
 		{Name: "description", Type: field.TypeString, Default: ""},
 		{Name: "currency_code", Type: field.TypeString, Size: 3, Default: "EUR"},
 		{Name: "unit_price_cents", Type: field.TypeInt64, Default: 0},
+		{Name: "vat_rate_bp", Type: field.TypeInt64, Nullable: true},
 		{Name: "active", Type: field.TypeBool, Default: true},
 		{Name: "translations", Type: field.TypeJSON},
 		{Name: "is_product", Type: field.TypeBool, Default: false},
@@ -674,7 +675,7 @@ var (
 			{
 				Name:    "item_workspace_id_is_product_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{ItemsColumns[1], ItemsColumns[11], ItemsColumns[2], ItemsColumns[0]},
+				Columns: []*schema.Column{ItemsColumns[1], ItemsColumns[12], ItemsColumns[2], ItemsColumns[0]},
 			},
 		},
 	}

@@ -274,6 +274,7 @@ func (Item) Fields() []ent.Field {
 		field.String("description").Default(""),
 		currency(),
 		cents("unit_price_cents"),
+		field.Int64("vat_rate_bp").Optional().Nillable().Comment("default VAT rate of the item's lines, basis points: 2000 is 20 %"),
 		field.Bool("active").Default(true),
 		field.JSON("translations", map[string]any{}).Default(map[string]any{}),
 		field.Bool("is_product").Default(false),
