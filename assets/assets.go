@@ -9,5 +9,5 @@ import "embed"
 
 // FS serves under /admin/assets/.
 //
-//go:embed app.css documents.css print.css app.js favicon.svg htmx.min.js docs.js redoc/redoc.standalone.js redoc/redoc.standalone.js.LICENSE.txt redoc/LICENSE
+//go:embed app.css forms.css lists.css forms.js lists.js documents.css print.css app.js favicon.svg htmx.min.js docs.js redoc/redoc.standalone.js redoc/redoc.standalone.js.LICENSE.txt redoc/LICENSE
 var FS embed.FS

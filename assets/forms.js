@@ -1,0 +1,1 @@
+// Ledgerbase admin: the forms' behaviours (pickers, focus after a swap). Every form works without it.

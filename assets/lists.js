@@ -1,0 +1,1 @@
+// Ledgerbase admin: the lists' behaviours (selecting rows for bulk actions). Every list works without it.
