@@ -60,6 +60,17 @@ func invoiceOps() []Op {
 	)
 }
 
+// An invoice deleted or voided unlinks the order it was made of, which may
+// then be invoiced again. Invoices and SalesOrders name each other, so the
+// invoice's side is declared once both exist.
+func init() {
+	for i, o := range Invoices.Ops {
+		if o.Kind == Delete || o.Kind == Action && o.Name == "void" {
+			Invoices.Ops[i].Touches = []*Resource{SalesOrders}
+		}
+	}
+}
+
 // editable are the states a document's edit is allowed from: all but the
 // end one (void, cancelled), where nothing changes any more. The admin UI
 // offers Edit by the same rule.
@@ -131,6 +142,10 @@ func orderLinesField() Field {
 		Doc: "The lines, in order (at least one); amounts are computed (qty × price, then VAT, each rounded half away from zero), never sent."}
 }
 
+// invoiceable are the states an order may be invoiced from: once confirmed,
+// before or after it ships, never as a draft or cancelled.
+var invoiceable = []string{"confirmed", "partially_shipped", "shipped", "delivered"}
+
 // salesOrderBody is what both create and edit take; create adds the store,
 // its payments and the starting status.
 var salesOrderBody = []Field{
@@ -160,6 +175,10 @@ func salesOrderOps() []Op {
 		Op{Kind: Update, Body: salesOrderBody, From: editable(values.SalesOrderStatus, "cancelled"), Summary: "Edit a sales order: any field while draft (lines are replaced whole); afterwards only notes and shipping_address."},
 		Op{Kind: Action, Name: "confirm", From: []string{"draft"}, To: "confirmed", Summary: "Confirm a draft order: it can then be shipped."},
 		Op{Kind: Action, Name: "cancel", From: []string{"draft", "confirmed"}, To: "cancelled", Summary: "Cancel an order of which nothing has shipped."},
+		// The order's status follows its shipping, so invoicing leaves it as it is.
+		Op{Kind: Action, Name: "invoice", From: invoiceable, Makes: []*Resource{Invoices},
+			Summary: "Make a draft invoice of a confirmed (or shipped) order's client, currency, lines and notes; answers the order with its invoice_id. " +
+				"Once per order: while its invoice is not void, another is 409 already_invoiced."},
 		pdf("the sales order", "the order confirmation"),
 	)
 }
