@@ -441,3 +441,10 @@ func article(noun string) string {
 	}
 	return "a " + noun
 }
+
+// amountText is minor units of currency as a person reads them, for the
+// API's messages (which are in English): "€248.28", "¥1,200".
+func amountText(minor int64, currency string) string { return money.Format(minor, currency, "en") }
+
+// qtyText is a quantity in thousandths as a person reads it: "1.5".
+func qtyText(milli int64) string { return money.Decimal(milli, 3, "en") }

@@ -166,9 +166,10 @@ type storePayment struct {
 }
 
 // paymentState is the payment_status an online order's transactions, in
-// order, give it against its total. Captures beyond the total or refunds
-// beyond the captured are refused, naming param (or each transaction).
-func paymentState(total int64, pays []storePayment, param string) (salesorder.PaymentStatus, error) {
+// order, give it against its total (in currency). Captures beyond the
+// total or refunds beyond the captured are refused, naming param (or each
+// transaction).
+func paymentState(total int64, currency string, pays []storePayment, param string) (salesorder.PaymentStatus, error) {
 	var captured, refunded int64
 	authorized := false
 	for i, p := range pays {
@@ -184,12 +185,14 @@ func paymentState(total int64, pays []storePayment, param string) (salesorder.Pa
 		// Compared before adding, so no sum can pass int64.
 		case payment.KindCapture:
 			if p.amount > total-captured {
-				return "", apierr.Invalid(at, "a capture of %d after %d captured exceeds the order's total of %d", p.amount, captured, total)
+				return "", apierr.Invalid(at, "a capture of %s after %s captured exceeds the order's total of %s",
+					amountText(p.amount, currency), amountText(captured, currency), amountText(total, currency))
 			}
 			captured += p.amount
 		case payment.KindRefund:
 			if p.amount > captured-refunded {
-				return "", apierr.Invalid(at, "a refund of %d after %d refunded exceeds the %d captured before it", p.amount, refunded, captured)
+				return "", apierr.Invalid(at, "a refund of %s after %s refunded exceeds the %s captured before it",
+					amountText(p.amount, currency), amountText(refunded, currency), amountText(captured, currency))
 			}
 			refunded += p.amount
 		}
@@ -234,12 +237,6 @@ func createSalesOrder(q *Request) (Result, error) {
 	if len(pays) > 0 && !online {
 		return Result{}, apierr.Invalid("payments", "payments are an online order's store transactions: send store_id with them")
 	}
-	var payStatus salesorder.PaymentStatus
-	if online {
-		if payStatus, err = paymentState(tot.InclVATCents, pays, ""); err != nil {
-			return Result{}, err
-		}
-	}
 	status := salesorder.StatusDraft
 	if online {
 		status = salesorder.StatusConfirmed
@@ -268,10 +265,16 @@ func createSalesOrder(q *Request) (Result, error) {
 			if _, sent := q.Body.String("currency_code"); !sent {
 				p.currency = st.CurrencyCode // the shop sells in its currency
 			}
-			c.SetOnline(true).SetChannelID(storeID).SetPaymentStatus(payStatus).SetShippingStatus(salesorder.ShippingStatusNotShipped)
 		}
 		if p.currency == "" {
 			p.currency = "EUR"
+		}
+		if online {
+			payStatus, err := paymentState(tot.InclVATCents, p.currency, pays, "")
+			if err != nil {
+				return err
+			}
+			c.SetOnline(true).SetChannelID(storeID).SetPaymentStatus(payStatus).SetShippingStatus(salesorder.ShippingStatusNotShipped)
 		}
 		if err := q.resolveLines(tx, lines); err != nil {
 			return err
@@ -343,7 +346,7 @@ func updateSalesOrder(q *Request) (Result, error) {
 				}
 			}
 		}
-		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldOnline).Only(q.Ctx)
+		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldOnline, salesorder.FieldCurrencyCode).Only(q.Ctx)
 		if err != nil {
 			return err
 		}
@@ -365,7 +368,11 @@ func updateSalesOrder(q *Request) (Result, error) {
 			if err := q.resolveLines(tx, lines); err != nil {
 				return err
 			}
-			if err := q.replaceLines(tx, u, o.Online, lines, tot); err != nil {
+			cur := o.CurrencyCode
+			if c, sent := q.Body.String("currency_code"); sent {
+				cur = c
+			}
+			if err := q.replaceLines(tx, u, o.Online, cur, lines, tot); err != nil {
 				return err
 			}
 		}
@@ -386,8 +393,9 @@ func updateSalesOrder(q *Request) (Result, error) {
 }
 
 // replaceLines swaps a draft's lines for new ones (a draft has shipped
-// nothing) and sets the totals and, online, the payment status they give.
-func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, lines []orderLine, tot money.Totals) error {
+// nothing) and sets the totals and, online, the payment status they give
+// (in currency, the order's after the edit).
+func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, currency string, lines []orderLine, tot money.Totals) error {
 	if _, err := tx.OrderLine.Delete().Where(orderline.SalesOrderID(q.ID)).Exec(q.Ctx); err != nil {
 		return err
 	}
@@ -407,7 +415,7 @@ func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool,
 	for i, r := range rows {
 		pays[i] = storePayment{kind: r.Kind, amount: r.AmountCents}
 	}
-	ps, err := paymentState(tot.InclVATCents, pays, "lines")
+	ps, err := paymentState(tot.InclVATCents, currency, pays, "lines")
 	if err != nil {
 		return err
 	}
