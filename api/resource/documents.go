@@ -71,6 +71,43 @@ func init() {
 	}
 }
 
+// FollowUp is a record a person starts from a document of Of (a credit
+// note of an invoice): its admin page offers it, as Label, in the states
+// From allows, as a new record of Makes whose body field Field names the
+// document and whose form starts from its lines. /v1 has no such link: a
+// client sends the create with Field set.
+type FollowUp struct {
+	Of, Makes *Resource
+	Field     string
+	Label     string
+	From      []string
+}
+
+// Allowed reports whether a document in state may be followed up so.
+func (f FollowUp) Allowed(state string) bool { return slices.Contains(f.From, state) }
+
+// FollowUps are the records started from documents. A credit note credits
+// an issued invoice, paid or not (a paid one's note is a credit to the
+// client); a return takes back what was delivered, which an order has
+// from its first shipment on (the form offers only what is left).
+var FollowUps = []FollowUp{
+	{Of: Invoices, Makes: CreditNotes, Field: "invoice_id", Label: "Credit this invoice",
+		From: []string{"sent", "partially_paid", "paid", "overdue"}},
+	{Of: SalesOrders, Makes: Returns, Field: "sales_order_id", Label: "New return",
+		From: []string{"partially_shipped", "shipped", "delivered"}},
+}
+
+// FollowUpOf is the follow-up that starts a record of makes from a
+// document of of, if one is declared.
+func FollowUpOf(of, makes *Resource) (FollowUp, bool) {
+	for _, f := range FollowUps {
+		if f.Of == of && f.Makes == makes {
+			return f, true
+		}
+	}
+	return FollowUp{}, false
+}
+
 // editable are the states a document's edit is allowed from: all but the
 // end one (void, cancelled), where nothing changes any more. The admin UI
 // offers Edit by the same rule.
