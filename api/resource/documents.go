@@ -108,6 +108,20 @@ func FollowUpOf(of, makes *Resource) (FollowUp, bool) {
 	return FollowUp{}, false
 }
 
+// lateFields are what an edit may still change once a document has left
+// draft; while it is one, any field.
+var lateFields = map[*Resource][]string{
+	Invoices: docLate, Quotes: docLate, CreditNotes: docLate, Bills: docLate,
+	SalesOrders: {"notes", "shipping_address"},
+}
+
+var docLate = []string{"notes", "due_date", "external_ref"}
+
+// LateFields are the body fields an edit of a record of r may still
+// change once it has left draft (nil: r has no draft). /v1 refuses the
+// others; the admin's Edit shows only these.
+func LateFields(r *Resource) []string { return lateFields[r] }
+
 // editable are the states a document's edit is allowed from: all but the
 // end one (void, cancelled), where nothing changes any more. The admin UI
 // offers Edit by the same rule.

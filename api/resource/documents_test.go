@@ -45,3 +45,22 @@ func TestOrdersAreInvoicedOnceConfirmed(t *testing.T) {
 		}
 	}
 }
+
+// TestLateFieldsAreFieldsOfTheEdit checks each resource's late fields
+// are fields its edit takes (external_ref only where the body has one).
+func TestLateFieldsAreFieldsOfTheEdit(t *testing.T) {
+	for r, late := range lateFields {
+		edit, _ := r.Op(Update)
+		n := 0
+		for _, f := range late {
+			if slices.ContainsFunc(edit.Body, func(b Field) bool { return b.Name == f }) {
+				n++
+			} else if f != "external_ref" {
+				t.Errorf("%s: late field %s is not in its edit's body", r.Name, f)
+			}
+		}
+		if n < 2 || len(edit.From) > 0 && !edit.Allowed("draft") {
+			t.Errorf("%s: late fields %v, edit from %v", r.Name, late, edit.From)
+		}
+	}
+}

@@ -34,8 +34,6 @@ var (
 	orderParty = &docKind{r: resource.SalesOrders, party: "client"}
 	// orderOwnFields are set by the operations; the rest are columns.
 	orderOwnFields = append([]string{"store_id", "status", "payments"}, docOwnFields...)
-	// orderLateFields may still change once an order has left draft.
-	orderLateFields = []string{"notes", "shipping_address"}
 )
 
 // orderLine is a line as sent, priced; variantID and the DocLine's ItemID
@@ -339,11 +337,8 @@ func updateSalesOrder(q *Request) (Result, error) {
 			if err := q.checkEdit(st); err != nil { // the declared edit's states: not cancelled
 				return err
 			}
-			for name := range q.Body.Map() {
-				if !slices.Contains(orderLateFields, name) {
-					return stateConflict("%s sales order can only change notes and shipping_address; %s changes only while it is a draft",
-						article(humanState(st)), name)
-				}
+			if err := q.lateOnly(st); err != nil {
+				return err
 			}
 		}
 		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldOnline, salesorder.FieldCurrencyCode).Only(q.Ctx)
