@@ -509,10 +509,14 @@ func lineRate(l *ent.OrderLine) int64 {
 // order it was made of, which may then be invoiced again; the order tells
 // of it as sales_order.updated.
 func unlinkOrder(q *Request, tx *ent.Tx) error {
-	o, err := tx.SalesOrder.Query().Where(salesorder.WorkspaceID(q.Workspace().ID), salesorder.InvoiceID(q.ID)).
+	inv, err := tx.Invoice.Query().Where(invoice.ID(q.ID)).Select(invoice.FieldSalesOrderID).Only(q.Ctx)
+	if err != nil || inv.SalesOrderID == nil {
+		return err
+	}
+	o, err := tx.SalesOrder.Query().Where(salesorder.ID(*inv.SalesOrderID), salesorder.InvoiceID(q.ID)).
 		Select(salesorder.FieldID, salesorder.FieldStatus).Only(q.Ctx)
 	switch {
-	case ent.IsNotFound(err):
+	case ent.IsNotFound(err): // the order no longer links it
 		return nil
 	case err != nil:
 		return err
