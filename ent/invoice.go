@@ -65,6 +65,8 @@ type Invoice struct {
 	CreditedCents int64 `json:"credited_cents,omitempty"`
 	// QuoteID holds the value of the "quote_id" field.
 	QuoteID *string `json:"quote_id,omitempty"`
+	// SalesOrderID holds the value of the "sales_order_id" field.
+	SalesOrderID *string `json:"sales_order_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InvoiceQuery when eager-loading is set.
 	Edges        InvoiceEdges `json:"edges"`
@@ -98,7 +100,7 @@ func (*Invoice) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case invoice.FieldAmountExclVatCents, invoice.FieldVatAmountCents, invoice.FieldAmountInclVatCents, invoice.FieldPaidCents, invoice.FieldRemainingCents, invoice.FieldCreditedCents:
 			values[i] = new(sql.NullInt64)
-		case invoice.FieldID, invoice.FieldWorkspaceID, invoice.FieldNumber, invoice.FieldDate, invoice.FieldDueDate, invoice.FieldCurrencyCode, invoice.FieldNotes, invoice.FieldClientID, invoice.FieldClientName, invoice.FieldExtSystem, invoice.FieldExtConnectionID, invoice.FieldExtExternalID, invoice.FieldExtKey, invoice.FieldStatus, invoice.FieldQuoteID:
+		case invoice.FieldID, invoice.FieldWorkspaceID, invoice.FieldNumber, invoice.FieldDate, invoice.FieldDueDate, invoice.FieldCurrencyCode, invoice.FieldNotes, invoice.FieldClientID, invoice.FieldClientName, invoice.FieldExtSystem, invoice.FieldExtConnectionID, invoice.FieldExtExternalID, invoice.FieldExtKey, invoice.FieldStatus, invoice.FieldQuoteID, invoice.FieldSalesOrderID:
 			values[i] = new(sql.NullString)
 		case invoice.FieldCreatedAt, invoice.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -270,6 +272,13 @@ func (_m *Invoice) assignValues(columns []string, values []any) error {
 				_m.QuoteID = new(string)
 				*_m.QuoteID = value.String
 			}
+		case invoice.FieldSalesOrderID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field sales_order_id", values[i])
+			} else if value.Valid {
+				_m.SalesOrderID = new(string)
+				*_m.SalesOrderID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -391,6 +400,11 @@ func (_m *Invoice) String() string {
 	builder.WriteString(", ")
 	if v := _m.QuoteID; v != nil {
 		builder.WriteString("quote_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.SalesOrderID; v != nil {
+		builder.WriteString("sales_order_id=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

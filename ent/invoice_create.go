@@ -315,6 +315,20 @@ func (_c *InvoiceCreate) SetNillableQuoteID(v *string) *InvoiceCreate {
 	return _c
 }
 
+// SetSalesOrderID sets the "sales_order_id" field.
+func (_c *InvoiceCreate) SetSalesOrderID(v string) *InvoiceCreate {
+	_c.mutation.SetSalesOrderID(v)
+	return _c
+}
+
+// SetNillableSalesOrderID sets the "sales_order_id" field if the given value is not nil.
+func (_c *InvoiceCreate) SetNillableSalesOrderID(v *string) *InvoiceCreate {
+	if v != nil {
+		_c.SetSalesOrderID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *InvoiceCreate) SetID(v string) *InvoiceCreate {
 	_c.mutation.SetID(v)
@@ -639,6 +653,10 @@ func (_c *InvoiceCreate) createSpec() (*Invoice, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.QuoteID(); ok {
 		_spec.SetField(invoice.FieldQuoteID, field.TypeString, value)
 		_node.QuoteID = &value
+	}
+	if value, ok := _c.mutation.SalesOrderID(); ok {
+		_spec.SetField(invoice.FieldSalesOrderID, field.TypeString, value)
+		_node.SalesOrderID = &value
 	}
 	if nodes := _c.mutation.PaymentsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -1035,6 +1053,24 @@ func (u *InvoiceUpsert) UpdateQuoteID() *InvoiceUpsert {
 // ClearQuoteID clears the value of the "quote_id" field.
 func (u *InvoiceUpsert) ClearQuoteID() *InvoiceUpsert {
 	u.SetNull(invoice.FieldQuoteID)
+	return u
+}
+
+// SetSalesOrderID sets the "sales_order_id" field.
+func (u *InvoiceUpsert) SetSalesOrderID(v string) *InvoiceUpsert {
+	u.Set(invoice.FieldSalesOrderID, v)
+	return u
+}
+
+// UpdateSalesOrderID sets the "sales_order_id" field to the value that was provided on create.
+func (u *InvoiceUpsert) UpdateSalesOrderID() *InvoiceUpsert {
+	u.SetExcluded(invoice.FieldSalesOrderID)
+	return u
+}
+
+// ClearSalesOrderID clears the value of the "sales_order_id" field.
+func (u *InvoiceUpsert) ClearSalesOrderID() *InvoiceUpsert {
+	u.SetNull(invoice.FieldSalesOrderID)
 	return u
 }
 
@@ -1474,6 +1510,27 @@ func (u *InvoiceUpsertOne) UpdateQuoteID() *InvoiceUpsertOne {
 func (u *InvoiceUpsertOne) ClearQuoteID() *InvoiceUpsertOne {
 	return u.Update(func(s *InvoiceUpsert) {
 		s.ClearQuoteID()
+	})
+}
+
+// SetSalesOrderID sets the "sales_order_id" field.
+func (u *InvoiceUpsertOne) SetSalesOrderID(v string) *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetSalesOrderID(v)
+	})
+}
+
+// UpdateSalesOrderID sets the "sales_order_id" field to the value that was provided on create.
+func (u *InvoiceUpsertOne) UpdateSalesOrderID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateSalesOrderID()
+	})
+}
+
+// ClearSalesOrderID clears the value of the "sales_order_id" field.
+func (u *InvoiceUpsertOne) ClearSalesOrderID() *InvoiceUpsertOne {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearSalesOrderID()
 	})
 }
 
@@ -2080,6 +2137,27 @@ func (u *InvoiceUpsertBulk) UpdateQuoteID() *InvoiceUpsertBulk {
 func (u *InvoiceUpsertBulk) ClearQuoteID() *InvoiceUpsertBulk {
 	return u.Update(func(s *InvoiceUpsert) {
 		s.ClearQuoteID()
+	})
+}
+
+// SetSalesOrderID sets the "sales_order_id" field.
+func (u *InvoiceUpsertBulk) SetSalesOrderID(v string) *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.SetSalesOrderID(v)
+	})
+}
+
+// UpdateSalesOrderID sets the "sales_order_id" field to the value that was provided on create.
+func (u *InvoiceUpsertBulk) UpdateSalesOrderID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.UpdateSalesOrderID()
+	})
+}
+
+// ClearSalesOrderID clears the value of the "sales_order_id" field.
+func (u *InvoiceUpsertBulk) ClearSalesOrderID() *InvoiceUpsertBulk {
+	return u.Update(func(s *InvoiceUpsert) {
+		s.ClearSalesOrderID()
 	})
 }
 

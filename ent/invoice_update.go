@@ -400,6 +400,26 @@ func (_u *InvoiceUpdate) ClearQuoteID() *InvoiceUpdate {
 	return _u
 }
 
+// SetSalesOrderID sets the "sales_order_id" field.
+func (_u *InvoiceUpdate) SetSalesOrderID(v string) *InvoiceUpdate {
+	_u.mutation.SetSalesOrderID(v)
+	return _u
+}
+
+// SetNillableSalesOrderID sets the "sales_order_id" field if the given value is not nil.
+func (_u *InvoiceUpdate) SetNillableSalesOrderID(v *string) *InvoiceUpdate {
+	if v != nil {
+		_u.SetSalesOrderID(*v)
+	}
+	return _u
+}
+
+// ClearSalesOrderID clears the value of the "sales_order_id" field.
+func (_u *InvoiceUpdate) ClearSalesOrderID() *InvoiceUpdate {
+	_u.mutation.ClearSalesOrderID()
+	return _u
+}
+
 // AddPaymentIDs adds the "payments" edge to the InvoicePayment entity by IDs.
 func (_u *InvoiceUpdate) AddPaymentIDs(ids ...string) *InvoiceUpdate {
 	_u.mutation.AddPaymentIDs(ids...)
@@ -621,6 +641,12 @@ func (_u *InvoiceUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.QuoteIDCleared() {
 		_spec.ClearField(invoice.FieldQuoteID, field.TypeString)
+	}
+	if value, ok := _u.mutation.SalesOrderID(); ok {
+		_spec.SetField(invoice.FieldSalesOrderID, field.TypeString, value)
+	}
+	if _u.mutation.SalesOrderIDCleared() {
+		_spec.ClearField(invoice.FieldSalesOrderID, field.TypeString)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1057,6 +1083,26 @@ func (_u *InvoiceUpdateOne) ClearQuoteID() *InvoiceUpdateOne {
 	return _u
 }
 
+// SetSalesOrderID sets the "sales_order_id" field.
+func (_u *InvoiceUpdateOne) SetSalesOrderID(v string) *InvoiceUpdateOne {
+	_u.mutation.SetSalesOrderID(v)
+	return _u
+}
+
+// SetNillableSalesOrderID sets the "sales_order_id" field if the given value is not nil.
+func (_u *InvoiceUpdateOne) SetNillableSalesOrderID(v *string) *InvoiceUpdateOne {
+	if v != nil {
+		_u.SetSalesOrderID(*v)
+	}
+	return _u
+}
+
+// ClearSalesOrderID clears the value of the "sales_order_id" field.
+func (_u *InvoiceUpdateOne) ClearSalesOrderID() *InvoiceUpdateOne {
+	_u.mutation.ClearSalesOrderID()
+	return _u
+}
+
 // AddPaymentIDs adds the "payments" edge to the InvoicePayment entity by IDs.
 func (_u *InvoiceUpdateOne) AddPaymentIDs(ids ...string) *InvoiceUpdateOne {
 	_u.mutation.AddPaymentIDs(ids...)
@@ -1308,6 +1354,12 @@ func (_u *InvoiceUpdateOne) sqlSave(ctx context.Context) (_node *Invoice, err er
 	}
 	if _u.mutation.QuoteIDCleared() {
 		_spec.ClearField(invoice.FieldQuoteID, field.TypeString)
+	}
+	if value, ok := _u.mutation.SalesOrderID(); ok {
+		_spec.SetField(invoice.FieldSalesOrderID, field.TypeString, value)
+	}
+	if _u.mutation.SalesOrderIDCleared() {
+		_spec.ClearField(invoice.FieldSalesOrderID, field.TypeString)
 	}
 	if _u.mutation.PaymentsCleared() {
 		edge := &sqlgraph.EdgeSpec{

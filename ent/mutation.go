@@ -15361,6 +15361,7 @@ type InvoiceMutation struct {
 	credited_cents           *int64
 	addcredited_cents        *int64
 	quote_id                 *string
+	sales_order_id           *string
 	clearedFields            map[string]struct{}
 	payments                 map[string]struct{}
 	removedpayments          map[string]struct{}
@@ -16528,6 +16529,55 @@ func (m *InvoiceMutation) ResetQuoteID() {
 	delete(m.clearedFields, invoice.FieldQuoteID)
 }
 
+// SetSalesOrderID sets the "sales_order_id" field.
+func (m *InvoiceMutation) SetSalesOrderID(s string) {
+	m.sales_order_id = &s
+}
+
+// SalesOrderID returns the value of the "sales_order_id" field in the mutation.
+func (m *InvoiceMutation) SalesOrderID() (r string, exists bool) {
+	v := m.sales_order_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSalesOrderID returns the old "sales_order_id" field's value of the Invoice entity.
+// If the Invoice object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InvoiceMutation) OldSalesOrderID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSalesOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSalesOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSalesOrderID: %w", err)
+	}
+	return oldValue.SalesOrderID, nil
+}
+
+// ClearSalesOrderID clears the value of the "sales_order_id" field.
+func (m *InvoiceMutation) ClearSalesOrderID() {
+	m.sales_order_id = nil
+	m.clearedFields[invoice.FieldSalesOrderID] = struct{}{}
+}
+
+// SalesOrderIDCleared returns if the "sales_order_id" field was cleared in this mutation.
+func (m *InvoiceMutation) SalesOrderIDCleared() bool {
+	_, ok := m.clearedFields[invoice.FieldSalesOrderID]
+	return ok
+}
+
+// ResetSalesOrderID resets all changes to the "sales_order_id" field.
+func (m *InvoiceMutation) ResetSalesOrderID() {
+	m.sales_order_id = nil
+	delete(m.clearedFields, invoice.FieldSalesOrderID)
+}
+
 // AddPaymentIDs adds the "payments" edge to the InvoicePayment entity by ids.
 func (m *InvoiceMutation) AddPaymentIDs(ids ...string) {
 	if m.payments == nil {
@@ -16616,7 +16666,7 @@ func (m *InvoiceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InvoiceMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+	fields := make([]string, 0, 24)
 	if m.workspace_id != nil {
 		fields = append(fields, invoice.FieldWorkspaceID)
 	}
@@ -16686,6 +16736,9 @@ func (m *InvoiceMutation) Fields() []string {
 	if m.quote_id != nil {
 		fields = append(fields, invoice.FieldQuoteID)
 	}
+	if m.sales_order_id != nil {
+		fields = append(fields, invoice.FieldSalesOrderID)
+	}
 	return fields
 }
 
@@ -16740,6 +16793,8 @@ func (m *InvoiceMutation) Field(name string) (ent.Value, bool) {
 		return m.CreditedCents()
 	case invoice.FieldQuoteID:
 		return m.QuoteID()
+	case invoice.FieldSalesOrderID:
+		return m.SalesOrderID()
 	}
 	return nil, false
 }
@@ -16795,6 +16850,8 @@ func (m *InvoiceMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldCreditedCents(ctx)
 	case invoice.FieldQuoteID:
 		return m.OldQuoteID(ctx)
+	case invoice.FieldSalesOrderID:
+		return m.OldSalesOrderID(ctx)
 	}
 	return nil, fmt.Errorf("unknown Invoice field %s", name)
 }
@@ -16965,6 +17022,13 @@ func (m *InvoiceMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetQuoteID(v)
 		return nil
+	case invoice.FieldSalesOrderID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSalesOrderID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Invoice field %s", name)
 }
@@ -17091,6 +17155,9 @@ func (m *InvoiceMutation) ClearedFields() []string {
 	if m.FieldCleared(invoice.FieldQuoteID) {
 		fields = append(fields, invoice.FieldQuoteID)
 	}
+	if m.FieldCleared(invoice.FieldSalesOrderID) {
+		fields = append(fields, invoice.FieldSalesOrderID)
+	}
 	return fields
 }
 
@@ -17125,6 +17192,9 @@ func (m *InvoiceMutation) ClearField(name string) error {
 		return nil
 	case invoice.FieldQuoteID:
 		m.ClearQuoteID()
+		return nil
+	case invoice.FieldSalesOrderID:
+		m.ClearSalesOrderID()
 		return nil
 	}
 	return fmt.Errorf("unknown Invoice nullable field %s", name)
@@ -17202,6 +17272,9 @@ func (m *InvoiceMutation) ResetField(name string) error {
 		return nil
 	case invoice.FieldQuoteID:
 		m.ResetQuoteID()
+		return nil
+	case invoice.FieldSalesOrderID:
+		m.ResetSalesOrderID()
 		return nil
 	}
 	return fmt.Errorf("unknown Invoice field %s", name)
@@ -29690,6 +29763,7 @@ type SalesOrderMutation struct {
 	currency_code            *string
 	shipping_address         *string
 	notes                    *string
+	invoice_id               *string
 	client_id                *string
 	client_name              *string
 	amount_excl_vat_cents    *int64
@@ -30318,6 +30392,55 @@ func (m *SalesOrderMutation) ResetNotes() {
 	m.notes = nil
 }
 
+// SetInvoiceID sets the "invoice_id" field.
+func (m *SalesOrderMutation) SetInvoiceID(s string) {
+	m.invoice_id = &s
+}
+
+// InvoiceID returns the value of the "invoice_id" field in the mutation.
+func (m *SalesOrderMutation) InvoiceID() (r string, exists bool) {
+	v := m.invoice_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInvoiceID returns the old "invoice_id" field's value of the SalesOrder entity.
+// If the SalesOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SalesOrderMutation) OldInvoiceID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInvoiceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInvoiceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInvoiceID: %w", err)
+	}
+	return oldValue.InvoiceID, nil
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (m *SalesOrderMutation) ClearInvoiceID() {
+	m.invoice_id = nil
+	m.clearedFields[salesorder.FieldInvoiceID] = struct{}{}
+}
+
+// InvoiceIDCleared returns if the "invoice_id" field was cleared in this mutation.
+func (m *SalesOrderMutation) InvoiceIDCleared() bool {
+	_, ok := m.clearedFields[salesorder.FieldInvoiceID]
+	return ok
+}
+
+// ResetInvoiceID resets all changes to the "invoice_id" field.
+func (m *SalesOrderMutation) ResetInvoiceID() {
+	m.invoice_id = nil
+	delete(m.clearedFields, salesorder.FieldInvoiceID)
+}
+
 // SetClientID sets the "client_id" field.
 func (m *SalesOrderMutation) SetClientID(s string) {
 	m.client_id = &s
@@ -30659,7 +30782,7 @@ func (m *SalesOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SalesOrderMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 19)
 	if m.workspace_id != nil {
 		fields = append(fields, salesorder.FieldWorkspaceID)
 	}
@@ -30698,6 +30821,9 @@ func (m *SalesOrderMutation) Fields() []string {
 	}
 	if m.notes != nil {
 		fields = append(fields, salesorder.FieldNotes)
+	}
+	if m.invoice_id != nil {
+		fields = append(fields, salesorder.FieldInvoiceID)
 	}
 	if m.client_id != nil {
 		fields = append(fields, salesorder.FieldClientID)
@@ -30748,6 +30874,8 @@ func (m *SalesOrderMutation) Field(name string) (ent.Value, bool) {
 		return m.ShippingAddress()
 	case salesorder.FieldNotes:
 		return m.Notes()
+	case salesorder.FieldInvoiceID:
+		return m.InvoiceID()
 	case salesorder.FieldClientID:
 		return m.ClientID()
 	case salesorder.FieldClientName:
@@ -30793,6 +30921,8 @@ func (m *SalesOrderMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldShippingAddress(ctx)
 	case salesorder.FieldNotes:
 		return m.OldNotes(ctx)
+	case salesorder.FieldInvoiceID:
+		return m.OldInvoiceID(ctx)
 	case salesorder.FieldClientID:
 		return m.OldClientID(ctx)
 	case salesorder.FieldClientName:
@@ -30902,6 +31032,13 @@ func (m *SalesOrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetNotes(v)
+		return nil
+	case salesorder.FieldInvoiceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInvoiceID(v)
 		return nil
 	case salesorder.FieldClientID:
 		v, ok := value.(string)
@@ -31016,6 +31153,9 @@ func (m *SalesOrderMutation) ClearedFields() []string {
 	if m.FieldCleared(salesorder.FieldShippingStatus) {
 		fields = append(fields, salesorder.FieldShippingStatus)
 	}
+	if m.FieldCleared(salesorder.FieldInvoiceID) {
+		fields = append(fields, salesorder.FieldInvoiceID)
+	}
 	if m.FieldCleared(salesorder.FieldClientID) {
 		fields = append(fields, salesorder.FieldClientID)
 	}
@@ -31041,6 +31181,9 @@ func (m *SalesOrderMutation) ClearField(name string) error {
 		return nil
 	case salesorder.FieldShippingStatus:
 		m.ClearShippingStatus()
+		return nil
+	case salesorder.FieldInvoiceID:
+		m.ClearInvoiceID()
 		return nil
 	case salesorder.FieldClientID:
 		m.ClearClientID()
@@ -31091,6 +31234,9 @@ func (m *SalesOrderMutation) ResetField(name string) error {
 		return nil
 	case salesorder.FieldNotes:
 		m.ResetNotes()
+		return nil
+	case salesorder.FieldInvoiceID:
+		m.ResetInvoiceID()
 		return nil
 	case salesorder.FieldClientID:
 		m.ResetClientID()

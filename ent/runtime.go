@@ -1348,19 +1348,19 @@ func init() {
 	// salesorder.DefaultNotes holds the default value on creation for the notes field.
 	salesorder.DefaultNotes = salesorderDescNotes.Default.(string)
 	// salesorderDescClientName is the schema descriptor for client_name field.
-	salesorderDescClientName := salesorderFields[11].Descriptor()
+	salesorderDescClientName := salesorderFields[12].Descriptor()
 	// salesorder.DefaultClientName holds the default value on creation for the client_name field.
 	salesorder.DefaultClientName = salesorderDescClientName.Default.(string)
 	// salesorderDescAmountExclVatCents is the schema descriptor for amount_excl_vat_cents field.
-	salesorderDescAmountExclVatCents := salesorderFields[12].Descriptor()
+	salesorderDescAmountExclVatCents := salesorderFields[13].Descriptor()
 	// salesorder.DefaultAmountExclVatCents holds the default value on creation for the amount_excl_vat_cents field.
 	salesorder.DefaultAmountExclVatCents = salesorderDescAmountExclVatCents.Default.(int64)
 	// salesorderDescVatAmountCents is the schema descriptor for vat_amount_cents field.
-	salesorderDescVatAmountCents := salesorderFields[13].Descriptor()
+	salesorderDescVatAmountCents := salesorderFields[14].Descriptor()
 	// salesorder.DefaultVatAmountCents holds the default value on creation for the vat_amount_cents field.
 	salesorder.DefaultVatAmountCents = salesorderDescVatAmountCents.Default.(int64)
 	// salesorderDescAmountInclVatCents is the schema descriptor for amount_incl_vat_cents field.
-	salesorderDescAmountInclVatCents := salesorderFields[14].Descriptor()
+	salesorderDescAmountInclVatCents := salesorderFields[15].Descriptor()
 	// salesorder.DefaultAmountInclVatCents holds the default value on creation for the amount_incl_vat_cents field.
 	salesorder.DefaultAmountInclVatCents = salesorderDescAmountInclVatCents.Default.(int64)
 	// salesorderDescID is the schema descriptor for id field.

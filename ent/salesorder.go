@@ -43,6 +43,8 @@ type SalesOrder struct {
 	ShippingAddress string `json:"shipping_address,omitempty"`
 	// Notes holds the value of the "notes" field.
 	Notes string `json:"notes,omitempty"`
+	// InvoiceID holds the value of the "invoice_id" field.
+	InvoiceID *string `json:"invoice_id,omitempty"`
 	// ClientID holds the value of the "client_id" field.
 	ClientID *string `json:"client_id,omitempty"`
 	// ClientName holds the value of the "client_name" field.
@@ -86,7 +88,7 @@ func (*SalesOrder) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case salesorder.FieldAmountExclVatCents, salesorder.FieldVatAmountCents, salesorder.FieldAmountInclVatCents:
 			values[i] = new(sql.NullInt64)
-		case salesorder.FieldID, salesorder.FieldWorkspaceID, salesorder.FieldNumber, salesorder.FieldStatus, salesorder.FieldDate, salesorder.FieldChannelID, salesorder.FieldPaymentStatus, salesorder.FieldShippingStatus, salesorder.FieldCurrencyCode, salesorder.FieldShippingAddress, salesorder.FieldNotes, salesorder.FieldClientID, salesorder.FieldClientName:
+		case salesorder.FieldID, salesorder.FieldWorkspaceID, salesorder.FieldNumber, salesorder.FieldStatus, salesorder.FieldDate, salesorder.FieldChannelID, salesorder.FieldPaymentStatus, salesorder.FieldShippingStatus, salesorder.FieldCurrencyCode, salesorder.FieldShippingAddress, salesorder.FieldNotes, salesorder.FieldInvoiceID, salesorder.FieldClientID, salesorder.FieldClientName:
 			values[i] = new(sql.NullString)
 		case salesorder.FieldCreatedAt, salesorder.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -191,6 +193,13 @@ func (_m *SalesOrder) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field notes", values[i])
 			} else if value.Valid {
 				_m.Notes = value.String
+			}
+		case salesorder.FieldInvoiceID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field invoice_id", values[i])
+			} else if value.Valid {
+				_m.InvoiceID = new(string)
+				*_m.InvoiceID = value.String
 			}
 		case salesorder.FieldClientID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -308,6 +317,11 @@ func (_m *SalesOrder) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("notes=")
 	builder.WriteString(_m.Notes)
+	builder.WriteString(", ")
+	if v := _m.InvoiceID; v != nil {
+		builder.WriteString("invoice_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.ClientID; v != nil {
 		builder.WriteString("client_id=")

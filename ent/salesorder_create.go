@@ -182,6 +182,20 @@ func (_c *SalesOrderCreate) SetNillableNotes(v *string) *SalesOrderCreate {
 	return _c
 }
 
+// SetInvoiceID sets the "invoice_id" field.
+func (_c *SalesOrderCreate) SetInvoiceID(v string) *SalesOrderCreate {
+	_c.mutation.SetInvoiceID(v)
+	return _c
+}
+
+// SetNillableInvoiceID sets the "invoice_id" field if the given value is not nil.
+func (_c *SalesOrderCreate) SetNillableInvoiceID(v *string) *SalesOrderCreate {
+	if v != nil {
+		_c.SetInvoiceID(*v)
+	}
+	return _c
+}
+
 // SetClientID sets the "client_id" field.
 func (_c *SalesOrderCreate) SetClientID(v string) *SalesOrderCreate {
 	_c.mutation.SetClientID(v)
@@ -533,6 +547,10 @@ func (_c *SalesOrderCreate) createSpec() (*SalesOrder, *sqlgraph.CreateSpec) {
 		_spec.SetField(salesorder.FieldNotes, field.TypeString, value)
 		_node.Notes = value
 	}
+	if value, ok := _c.mutation.InvoiceID(); ok {
+		_spec.SetField(salesorder.FieldInvoiceID, field.TypeString, value)
+		_node.InvoiceID = &value
+	}
 	if value, ok := _c.mutation.ClientID(); ok {
 		_spec.SetField(salesorder.FieldClientID, field.TypeString, value)
 		_node.ClientID = &value
@@ -768,6 +786,24 @@ func (u *SalesOrderUpsert) SetNotes(v string) *SalesOrderUpsert {
 // UpdateNotes sets the "notes" field to the value that was provided on create.
 func (u *SalesOrderUpsert) UpdateNotes() *SalesOrderUpsert {
 	u.SetExcluded(salesorder.FieldNotes)
+	return u
+}
+
+// SetInvoiceID sets the "invoice_id" field.
+func (u *SalesOrderUpsert) SetInvoiceID(v string) *SalesOrderUpsert {
+	u.Set(salesorder.FieldInvoiceID, v)
+	return u
+}
+
+// UpdateInvoiceID sets the "invoice_id" field to the value that was provided on create.
+func (u *SalesOrderUpsert) UpdateInvoiceID() *SalesOrderUpsert {
+	u.SetExcluded(salesorder.FieldInvoiceID)
+	return u
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (u *SalesOrderUpsert) ClearInvoiceID() *SalesOrderUpsert {
+	u.SetNull(salesorder.FieldInvoiceID)
 	return u
 }
 
@@ -1081,6 +1117,27 @@ func (u *SalesOrderUpsertOne) SetNotes(v string) *SalesOrderUpsertOne {
 func (u *SalesOrderUpsertOne) UpdateNotes() *SalesOrderUpsertOne {
 	return u.Update(func(s *SalesOrderUpsert) {
 		s.UpdateNotes()
+	})
+}
+
+// SetInvoiceID sets the "invoice_id" field.
+func (u *SalesOrderUpsertOne) SetInvoiceID(v string) *SalesOrderUpsertOne {
+	return u.Update(func(s *SalesOrderUpsert) {
+		s.SetInvoiceID(v)
+	})
+}
+
+// UpdateInvoiceID sets the "invoice_id" field to the value that was provided on create.
+func (u *SalesOrderUpsertOne) UpdateInvoiceID() *SalesOrderUpsertOne {
+	return u.Update(func(s *SalesOrderUpsert) {
+		s.UpdateInvoiceID()
+	})
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (u *SalesOrderUpsertOne) ClearInvoiceID() *SalesOrderUpsertOne {
+	return u.Update(func(s *SalesOrderUpsert) {
+		s.ClearInvoiceID()
 	})
 }
 
@@ -1575,6 +1632,27 @@ func (u *SalesOrderUpsertBulk) SetNotes(v string) *SalesOrderUpsertBulk {
 func (u *SalesOrderUpsertBulk) UpdateNotes() *SalesOrderUpsertBulk {
 	return u.Update(func(s *SalesOrderUpsert) {
 		s.UpdateNotes()
+	})
+}
+
+// SetInvoiceID sets the "invoice_id" field.
+func (u *SalesOrderUpsertBulk) SetInvoiceID(v string) *SalesOrderUpsertBulk {
+	return u.Update(func(s *SalesOrderUpsert) {
+		s.SetInvoiceID(v)
+	})
+}
+
+// UpdateInvoiceID sets the "invoice_id" field to the value that was provided on create.
+func (u *SalesOrderUpsertBulk) UpdateInvoiceID() *SalesOrderUpsertBulk {
+	return u.Update(func(s *SalesOrderUpsert) {
+		s.UpdateInvoiceID()
+	})
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (u *SalesOrderUpsertBulk) ClearInvoiceID() *SalesOrderUpsertBulk {
+	return u.Update(func(s *SalesOrderUpsert) {
+		s.ClearInvoiceID()
 	})
 }
 

@@ -194,6 +194,26 @@ func (_u *SalesOrderUpdate) SetNillableNotes(v *string) *SalesOrderUpdate {
 	return _u
 }
 
+// SetInvoiceID sets the "invoice_id" field.
+func (_u *SalesOrderUpdate) SetInvoiceID(v string) *SalesOrderUpdate {
+	_u.mutation.SetInvoiceID(v)
+	return _u
+}
+
+// SetNillableInvoiceID sets the "invoice_id" field if the given value is not nil.
+func (_u *SalesOrderUpdate) SetNillableInvoiceID(v *string) *SalesOrderUpdate {
+	if v != nil {
+		_u.SetInvoiceID(*v)
+	}
+	return _u
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (_u *SalesOrderUpdate) ClearInvoiceID() *SalesOrderUpdate {
+	_u.mutation.ClearInvoiceID()
+	return _u
+}
+
 // SetClientID sets the "client_id" field.
 func (_u *SalesOrderUpdate) SetClientID(v string) *SalesOrderUpdate {
 	_u.mutation.SetClientID(v)
@@ -458,6 +478,12 @@ func (_u *SalesOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.Notes(); ok {
 		_spec.SetField(salesorder.FieldNotes, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.InvoiceID(); ok {
+		_spec.SetField(salesorder.FieldInvoiceID, field.TypeString, value)
+	}
+	if _u.mutation.InvoiceIDCleared() {
+		_spec.ClearField(salesorder.FieldInvoiceID, field.TypeString)
+	}
 	if value, ok := _u.mutation.ClientID(); ok {
 		_spec.SetField(salesorder.FieldClientID, field.TypeString, value)
 	}
@@ -713,6 +739,26 @@ func (_u *SalesOrderUpdateOne) SetNillableNotes(v *string) *SalesOrderUpdateOne 
 	if v != nil {
 		_u.SetNotes(*v)
 	}
+	return _u
+}
+
+// SetInvoiceID sets the "invoice_id" field.
+func (_u *SalesOrderUpdateOne) SetInvoiceID(v string) *SalesOrderUpdateOne {
+	_u.mutation.SetInvoiceID(v)
+	return _u
+}
+
+// SetNillableInvoiceID sets the "invoice_id" field if the given value is not nil.
+func (_u *SalesOrderUpdateOne) SetNillableInvoiceID(v *string) *SalesOrderUpdateOne {
+	if v != nil {
+		_u.SetInvoiceID(*v)
+	}
+	return _u
+}
+
+// ClearInvoiceID clears the value of the "invoice_id" field.
+func (_u *SalesOrderUpdateOne) ClearInvoiceID() *SalesOrderUpdateOne {
+	_u.mutation.ClearInvoiceID()
 	return _u
 }
 
@@ -1009,6 +1055,12 @@ func (_u *SalesOrderUpdateOne) sqlSave(ctx context.Context) (_node *SalesOrder, 
 	}
 	if value, ok := _u.mutation.Notes(); ok {
 		_spec.SetField(salesorder.FieldNotes, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.InvoiceID(); ok {
+		_spec.SetField(salesorder.FieldInvoiceID, field.TypeString, value)
+	}
+	if _u.mutation.InvoiceIDCleared() {
+		_spec.ClearField(salesorder.FieldInvoiceID, field.TypeString)
 	}
 	if value, ok := _u.mutation.ClientID(); ok {
 		_spec.SetField(salesorder.FieldClientID, field.TypeString, value)

@@ -101,7 +101,7 @@ func (u *UI) documentOf(ctx context.Context, ws *ent.Workspace, r *resource.Reso
 		d.Party.Text, d.Party.Class = name, ""
 	}
 	for _, m := range []struct{ label, name string }{{"Date", "date"}, {k.Due, "due_date"}, {"Currency", "currency_code"},
-		{"From quote", "quote_id"}, {"Invoice", "invoice_id"}, {"Store", "channel_id"}, {"Payment", "payment_status"}, {"Shipping", "shipping_status"}} {
+		{"From quote", "quote_id"}, {"From order", "sales_order_id"}, {"Invoice", "invoice_id"}, {"Store", "channel_id"}, {"Payment", "payment_status"}, {"Shipping", "shipping_status"}} {
 		if v := rec.get(m.name); v != nil && v != "" {
 			d.Meta = append(d.Meta, docMeta{Label: m.label, Value: f(m.name)})
 		}

@@ -106,14 +106,14 @@ func TestPayAnInvoiceThroughForms(t *testing.T) {
 	if rec["status"] != "partially_paid" || rec["remaining_cents"].(float64) != 7000 {
 		t.Fatalf("after one payment through /v1: %v", rec)
 	}
-	// More than remains: the 409's message, on the form.
+	// More than remains: the 409's message, on the form beside the amount.
 	v = formOf(c.Get(add).Body)
 	v.Set("number", "PAY-2")
 	v.Set("status", "completed")
 	v.Set("amount_incl_vat_cents", "70.01")
 	over := c.PostWithToken(add, add, v)
-	if over.Status != 409 || !strings.Contains(problem(over.Body), "open balance") {
-		t.Fatalf("over the balance: %d %q", over.Status, problem(over.Body))
+	if over.Status != 409 || !fieldError("amount_incl_vat_cents", "open balance of €70.00").MatchString(html.UnescapeString(over.Body)) {
+		t.Fatalf("over the balance: %d %q\n%s", over.Status, problem(over.Body), over.Body)
 	}
 	// The same form sent again with another amount: the first answer
 	// stands; the form drawn after the refusal carries a new key.

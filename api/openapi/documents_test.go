@@ -43,3 +43,23 @@ func TestDocumentPDFOperations(t *testing.T) {
 		t.Error("bills have no PDF")
 	}
 }
+
+// An order's invoice is documented as the quote's: a POST answering the
+// order, 409 among its answers, and the links both ways among the fields.
+func TestOrderInvoiceOperation(t *testing.T) {
+	t.Parallel()
+	doc, _, err := openapi.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := doc.Paths.Find("/v1/sales-orders/{id}/invoice")
+	if item == nil || item.Post == nil || item.Post.Responses.Value("200") == nil || item.Post.Responses.Value("409") == nil {
+		t.Fatalf("POST /v1/sales-orders/{id}/invoice is not documented with 200 and 409: %+v", item)
+	}
+	for schema, field := range map[string]string{"SalesOrder": "invoice_id", "Invoice": "sales_order_id"} {
+		s := doc.Components.Schemas[schema]
+		if s == nil || s.Value.Properties[field] == nil {
+			t.Errorf("%s has no %s", schema, field)
+		}
+	}
+}

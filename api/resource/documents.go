@@ -60,6 +60,68 @@ func invoiceOps() []Op {
 	)
 }
 
+// An invoice deleted or voided unlinks the order it was made of, which may
+// then be invoiced again. Invoices and SalesOrders name each other, so the
+// invoice's side is declared once both exist.
+func init() {
+	for i, o := range Invoices.Ops {
+		if o.Kind == Delete || o.Kind == Action && o.Name == "void" {
+			Invoices.Ops[i].Touches = []*Resource{SalesOrders}
+		}
+	}
+}
+
+// FollowUp is a record a person starts from a document of Of (a credit
+// note of an invoice): its admin page offers it, as Label, in the states
+// From allows, as a new record of Makes whose body field Field names the
+// document and whose form starts from its lines. /v1 has no such link: a
+// client sends the create with Field set.
+type FollowUp struct {
+	Of, Makes *Resource
+	Field     string
+	Label     string
+	From      []string
+}
+
+// Allowed reports whether a document in state may be followed up so.
+func (f FollowUp) Allowed(state string) bool { return slices.Contains(f.From, state) }
+
+// FollowUps are the records started from documents. A credit note credits
+// an issued invoice, paid or not (a paid one's note is a credit to the
+// client); a return takes back what was delivered, which an order has
+// from its first shipment on (the form offers only what is left).
+var FollowUps = []FollowUp{
+	{Of: Invoices, Makes: CreditNotes, Field: "invoice_id", Label: "Credit this invoice",
+		From: []string{"sent", "partially_paid", "paid", "overdue"}},
+	{Of: SalesOrders, Makes: Returns, Field: "sales_order_id", Label: "New return",
+		From: []string{"partially_shipped", "shipped", "delivered"}},
+}
+
+// FollowUpOf is the follow-up that starts a record of makes from a
+// document of of, if one is declared.
+func FollowUpOf(of, makes *Resource) (FollowUp, bool) {
+	for _, f := range FollowUps {
+		if f.Of == of && f.Makes == makes {
+			return f, true
+		}
+	}
+	return FollowUp{}, false
+}
+
+// lateFields are what an edit may still change once a document has left
+// draft; while it is one, any field.
+var lateFields = map[*Resource][]string{
+	Invoices: docLate, Quotes: docLate, CreditNotes: docLate, Bills: docLate,
+	SalesOrders: {"notes", "shipping_address"},
+}
+
+var docLate = []string{"notes", "due_date", "external_ref"}
+
+// LateFields are the body fields an edit of a record of r may still
+// change once it has left draft (nil: r has no draft). /v1 refuses the
+// others; the admin's Edit shows only these.
+func LateFields(r *Resource) []string { return lateFields[r] }
+
 // editable are the states a document's edit is allowed from: all but the
 // end one (void, cancelled), where nothing changes any more. The admin UI
 // offers Edit by the same rule.
@@ -131,6 +193,10 @@ func orderLinesField() Field {
 		Doc: "The lines, in order (at least one); amounts are computed (qty × price, then VAT, each rounded half away from zero), never sent."}
 }
 
+// invoiceable are the states an order may be invoiced from: once confirmed,
+// before or after it ships, never as a draft or cancelled.
+var invoiceable = []string{"confirmed", "partially_shipped", "shipped", "delivered"}
+
 // salesOrderBody is what both create and edit take; create adds the store,
 // its payments and the starting status.
 var salesOrderBody = []Field{
@@ -160,6 +226,10 @@ func salesOrderOps() []Op {
 		Op{Kind: Update, Body: salesOrderBody, From: editable(values.SalesOrderStatus, "cancelled"), Summary: "Edit a sales order: any field while draft (lines are replaced whole); afterwards only notes and shipping_address."},
 		Op{Kind: Action, Name: "confirm", From: []string{"draft"}, To: "confirmed", Summary: "Confirm a draft order: it can then be shipped."},
 		Op{Kind: Action, Name: "cancel", From: []string{"draft", "confirmed"}, To: "cancelled", Summary: "Cancel an order of which nothing has shipped."},
+		// The order's status follows its shipping, so invoicing leaves it as it is.
+		Op{Kind: Action, Name: "invoice", From: invoiceable, Makes: []*Resource{Invoices},
+			Summary: "Make a draft invoice of a confirmed (or shipped) order's client, currency, lines and notes; answers the order with its invoice_id. " +
+				"Once per order: while its invoice is not void, another is 409 already_invoiced."},
 		pdf("the sales order", "the order confirmation"),
 	)
 }

@@ -144,7 +144,7 @@ func applyCreditNote(q *Request) (Result, error) {
 			return apierr.Invalid("invoice_id", "a credit note credits an invoice of its own client and currency: %s", why)
 		}
 		b := balance{what: "invoice", takes: paymentOp(resource.InvoicePayments), status: string(inv.Status), currency: inv.CurrencyCode, remaining: inv.RemainingCents, paid: inv.PaidCents}
-		after, err := b.take(n.AmountInclVatCents, "credit note")
+		after, err := b.take(n.AmountInclVatCents, "credit note", "invoice_id")
 		if err != nil {
 			return err
 		}

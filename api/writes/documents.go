@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -337,9 +338,6 @@ func (q *Request) insertDocument(tx *ent.Tx, k *docKind, d newDocument) (string,
 	return id, nil
 }
 
-// lateFields are what may still change once a document has left draft.
-var lateFields = []string{"notes", "due_date", "external_ref"}
-
 // updateDocument edits a document: anything while it is a draft (lines
 // are replaced whole), only notes and due_date afterwards, nothing once void.
 func updateDocument(q *Request) (Result, error) {
@@ -368,11 +366,8 @@ func (q *Request) editDocument(tx *ent.Tx, k *docKind, lines []shape.DocLine, to
 		if err := q.checkEdit(st); err != nil {
 			return err
 		}
-		for name := range q.Body.Map() {
-			if !slices.Contains(lateFields, name) {
-				return stateConflict("a %s %s can only change notes and due_date; %s changes only while it is a draft",
-					humanState(st), q.Resource.Singular, name)
-			}
+		if err := q.lateOnly(st); err != nil {
+			return err
 		}
 	}
 	m, save := k.update(tx, q.ID)
@@ -440,4 +435,38 @@ func article(noun string) string {
 		return "an " + noun
 	}
 	return "a " + noun
+}
+
+// amountText is minor units of currency as a person reads them, for the
+// API's messages (which are in English): "€248.28", "¥1,200".
+func amountText(minor int64, currency string) string { return money.Format(minor, currency, "en") }
+
+// qtyText is a quantity in thousandths as a person reads it: "1.5".
+func qtyText(milli int64) string { return money.Decimal(milli, 3, "en") }
+
+// lateOnly refuses a body that changes more than a document in state st
+// (not a draft) may still change (resource.LateFields), naming the field.
+func (q *Request) lateOnly(st string) error {
+	late := resource.LateFields(q.Resource)
+	for _, name := range slices.Sorted(maps.Keys(q.Body.Map())) {
+		if !slices.Contains(late, name) {
+			// The fields this resource's body has, as the message names them.
+			shown := slices.DeleteFunc(slices.Clone(late), func(f string) bool {
+				return !slices.ContainsFunc(q.Op.Body, func(b resource.Field) bool { return b.Name == f })
+			})
+			e := stateConflict("%s %s can only change %s; %s changes only while it is a draft",
+				article(humanState(st)), q.Resource.Singular, inWords(shown), name)
+			e.Param = name
+			return e
+		}
+	}
+	return nil
+}
+
+// inWords lists names as a sentence does: "a, b and c".
+func inWords(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

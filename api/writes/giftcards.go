@@ -117,7 +117,8 @@ func adjustGiftCard(q *Request) (Result, error) {
 		}
 		after := g.BalanceCents + amount
 		if after < 0 {
-			e := apierr.Conflict("amount_exceeds_balance", "the balance is %d; at most %d can be taken off", g.BalanceCents, g.BalanceCents)
+			e := apierr.Conflict("amount_exceeds_balance", "the balance is %s; at most %s can be taken off",
+				amountText(g.BalanceCents, g.CurrencyCode), amountText(g.BalanceCents, g.CurrencyCode))
 			e.Param = "amount_cents"
 			return e
 		}

@@ -25,7 +25,8 @@ var invoiceKind = &docKind{
 }
 
 // deleteInvoice deletes a draft and unlinks what pointed at it: its quote
-// is accepted again, its credit notes (none applied) against no invoice.
+// is accepted again, its order not invoiced, its credit notes (none
+// applied) against no invoice.
 func deleteInvoice(q *Request) (Result, error) {
 	return q.removing(func(tx *ent.Tx) error {
 		ws := q.Workspace().ID
@@ -33,12 +34,16 @@ func deleteInvoice(q *Request) (Result, error) {
 			SetStatus(quote.StatusAccepted).ClearInvoiceID().Exec(q.Ctx); err != nil {
 			return err
 		}
+		if err := unlinkOrder(q, tx); err != nil {
+			return err
+		}
 		return tx.CreditNote.Update().Where(creditnote.WorkspaceID(ws), creditnote.InvoiceID(q.ID)).ClearInvoiceID().Exec(q.Ctx)
 	})
 }
 
-// uncredited refuses to void an invoice a credit note was applied to: the
-// note would credit nothing.
+// uncredited is the rule of an invoice's void: refused when a credit note
+// was applied to it (the note would credit nothing); else the order it
+// was made of is no longer invoiced (unlinkOrder).
 func uncredited(q *Request, tx *ent.Tx) error {
 	credited, err := tx.Invoice.Query().Where(invoice.ID(q.ID), invoice.CreditedCentsGT(0)).Exist(q.Ctx)
 	if err != nil {
@@ -47,5 +52,5 @@ func uncredited(q *Request, tx *ent.Tx) error {
 	if credited {
 		return stateConflict("an invoice with an applied credit note cannot be voided")
 	}
-	return nil
+	return unlinkOrder(q, tx)
 }

@@ -36,7 +36,7 @@ func (b balance) apply(v Values, completed bool) (after balance, err error) {
 	if !completed || amount == 0 {
 		return b, nil
 	}
-	if after, err = b.take(amount, "payment"); err != nil {
+	if after, err = b.take(amount, "payment", "amount_incl_vat_cents"); err != nil {
 		return b, err
 	}
 	after.paid += amount
@@ -57,19 +57,23 @@ func paymentOp(r *resource.Resource) *resource.Op {
 // not open for it.
 func (b balance) open(by string) error {
 	if !b.takes.Allowed(b.status) {
-		return apierr.Conflict("invalid_state_transition", "a %s %s cannot take %ss", b.status, b.what, by)
+		return apierr.Conflict("invalid_state_transition", "%s %s cannot take %ss", article(humanState(b.status)), b.what, by)
 	}
 	return nil
 }
 
 // take lowers the open balance by amount that by (a payment, a credit
-// note) brings, and moves the status; the caller counts it as paid or credited.
-func (b balance) take(amount int64, by string) (after balance, err error) {
+// note) brings, and moves the status; the caller counts it as paid or
+// credited. param is the body field a refusal concerns.
+func (b balance) take(amount int64, by, param string) (after balance, err error) {
 	if err := b.open(by); err != nil {
 		return b, err
 	}
 	if amount > b.remaining {
-		return b, apierr.Conflict("amount_exceeds_balance", "the %s of %d exceeds the %s's open balance of %d", by, amount, b.what, b.remaining)
+		e := apierr.Conflict("amount_exceeds_balance", "the %s of %s exceeds the %s's open balance of %s", by,
+			amountText(amount, b.currency), b.what, amountText(b.remaining, b.currency))
+		e.Param = param
+		return b, e
 	}
 	if amount == 0 {
 		return b, nil

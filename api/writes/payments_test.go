@@ -189,3 +189,42 @@ func TestBillPayments(t *testing.T) {
 		t.Fatalf("%d bill payments, want 2", n)
 	}
 }
+
+// A refusal that quotes an amount names it in the document's currency as
+// people read it, a quantity as a decimal, and carries the body field it
+// concerns, so a form shows it beside that field.
+func TestConflictsNameAmountsAsPeopleReadThem(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", true, true)
+	inv := newInvoice(t, env, ws, invoice.StatusSent, 24828)
+	jpy := env.Do(t, "POST", "/v1/invoices", ws.Key, obj{"client_name": "Tanaka", "currency_code": "JPY",
+		"lines": []obj{line("Tea", 1000, 1200, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/invoices/"+jpy+"/send", ws.Key, obj{"email": false}).WantStatus(t, 200)
+	crn := env.Do(t, "POST", "/v1/credit-notes", ws.Key, obj{"client_name": "Tanaka", "currency_code": "JPY",
+		"lines": []obj{line("Refund", 1000, 1500, 0)}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/credit-notes/"+crn+"/issue", ws.Key, obj{"email": false}).WantStatus(t, 200)
+	so := env.Do(t, "POST", "/v1/sales-orders", ws.Key, obj{"client_name": "Ada", "status": "confirmed",
+		"lines": []obj{line("Mug", 1500, 500, 0)}}).WantStatus(t, 201).JSON(t)
+	lineID := so["lines"].([]any)[0].(obj)["id"].(string)
+	for _, c := range []struct {
+		name, path        string
+		body              any
+		code, param, says string
+	}{
+		{"payment over the balance", "/v1/invoices/" + inv + "/payments", payment("big", 30000), "amount_exceeds_balance",
+			"amount_incl_vat_cents", "the payment of €300.00 exceeds the invoice's open balance of €248.28"},
+		{"credit over the balance", "/v1/credit-notes/" + crn + "/apply", obj{"invoice_id": jpy}, "amount_exceeds_balance",
+			"invoice_id", "the credit note of ¥1,500 exceeds the invoice's open balance of ¥1,200"},
+		{"shipment over the order", "/v1/shipments", obj{"sales_order_id": so["id"], "lines": []obj{{"order_line_id": lineID, "qty_milli": 2000}}},
+			"over_shipment", "lines[0].qty_milli", "line 1 (Mug) has 1.5 left to ship; 2 asked"},
+	} {
+		e := env.Do(t, "POST", c.path, ws.Key, c.body).WantError(t, http.StatusConflict, c.code)
+		if e["param"] != c.param || e["message"] != c.says {
+			t.Errorf("%s: param %v, message %q; want %s, %q", c.name, e["param"], e["message"], c.param, c.says)
+		}
+	}
+	if _, paid, _ := balanceOf(t, env, "/v1/invoices/"+inv, ws.Key); paid != 0 {
+		t.Fatalf("a refused payment paid %d", paid)
+	}
+}

@@ -152,7 +152,8 @@ func returnLines(avail []Returnable, want []shape.ShipmentLine, orderNumber stri
 			return nil, apierr.Invalid(fmt.Sprintf("lines[%d].order_line_id", i), "%q is not a line of order %s", w.OrderLineID, orderNumber)
 		}
 		if w.QtyMilli > a.QtyMilli {
-			e := apierr.Conflict("over_return", "line %s has %d (thousandths) delivered and not yet returned; %d asked", a.Line.ID, a.QtyMilli, w.QtyMilli)
+			e := apierr.Conflict("over_return", "line %d (%s) has %s delivered and not yet returned; %s asked",
+				a.Line.Position, a.Line.Description, qtyText(a.QtyMilli), qtyText(w.QtyMilli))
 			e.Param = fmt.Sprintf("lines[%d].qty_milli", i)
 			return nil, e
 		}
@@ -202,13 +203,14 @@ func refundReturn(q *Request) (Result, error) {
 			amount = most
 		}
 		if amount <= 0 || amount > most {
-			e := apierr.Conflict("amount_exceeds_balance", "at most %d can be refunded: the returned lines are worth %d and %d of the order's payments is not refunded yet",
-				max(most, 0), worth, captured-refunded)
+			cur := order.CurrencyCode
+			e := apierr.Conflict("amount_exceeds_balance", "at most %s can be refunded: the returned lines are worth %s and %s of the order's payments is not refunded yet",
+				amountText(max(most, 0), cur), amountText(worth, cur), amountText(captured-refunded, cur))
 			e.Param = "amount_cents"
 			return e
 		}
 		hist = append(hist, storePayment{kind: payment.KindRefund, amount: amount})
-		status, err := paymentState(order.AmountInclVatCents, hist, "amount_cents")
+		status, err := paymentState(order.AmountInclVatCents, order.CurrencyCode, hist, "amount_cents")
 		if err != nil {
 			return err
 		}

@@ -8,11 +8,14 @@ import (
 	"strings"
 	"time"
 
+	entgo "entgo.io/ent"
+
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/invoice"
 	"github.com/ledgerbase/ledgerbase/ent/item"
 	"github.com/ledgerbase/ledgerbase/ent/orderline"
 	"github.com/ledgerbase/ledgerbase/ent/payment"
@@ -31,8 +34,6 @@ var (
 	orderParty = &docKind{r: resource.SalesOrders, party: "client"}
 	// orderOwnFields are set by the operations; the rest are columns.
 	orderOwnFields = append([]string{"store_id", "status", "payments"}, docOwnFields...)
-	// orderLateFields may still change once an order has left draft.
-	orderLateFields = []string{"notes", "shipping_address"}
 )
 
 // orderLine is a line as sent, priced; variantID and the DocLine's ItemID
@@ -163,9 +164,10 @@ type storePayment struct {
 }
 
 // paymentState is the payment_status an online order's transactions, in
-// order, give it against its total. Captures beyond the total or refunds
-// beyond the captured are refused, naming param (or each transaction).
-func paymentState(total int64, pays []storePayment, param string) (salesorder.PaymentStatus, error) {
+// order, give it against its total (in currency). Captures beyond the
+// total or refunds beyond the captured are refused, naming param (or each
+// transaction).
+func paymentState(total int64, currency string, pays []storePayment, param string) (salesorder.PaymentStatus, error) {
 	var captured, refunded int64
 	authorized := false
 	for i, p := range pays {
@@ -181,12 +183,14 @@ func paymentState(total int64, pays []storePayment, param string) (salesorder.Pa
 		// Compared before adding, so no sum can pass int64.
 		case payment.KindCapture:
 			if p.amount > total-captured {
-				return "", apierr.Invalid(at, "a capture of %d after %d captured exceeds the order's total of %d", p.amount, captured, total)
+				return "", apierr.Invalid(at, "a capture of %s after %s captured exceeds the order's total of %s",
+					amountText(p.amount, currency), amountText(captured, currency), amountText(total, currency))
 			}
 			captured += p.amount
 		case payment.KindRefund:
 			if p.amount > captured-refunded {
-				return "", apierr.Invalid(at, "a refund of %d after %d refunded exceeds the %d captured before it", p.amount, refunded, captured)
+				return "", apierr.Invalid(at, "a refund of %s after %s refunded exceeds the %s captured before it",
+					amountText(p.amount, currency), amountText(refunded, currency), amountText(captured, currency))
 			}
 			refunded += p.amount
 		}
@@ -231,12 +235,6 @@ func createSalesOrder(q *Request) (Result, error) {
 	if len(pays) > 0 && !online {
 		return Result{}, apierr.Invalid("payments", "payments are an online order's store transactions: send store_id with them")
 	}
-	var payStatus salesorder.PaymentStatus
-	if online {
-		if payStatus, err = paymentState(tot.InclVATCents, pays, ""); err != nil {
-			return Result{}, err
-		}
-	}
 	status := salesorder.StatusDraft
 	if online {
 		status = salesorder.StatusConfirmed
@@ -265,10 +263,16 @@ func createSalesOrder(q *Request) (Result, error) {
 			if _, sent := q.Body.String("currency_code"); !sent {
 				p.currency = st.CurrencyCode // the shop sells in its currency
 			}
-			c.SetOnline(true).SetChannelID(storeID).SetPaymentStatus(payStatus).SetShippingStatus(salesorder.ShippingStatusNotShipped)
 		}
 		if p.currency == "" {
 			p.currency = "EUR"
+		}
+		if online {
+			payStatus, err := paymentState(tot.InclVATCents, p.currency, pays, "")
+			if err != nil {
+				return err
+			}
+			c.SetOnline(true).SetChannelID(storeID).SetPaymentStatus(payStatus).SetShippingStatus(salesorder.ShippingStatusNotShipped)
 		}
 		if err := q.resolveLines(tx, lines); err != nil {
 			return err
@@ -333,14 +337,11 @@ func updateSalesOrder(q *Request) (Result, error) {
 			if err := q.checkEdit(st); err != nil { // the declared edit's states: not cancelled
 				return err
 			}
-			for name := range q.Body.Map() {
-				if !slices.Contains(orderLateFields, name) {
-					return stateConflict("%s sales order can only change notes and shipping_address; %s changes only while it is a draft",
-						article(humanState(st)), name)
-				}
+			if err := q.lateOnly(st); err != nil {
+				return err
 			}
 		}
-		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldOnline).Only(q.Ctx)
+		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldOnline, salesorder.FieldCurrencyCode).Only(q.Ctx)
 		if err != nil {
 			return err
 		}
@@ -362,7 +363,11 @@ func updateSalesOrder(q *Request) (Result, error) {
 			if err := q.resolveLines(tx, lines); err != nil {
 				return err
 			}
-			if err := q.replaceLines(tx, u, o.Online, lines, tot); err != nil {
+			cur := o.CurrencyCode
+			if c, sent := q.Body.String("currency_code"); sent {
+				cur = c
+			}
+			if err := q.replaceLines(tx, u, o.Online, cur, lines, tot); err != nil {
 				return err
 			}
 		}
@@ -383,8 +388,9 @@ func updateSalesOrder(q *Request) (Result, error) {
 }
 
 // replaceLines swaps a draft's lines for new ones (a draft has shipped
-// nothing) and sets the totals and, online, the payment status they give.
-func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, lines []orderLine, tot money.Totals) error {
+// nothing) and sets the totals and, online, the payment status they give
+// (in currency, the order's after the edit).
+func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool, currency string, lines []orderLine, tot money.Totals) error {
 	if _, err := tx.OrderLine.Delete().Where(orderline.SalesOrderID(q.ID)).Exec(q.Ctx); err != nil {
 		return err
 	}
@@ -404,7 +410,7 @@ func (q *Request) replaceLines(tx *ent.Tx, u *ent.SalesOrderUpdate, online bool,
 	for i, r := range rows {
 		pays[i] = storePayment{kind: r.Kind, amount: r.AmountCents}
 	}
-	ps, err := paymentState(tot.InclVATCents, pays, "lines")
+	ps, err := paymentState(tot.InclVATCents, currency, pays, "lines")
 	if err != nil {
 		return err
 	}
@@ -425,4 +431,103 @@ func cancelSalesOrder(q *Request) (Result, error) {
 		}
 		return nil
 	})
+}
+
+// invoiceSalesOrder makes a draft invoice of an order's client, currency,
+// lines and notes and links both ways. The order's status stays (it follows
+// shipping); the link is what makes a second call a conflict, and the
+// order's row, locked by the state check, makes two racing calls one
+// invoice. An order whose invoice was voided (the void unlinks it) may be
+// invoiced again.
+func invoiceSalesOrder(q *Request) (Result, error) {
+	// It writes an invoice: the key's role must write invoices too.
+	if err := q.Principal.Gate(resource.Invoices, resource.Write); err != nil {
+		return Result{}, err
+	}
+	return q.inTx(func(tx *ent.Tx) error {
+		if _, err := q.allowed(tx); err != nil {
+			return err
+		}
+		o, err := tx.SalesOrder.Query().Where(salesorder.ID(q.ID)).Select(salesorder.FieldNumber, salesorder.FieldClientID,
+			salesorder.FieldClientName, salesorder.FieldCurrencyCode, salesorder.FieldNotes, salesorder.FieldInvoiceID).Only(q.Ctx)
+		if err != nil {
+			return err
+		}
+		if o.InvoiceID != nil {
+			inv, err := tx.Invoice.Query().Where(invoice.ID(*o.InvoiceID)).Select(invoice.FieldNumber).Only(q.Ctx)
+			switch {
+			case err == nil:
+				return apierr.Conflict("already_invoiced", "sales order %s is already invoiced: invoice %s (%s); void that invoice to invoice the order again",
+					o.Number, inv.Number, inv.ID)
+			case !ent.IsNotFound(err):
+				return err
+			}
+		}
+		rows, err := tx.OrderLine.Query().Where(orderline.SalesOrderID(q.ID)).
+			Order(ent.Asc(orderline.FieldPosition), ent.Asc(orderline.FieldID)).All(q.Ctx)
+		if err != nil {
+			return err
+		}
+		lines := make([]shape.DocLine, len(rows))
+		for i, l := range rows {
+			// A variant's line names its item, and its description the options.
+			lines[i] = shape.DocLine{ItemID: l.ItemID, Description: l.Description, QtyMilli: l.QtyMilli,
+				UnitPriceCents: l.UnitPriceCents, VATRateBasisPoints: lineRate(l)}
+		}
+		// Priced again rather than copied: an invoice's money is always
+		// computed from its lines.
+		tot, err := money.Price(lines)
+		if err != nil {
+			return err
+		}
+		invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{
+			party: party{id: o.ClientID, name: o.ClientName, currency: o.CurrencyCode}, lines: lines, totals: tot,
+			set: func(m entgo.Mutation) error {
+				return setFields(m, map[string]any{"notes": o.Notes, "sales_order_id": q.ID})
+			}})
+		if err != nil {
+			return err
+		}
+		q.made(resource.Invoices, invID)
+		return tx.SalesOrder.Update().Where(salesorder.ID(q.ID)).SetInvoiceID(invID).Exec(q.Ctx)
+	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
+}
+
+// lineRate is the VAT rate an order line was priced at; a line written
+// before the rate was kept has it back from its amounts.
+func lineRate(l *ent.OrderLine) int64 {
+	switch {
+	case l.VatRateBp != nil:
+		return *l.VatRateBp
+	case l.AmountExclVatCents == 0:
+		return 0
+	}
+	return (l.VatAmountCents*10000 + l.AmountExclVatCents/2) / l.AmountExclVatCents
+}
+
+// unlinkOrder unlinks the invoice q names (voided or deleted) from the
+// order it was made of, which may then be invoiced again; the order tells
+// of it as sales_order.updated.
+func unlinkOrder(q *Request, tx *ent.Tx) error {
+	inv, err := tx.Invoice.Query().Where(invoice.ID(q.ID)).Select(invoice.FieldSalesOrderID).Only(q.Ctx)
+	if err != nil || inv.SalesOrderID == nil {
+		return err
+	}
+	o, err := tx.SalesOrder.Query().Where(salesorder.ID(*inv.SalesOrderID), salesorder.InvoiceID(q.ID)).
+		Select(salesorder.FieldID, salesorder.FieldStatus).Only(q.Ctx)
+	switch {
+	case ent.IsNotFound(err): // the order no longer links it
+		return nil
+	case err != nil:
+		return err
+	}
+	if err := q.touch(tx, resource.SalesOrders, o.ID, string(o.Status)); err != nil {
+		return err
+	}
+	return tx.SalesOrder.Update().Where(salesorder.ID(o.ID)).ClearInvoiceID().Exec(q.Ctx)
+}
+
+func init() {
+	// Belongs in writes.go's operations table (owned by another change).
+	operations[key{resource.SalesOrders, resource.Action, "invoice"}] = invoiceSalesOrder
 }

@@ -149,7 +149,7 @@ func linesToShip(lines []*ent.OrderLine, want []shape.ShipmentLine) ([]shape.Shi
 			return nil, apierr.Invalid(p, "%q is not a line of this order", w.OrderLineID)
 		}
 		if rest := l.QtyMilli - l.ShippedQtyMilli; w.QtyMilli > rest {
-			e := apierr.Conflict("over_shipment", "line %s has %d (thousandths) left to ship; %d asked", l.ID, rest, w.QtyMilli)
+			e := apierr.Conflict("over_shipment", "line %d (%s) has %s left to ship; %s asked", l.Position, l.Description, qtyText(rest), qtyText(w.QtyMilli))
 			e.Param = fmt.Sprintf("lines[%d].qty_milli", i)
 			return nil, e
 		}

@@ -56,7 +56,7 @@ func (q *Request) checkEdit(st string) error {
 // humanState writes a state as words: partially_paid is "partially paid".
 func humanState(st string) string { return strings.ReplaceAll(st, "_", " ") }
 
-func stateConflict(format string, a ...any) error {
+func stateConflict(format string, a ...any) *apierr.Error {
 	return apierr.Conflict("invalid_state_transition", format, a...)
 }
 

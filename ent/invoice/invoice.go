@@ -62,6 +62,8 @@ const (
 	FieldCreditedCents = "credited_cents"
 	// FieldQuoteID holds the string denoting the quote_id field in the database.
 	FieldQuoteID = "quote_id"
+	// FieldSalesOrderID holds the string denoting the sales_order_id field in the database.
+	FieldSalesOrderID = "sales_order_id"
 	// EdgePayments holds the string denoting the payments edge name in mutations.
 	EdgePayments = "payments"
 	// Table holds the table name of the invoice in the database.
@@ -101,6 +103,7 @@ var Columns = []string{
 	FieldRemainingCents,
 	FieldCreditedCents,
 	FieldQuoteID,
+	FieldSalesOrderID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -298,6 +301,11 @@ func ByCreditedCents(opts ...sql.OrderTermOption) OrderOption {
 // ByQuoteID orders the results by the quote_id field.
 func ByQuoteID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldQuoteID, opts...).ToFunc()
+}
+
+// BySalesOrderID orders the results by the sales_order_id field.
+func BySalesOrderID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSalesOrderID, opts...).ToFunc()
 }
 
 // ByPaymentsCount orders the results by payments count.

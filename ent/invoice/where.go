@@ -170,6 +170,11 @@ func QuoteID(v string) predicate.Invoice {
 	return predicate.Invoice(sql.FieldEQ(FieldQuoteID, v))
 }
 
+// SalesOrderID applies equality check predicate on the "sales_order_id" field. It's identical to SalesOrderIDEQ.
+func SalesOrderID(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldSalesOrderID, v))
+}
+
 // WorkspaceIDEQ applies the EQ predicate on the "workspace_id" field.
 func WorkspaceIDEQ(v string) predicate.Invoice {
 	return predicate.Invoice(sql.FieldEQ(FieldWorkspaceID, v))
@@ -1423,6 +1428,81 @@ func QuoteIDEqualFold(v string) predicate.Invoice {
 // QuoteIDContainsFold applies the ContainsFold predicate on the "quote_id" field.
 func QuoteIDContainsFold(v string) predicate.Invoice {
 	return predicate.Invoice(sql.FieldContainsFold(FieldQuoteID, v))
+}
+
+// SalesOrderIDEQ applies the EQ predicate on the "sales_order_id" field.
+func SalesOrderIDEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEQ(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDNEQ applies the NEQ predicate on the "sales_order_id" field.
+func SalesOrderIDNEQ(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNEQ(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDIn applies the In predicate on the "sales_order_id" field.
+func SalesOrderIDIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldIn(FieldSalesOrderID, vs...))
+}
+
+// SalesOrderIDNotIn applies the NotIn predicate on the "sales_order_id" field.
+func SalesOrderIDNotIn(vs ...string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotIn(FieldSalesOrderID, vs...))
+}
+
+// SalesOrderIDGT applies the GT predicate on the "sales_order_id" field.
+func SalesOrderIDGT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGT(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDGTE applies the GTE predicate on the "sales_order_id" field.
+func SalesOrderIDGTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldGTE(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDLT applies the LT predicate on the "sales_order_id" field.
+func SalesOrderIDLT(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLT(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDLTE applies the LTE predicate on the "sales_order_id" field.
+func SalesOrderIDLTE(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldLTE(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDContains applies the Contains predicate on the "sales_order_id" field.
+func SalesOrderIDContains(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContains(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDHasPrefix applies the HasPrefix predicate on the "sales_order_id" field.
+func SalesOrderIDHasPrefix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasPrefix(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDHasSuffix applies the HasSuffix predicate on the "sales_order_id" field.
+func SalesOrderIDHasSuffix(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldHasSuffix(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDIsNil applies the IsNil predicate on the "sales_order_id" field.
+func SalesOrderIDIsNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldIsNull(FieldSalesOrderID))
+}
+
+// SalesOrderIDNotNil applies the NotNil predicate on the "sales_order_id" field.
+func SalesOrderIDNotNil() predicate.Invoice {
+	return predicate.Invoice(sql.FieldNotNull(FieldSalesOrderID))
+}
+
+// SalesOrderIDEqualFold applies the EqualFold predicate on the "sales_order_id" field.
+func SalesOrderIDEqualFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldEqualFold(FieldSalesOrderID, v))
+}
+
+// SalesOrderIDContainsFold applies the ContainsFold predicate on the "sales_order_id" field.
+func SalesOrderIDContainsFold(v string) predicate.Invoice {
+	return predicate.Invoice(sql.FieldContainsFold(FieldSalesOrderID, v))
 }
 
 // HasPayments applies the HasEdge predicate on the "payments" edge.

@@ -533,6 +533,7 @@ var (
 		{Name: "remaining_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "credited_cents", Type: field.TypeInt64, Default: 0},
 		{Name: "quote_id", Type: field.TypeString, Nullable: true},
+		{Name: "sales_order_id", Type: field.TypeString, Nullable: true},
 	}
 	// InvoicesTable holds the schema information for the "invoices" table.
 	InvoicesTable = &schema.Table{
@@ -1010,6 +1011,7 @@ var (
 		{Name: "currency_code", Type: field.TypeString, Size: 3, Default: "EUR"},
 		{Name: "shipping_address", Type: field.TypeString, Default: ""},
 		{Name: "notes", Type: field.TypeString, Default: ""},
+		{Name: "invoice_id", Type: field.TypeString, Nullable: true},
 		{Name: "client_id", Type: field.TypeString, Nullable: true},
 		{Name: "client_name", Type: field.TypeString, Default: ""},
 		{Name: "amount_excl_vat_cents", Type: field.TypeInt64, Default: 0},
@@ -1035,7 +1037,7 @@ var (
 			{
 				Name:    "salesorder_workspace_id_client_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{SalesOrdersColumns[1], SalesOrdersColumns[14], SalesOrdersColumns[2], SalesOrdersColumns[0]},
+				Columns: []*schema.Column{SalesOrdersColumns[1], SalesOrdersColumns[15], SalesOrdersColumns[2], SalesOrdersColumns[0]},
 			},
 			{
 				Name:    "salesorder_workspace_id_channel_id_created_at_id",

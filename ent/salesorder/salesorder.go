@@ -41,6 +41,8 @@ const (
 	FieldShippingAddress = "shipping_address"
 	// FieldNotes holds the string denoting the notes field in the database.
 	FieldNotes = "notes"
+	// FieldInvoiceID holds the string denoting the invoice_id field in the database.
+	FieldInvoiceID = "invoice_id"
 	// FieldClientID holds the string denoting the client_id field in the database.
 	FieldClientID = "client_id"
 	// FieldClientName holds the string denoting the client_name field in the database.
@@ -80,6 +82,7 @@ var Columns = []string{
 	FieldCurrencyCode,
 	FieldShippingAddress,
 	FieldNotes,
+	FieldInvoiceID,
 	FieldClientID,
 	FieldClientName,
 	FieldAmountExclVatCents,
@@ -284,6 +287,11 @@ func ByShippingAddress(opts ...sql.OrderTermOption) OrderOption {
 // ByNotes orders the results by the notes field.
 func ByNotes(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldNotes, opts...).ToFunc()
+}
+
+// ByInvoiceID orders the results by the invoice_id field.
+func ByInvoiceID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInvoiceID, opts...).ToFunc()
 }
 
 // ByClientID orders the results by the client_id field.

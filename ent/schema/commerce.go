@@ -44,6 +44,8 @@ func (SalesOrder) Fields() []ent.Field {
 		currency(),
 		field.String("shipping_address").Default(""),
 		field.String("notes").Default(""),
+		// invoice_id is the invoice made of the order (POST /v1/sales-orders/{id}/invoice).
+		field.String("invoice_id").Optional().Nillable(),
 	}, party("client")...)
 	return append(f, totals()...)
 }

@@ -115,6 +115,8 @@ func (Invoice) Fields() []ent.Field {
 		cents("credited_cents"),
 		// quote_id is the quote the invoice was made from (POST /v1/quotes/{id}/invoice).
 		field.String("quote_id").Optional().Nillable(),
+		// sales_order_id is the order the invoice was made from (POST /v1/sales-orders/{id}/invoice).
+		field.String("sales_order_id").Optional().Nillable(),
 	)
 }
 func (Invoice) Edges() []ent.Edge { return []ent.Edge{edge.To("payments", InvoicePayment.Type)} }
