@@ -87,7 +87,7 @@ type listQuery struct {
 	counted  bool
 	offset   int // into the rows of where
 	// ids, when not nil, are the page's ids in order (the search read them).
-	ids []string
+	ids   []string
 	order string // the ORDER BY
 }
 
