@@ -21,7 +21,7 @@ import (
 
 // cellsOf are the texts of the list's column col (its data-label), in order.
 func cellsOf(body, col string) []string {
-	re := regexp.MustCompile(`<td data-label="` + regexp.QuoteMeta(col) + `">(?:<[^>]*>)*([^<]*)`)
+	re := regexp.MustCompile(`<td data-label="` + regexp.QuoteMeta(col) + `"[^>]*>\s*(?:<[^>]*>)*([^<]*)`)
 	var out []string
 	for _, m := range re.FindAllStringSubmatch(body, -1) {
 		out = append(out, html.UnescapeString(m[1]))
