@@ -237,6 +237,7 @@ type listData struct {
 	NextURL string
 	// Heads are the columns' headers, each a link that sorts by it.
 	Heads []sortHead
+	Sort  string // the list's sort parameter as sent ("" newest first)
 	// Pages are the page links: first, a few around this one, last.
 	Pages             []pageLink
 	PageNo, PageCount int
@@ -313,6 +314,12 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	}
 	pg, err := listPage(c, r)
 	d.Q = c.Query("q")
+	q := url.Values{}
+	for k, v := range c.Queries() {
+		q.Set(k, v)
+	}
+	d.Cols = listColumns(r)
+	d.Heads, d.Sort = sortHeads(d.Base, q, d.Cols, pg.Sort), c.Query("sort")
 	for _, f := range r.Filters {
 		d.Filters = append(d.Filters, filterInput{Filter: f, Value: c.Query(f.Param)})
 	}
@@ -325,18 +332,13 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	if err != nil {
 		return u.internal(c, err)
 	}
-	d.Cols, d.Rows, d.Total, d.Offset = listColumns(r), recs, env.Meta.Total, env.Meta.Offset
+	d.Rows, d.Total, d.Offset = recs, env.Meta.Total, env.Meta.Offset
 	d.Label = labelColumn(r)
 	// One read per resource the page's ids point to, never one per row.
 	if d.Names, err = u.namesOf(c.UserContext(), ws, d.cellIDs()); err != nil {
 		return u.internal(c, err)
 	}
-	q := url.Values{}
-	for k, v := range c.Queries() {
-		q.Set(k, v)
-	}
 	d.pages(q, pg)
-	d.Heads = sortHeads(d.Base, q, d.Cols, pg.Sort)
 	exp := url.Values{}
 	for k, v := range q {
 		if k != "limit" && k != "offset" {
