@@ -201,7 +201,7 @@ func (u *UI) streamCSV(c *fiber.Ctx, name string, write func(ctx context.Context
 type flusher struct{ w *bufio.Writer }
 
 func (f flusher) Write(p []byte) (int, error) { return f.w.Write(p) }
-func (f flusher) Flush() error                 { return f.w.Flush() }
+func (f flusher) Flush() error                { return f.w.Flush() }
 
 // writeCSV writes the header and every record each yields, a batch at a
 // time: the batch's ids are named with one read per resource, written and

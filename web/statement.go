@@ -34,10 +34,10 @@ type stmtEntry struct {
 
 // stmtSection is a statement's entries in one currency.
 type stmtSection struct {
-	Currency                  string
-	Opening, Closing          int64
-	Debits, Credits           int64
-	Entries                   []stmtEntry
+	Currency         string
+	Opening, Closing int64
+	Debits, Credits  int64
+	Entries          []stmtEntry
 }
 
 type statementData struct {

@@ -55,7 +55,7 @@ func TestListsInABrowser(t *testing.T) {
 	}
 	pay(inv("ZS-1", last+"-06-10", 100000, 40000), "zs-pay-1", last+"-06-20", 40000)
 	pay(inv("ZS-2", this+"-01-05", 25000, 10000), "zs-pay-2", this+"-01-20", 10000)
-	if err := db.CreditNote.Create().SetWorkspaceID(ws.ID).SetNumber("ZS-CN-1").SetDate(this+"-01-10").SetCurrencyCode("EUR").
+	if err := db.CreditNote.Create().SetWorkspaceID(ws.ID).SetNumber("ZS-CN-1").SetDate(this + "-01-10").SetCurrencyCode("EUR").
 		SetClientID(cli).SetClientName("Zephyrine Statement Ltd").SetAmountInclVatCents(5000).SetStatus(creditnote.StatusIssued).Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
