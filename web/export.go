@@ -156,16 +156,14 @@ func csvName(what string, at time.Time) string {
 	return what + "-" + at.UTC().Format(time.DateOnly) + ".csv"
 }
 
-// exportList answers a list as CSV, as filtered, searched and sorted.
-func (u *UI) exportList(c *fiber.Ctx) error {
+// exportList answers a list as CSV (the list's address with
+// format=csv), as filtered, searched and sorted.
+func (u *UI) exportList(c *fiber.Ctx, r *resource.Resource) error {
 	ws := workspaceOf(c)
-	r := browsableByName(c.Params("res"))
-	if r == nil {
-		return u.notFound(c)
-	}
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		return u.fail(c, http.StatusForbidden, "Not available", gateMessage(err))
 	}
+	c.Context().QueryArgs().Del("format")
 	pg, err := listPage(c, r)
 	if err != nil {
 		return u.fail(c, http.StatusBadRequest, "Cannot export", gateMessage(err))

@@ -300,6 +300,9 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	if r == nil {
 		return u.notFound(c)
 	}
+	if c.Query("format") == "csv" {
+		return u.exportList(c, r)
+	}
 	d := listData{page: u.pageOf(c, displayName(r), "rec:"+r.Name), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
@@ -339,16 +342,13 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 		return u.internal(c, err)
 	}
 	d.pages(q, pg)
-	exp := url.Values{}
+	exp := url.Values{"format": {"csv"}}
 	for k, v := range q {
 		if k != "limit" && k != "offset" {
 			exp[k] = v
 		}
 	}
-	d.ExportURL = d.Base + "/export"
-	if len(exp) > 0 {
-		d.ExportURL += "?" + exp.Encode()
-	}
+	d.ExportURL = d.Base + "?" + exp.Encode()
 	d.Send = sendRoute(ws, r)
 	return render(c, http.StatusOK, recordListView(d))
 }

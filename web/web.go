@@ -105,7 +105,6 @@ func (u *UI) Mount(app *fiber.App) {
 	w.Post("/webhooks/:id/deliveries/:delivery/retry", u.endpointWrite(api.RetryDelivery, nil, "retry"))
 	w.Get("/records/:res", u.recordList)
 	w.Get("/search", u.searchPage)
-	w.Get("/records/:res/export", u.exportList)
 	w.Post("/records/:res/bulk", u.bulkAction)
 	w.Get("/records/clients/:id/statement", u.statement)
 	w.Get("/records/:res/new", u.newForm)

@@ -131,7 +131,7 @@ func TestListsInABrowser(t *testing.T) {
 			wantShown("page 2 descending", v1IDs("sort=-amount_incl_vat_cents&offset=25"))
 
 			// The CSV of the sorted list, as the browser downloads it, re-reads with /v1's values.
-			href := evaluate[string](b, `document.querySelector('a[download][href*="/export"]').href`)
+			href := evaluate[string](b, `document.querySelector('a[download][href*="format=csv"]').href`)
 			body := evaluate[string](b, `fetch(`+jsString(href)+`).then((r) => r.ok ? r.text() : "HTTP " + r.status)`)
 			recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 			if err != nil {
