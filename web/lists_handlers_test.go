@@ -73,6 +73,12 @@ func TestListSortsPagesAndSaysWhatIsTrue(t *testing.T) {
 	if len(desc) != len(got) || desc[0] != got[len(got)-1] {
 		t.Fatalf("descending starts with %v, want %s", desc[:1], got[len(got)-1])
 	}
+	// "Sort by" shows the order shown, by a column the list has or not.
+	for _, sort := range []string{"-number", "updated_at"} {
+		if p := c.Get(w + "?sort=" + sort); !strings.Contains(p.Body, `<option value="`+sort+`" selected>`) {
+			t.Errorf("sorted by %s, Sort by shows another choice", sort)
+		}
+	}
 	if p := c.Get(w + "?sort=nope"); p.Status != 400 || !strings.Contains(p.Body, "Sort must be one of the columns") {
 		t.Fatalf("an unknown sort: %d", p.Status)
 	}

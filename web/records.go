@@ -695,6 +695,24 @@ func sortHeads(base string, q url.Values, cols []string, cur records.Sort) []sor
 	return out
 }
 
+// sortOption is one choice of the list's "Sort by".
+type sortOption struct{ Value, Label string }
+
+// sortOptions are newest first, then each shown column ascending and
+// descending, and the list's own sort when it is by another column (a
+// link from elsewhere), so the choice shown is the order shown.
+func sortOptions(d listData) []sortOption {
+	out := []sortOption{{"", "Newest first"}}
+	for _, h := range d.Heads {
+		out = append(out, sortOption{h.Col, label(h.Col) + " ↑"}, sortOption{"-" + h.Col, label(h.Col) + " ↓"})
+	}
+	if !slices.ContainsFunc(out, func(o sortOption) bool { return o.Value == d.Sort }) {
+		col, desc := strings.CutPrefix(d.Sort, "-")
+		out = append(out, sortOption{d.Sort, label(col) + map[bool]string{false: " ↑", true: " ↓"}[desc]})
+	}
+	return out
+}
+
 // pageLink is a numbered link of the pager; N 0 is a gap (…).
 type pageLink struct {
 	N       int

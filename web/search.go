@@ -35,7 +35,7 @@ type searchData struct {
 	Q       string
 	Groups  []searchGroup
 	Problem string
-	// Searched names the record types looked in.
+	// Searched counts the record types looked in.
 	Searched int
 }
 
