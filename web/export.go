@@ -86,8 +86,33 @@ func bySingular(name string) *resource.Resource {
 	return nil
 }
 
+// csvRecord is a record's fields as /v1 wrote them: only the scalar
+// ones an export shows are read, never its lines or other nested values.
+type csvRecord map[string]json.RawMessage
+
+// get is a scalar field's value as decodeRecord reads it: a string, a
+// json.Number, a bool, or nil.
+func (r csvRecord) get(name string) any {
+	raw := r[name]
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return nil
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil
+		}
+		return s
+	case string(raw) == "true" || string(raw) == "false":
+		return string(raw) == "true"
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return json.Number(raw)
+	}
+	return nil
+}
+
 // csvRow is rec's cells in cols' order.
-func csvRow(cols []csvCol, rec record, names map[string]string) []string {
+func csvRow(cols []csvCol, rec csvRecord, names map[string]string) []string {
 	cur := textOf(rec.get("currency_code"))
 	out := make([]string, len(cols))
 	for i, c := range cols {
@@ -128,8 +153,7 @@ func csvCell(field string, v any, cur string) string {
 		}
 		return x
 	}
-	b, _ := json.Marshal(plain(v))
-	return string(b)
+	return ""
 }
 
 // plainAmount is minor units as a plain decimal in the currency's unit,
@@ -214,14 +238,14 @@ func (u *UI) writeCSV(ctx context.Context, w io.Writer, ws *ent.Workspace, r *re
 	if err := cw.Write(head); err != nil {
 		return err
 	}
-	batch := make([]record, 0, csvBatch)
+	batch := make([]csvRecord, 0, csvBatch)
 	rows := 0
 	flush := func() error {
 		var ids []string
 		for _, rec := range batch {
 			for _, c := range cols {
-				if c.ref != nil {
-					ids = idsIn(rec.get(c.field), ids)
+				if id := textOf(rec.get(c.field)); c.ref != nil && id != "" {
+					ids = append(ids, id)
 				}
 			}
 		}
@@ -251,8 +275,8 @@ func (u *UI) writeCSV(ctx context.Context, w io.Writer, ws *ent.Workspace, r *re
 		return nil
 	}
 	err := each(func(b []byte) error {
-		rec, err := decodeRecord(b)
-		if err != nil {
+		var rec csvRecord
+		if err := json.Unmarshal(b, &rec); err != nil {
 			return err
 		}
 		if batch = append(batch, rec); len(batch) == csvBatch {

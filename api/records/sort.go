@@ -2,9 +2,11 @@ package records
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 
+	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/api/apierr"
@@ -70,11 +72,26 @@ func (p *plan) after(s Sort) string {
 // exportPage is how many rows Each reads at a time.
 const exportPage = 500
 
+// indexed reports whether r's table has an index led by the workspace and
+// col, so that keyset pages in col's order are short range reads.
+func (p *plan) indexed(col string) bool {
+	if col == "id" {
+		return true
+	}
+	t := table(p.r.Table)
+	return t != nil && slices.ContainsFunc(t.Indexes, func(ix *schema.Index) bool {
+		return len(ix.Columns) >= 2 && ix.Columns[0].Name == "workspace_id" && ix.Columns[1].Name == col
+	})
+}
+
 // Each calls fn with every record of the list pg asks for (its q, filters
 // and sort; not its limit and offset), rendered as a list renders it, in
-// the list's order. It reads pages of a few hundred rows by keyset, so it
-// never holds more than one page, whatever the list's length; each page is
-// its own short read, so nothing holds a connection while fn writes.
+// the list's order, never holding more than a page of them, whatever the
+// list's length. In an indexed order (newest first, a number) it reads
+// keyset pages, each a short read of its own, so no connection is held
+// while fn writes. In another order it reads one sorted query as fn
+// consumes it, a page of rows at a time: keyset pages there would each
+// sort the whole list again.
 func (e *Engine) Each(ctx context.Context, r *resource.Resource, ws Workspace, pg Page, fn func(rec []byte) error) error {
 	p := e.plans[r]
 	if err := e.refresh(ctx, r, ws); err != nil {
@@ -98,9 +115,23 @@ func (e *Engine) Each(ctx context.Context, r *resource.Resource, ws Workspace, p
 			return err
 		}
 	}
+	b := make([]byte, 0, 1024)
+	emit := func(sc *scanned, skip map[string]bool) error {
+		for i, id := range sc.ids {
+			if !skip[id] {
+				b = p.encode(b[:0], ws, sc, i)
+				if err := fn(b); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if !p.indexed(s.Column) {
+		return e.eachSorted(ctx, p, ws, "SELECT "+p.selects+" FROM "+p.r.Table+" t WHERE "+lq.where+lq.order, lq.args, emit)
+	}
 	after := p.after(s)
 	var last []string // the previous page's ids, in order
-	b := make([]byte, 0, 1024)
 	for {
 		where, args := lq.where, lq.args
 		var skip map[string]bool
@@ -124,20 +155,51 @@ func (e *Engine) Each(ctx context.Context, r *resource.Resource, ws Workspace, p
 		if err != nil {
 			return err
 		}
-		for i, id := range sc.ids {
-			if skip[id] {
-				continue
-			}
-			b = p.encode(b[:0], ws, sc, i)
-			if err := fn(b); err != nil {
-				return err
-			}
+		if err := emit(sc, skip); err != nil {
+			return err
 		}
 		if len(sc.ids) < exportPage {
 			return nil
 		}
 		last = sc.ids
 	}
+}
+
+// eachSorted reads q's rows as they come, a page at a time (with the
+// page's embeds), and hands each page to emit before reading on.
+func (e *Engine) eachSorted(ctx context.Context, p *plan, ws Workspace, q string, args []any, emit func(*scanned, map[string]bool) error) error {
+	rs, err := e.db.ReadPool.QueryContext(ctx, e.db.Rebind(q), args...)
+	if err != nil {
+		return apierr.Internal(err)
+	}
+	defer rs.Close()
+	idIdx := p.colIndex["id"]
+	sc := &scanned{}
+	flush := func() error {
+		if err := e.loadEmbeds(ctx, e.db.ReadPool, p, ws, sc); err != nil {
+			return err
+		}
+		err := emit(sc, nil)
+		sc = &scanned{}
+		return err
+	}
+	for rs.Next() {
+		d := p.dests()
+		if err := rs.Scan(d...); err != nil {
+			return apierr.Internal(err)
+		}
+		sc.rows = append(sc.rows, d)
+		sc.ids = append(sc.ids, d[idIdx].(*sql.NullString).String)
+		if len(sc.ids) == exportPage {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return apierr.Internal(err)
+	}
+	return flush()
 }
 
 type cursorError struct{}
