@@ -51,7 +51,7 @@ type TimeBound struct {
 }
 
 // ParseList is the one reader of every list's query: limit and offset, and
-// r's q and filters or resource.EventParams (nothing more when r is nil).
+// r's q, sort and filters or resource.EventParams (nothing more when r is nil).
 // Any other parameter is refused, so a typo never lists everything.
 func ParseList(q Query, r *resource.Resource) (List, error) {
 	l := List{Page: records.Page{Limit: DefaultLimit}}
@@ -88,6 +88,8 @@ func (l *List) param(r *resource.Resource, key, val string) error {
 		if ok, err := l.Events.param(key, val); ok {
 			return err
 		}
+	case key == "sort":
+		return l.sort(r, val)
 	case key == "q":
 		if len(val) > MaxQLen {
 			return apierr.Invalid("q", "q is at most %d characters", MaxQLen)
@@ -103,6 +105,18 @@ func (l *List) param(r *resource.Resource, key, val string) error {
 		}
 	}
 	return apierr.Invalid(key, "unknown query parameter %q", key)
+}
+
+// sort reads sort: a column of records.Sortable(r), ascending, or
+// descending after a "-" (sort=-total_cents).
+func (l *List) sort(r *resource.Resource, val string) error {
+	col, desc := strings.CutPrefix(val, "-")
+	if !slices.Contains(records.Sortable(r), col) {
+		return apierr.Invalid("sort", "sort must be one of the columns %s, with a leading - for descending (sort=-created_at)",
+			strings.Join(records.Sortable(r), ", "))
+	}
+	l.Sort = records.Sort{Column: col, Desc: desc}
+	return nil
 }
 
 // filterValue reads the value of a named filter.

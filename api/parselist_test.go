@@ -94,3 +94,27 @@ func TestParseListRecords(t *testing.T) {
 	_, err = api.ParseList(query(url.Values{"nope": {"1"}}), r)
 	refused(t, err, "nope")
 }
+
+// sort names one of the columns the records show, "-" first for
+// descending; anything else is a 400 naming sort, as is a sort of a list
+// that has no columns (the events).
+func TestParseListSort(t *testing.T) {
+	l, err := api.ParseList(query(url.Values{"sort": {"-amount_incl_vat_cents"}}), resource.Invoices)
+	if err != nil || l.Sort.Column != "amount_incl_vat_cents" || !l.Sort.Desc {
+		t.Fatalf("%+v %v", l.Sort, err)
+	}
+	if l, err = api.ParseList(query(url.Values{"sort": {"number"}}), resource.Invoices); err != nil || l.Sort.Column != "number" || l.Sort.Desc {
+		t.Fatalf("%+v %v", l.Sort, err)
+	}
+	if l, _ = api.ParseList(query(nil), resource.Invoices); l.Sort.Column != "" {
+		t.Fatalf("a list without sort is sorted by %q", l.Sort.Column)
+	}
+	for _, bad := range []string{"", "-", "nope", "-nope", "lines", "workspace_id", "number,id", "+number"} {
+		_, err := api.ParseList(query(url.Values{"sort": {bad}}), resource.Invoices)
+		refused(t, err, "sort")
+	}
+	_, err = api.ParseList(query(url.Values{"sort": {"created_at"}}), resource.Events)
+	refused(t, err, "sort")
+	_, err = api.ParseList(query(url.Values{"sort": {"created_at"}}), nil)
+	refused(t, err, "sort")
+}

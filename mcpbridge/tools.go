@@ -248,6 +248,13 @@ func listArgs(in *resource.ObjectSchema, r *resource.Resource) {
 		in.Add("q", map[string]any{"type": "string", "maxLength": resource.MaxQLen,
 			"description": "Search text, case-insensitive, matched against " + strings.Join(r.Search, ", ") + "."}, false)
 	}
+	// The columns are the records' (the data model's), which the bridge
+	// does not carry: /v1 refuses another with a 400 that lists them.
+	if r != resource.Events && r.Table != "" {
+		in.Add("sort", map[string]any{"type": "string", "pattern": `^-?[a-z0-9_]+$`,
+			"description": "Order by one field of the records, ascending, or descending with a leading - (-amount_incl_vat_cents); " +
+				"ties go by id; default newest first."}, false)
+	}
 	for _, f := range r.Filters {
 		s := map[string]any{"description": f.Doc}
 		switch f.Type {

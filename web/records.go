@@ -235,6 +235,16 @@ type listData struct {
 	Offset  int
 	PrevURL string
 	NextURL string
+	// Heads are the columns' headers, each a link that sorts by it.
+	Heads []sortHead
+	Sort  string // the list's sort parameter as sent ("" newest first)
+	// Pages are the page links: first, a few around this one, last.
+	Pages             []pageLink
+	PageNo, PageCount int
+	FirstURL, LastURL string
+	ExportURL         string // the list as CSV, as filtered, searched and sorted
+	// Send offers "Send selected": the resource's records have a send.
+	Send    bool
 	Base    string // the list's address without a query
 	Problem string // why the query was refused (the API's 400 message)
 	NewURL  string // the New form, when the resource declares a create
@@ -290,6 +300,9 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	if r == nil {
 		return u.notFound(c)
 	}
+	if c.Query("format") == "csv" {
+		return u.exportList(c, r)
+	}
 	d := listData{page: u.pageOf(c, displayName(r), "rec:"+r.Name), R: r, Limit: api.DefaultLimit, Base: wsURL(ws, "records", r.Name)}
 	if err := access.GatePlan(access.WorkspaceOf(ws), r); err != nil {
 		d.Gate = gateMessage(err)
@@ -302,7 +315,48 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 		d.Notice = "The " + r.Singular + " is deleted."
 		c.Context().QueryArgs().Del("done")
 	}
-	// A blank form field means "any", as when an API caller leaves the parameter out.
+	pg, err := listPage(c, r)
+	d.Q = c.Query("q")
+	q := url.Values{}
+	for k, v := range c.Queries() {
+		q.Set(k, v)
+	}
+	d.Cols = listColumns(r)
+	d.Heads, d.Sort = sortHeads(d.Base, q, d.Cols, pg.Sort), c.Query("sort")
+	for _, f := range r.Filters {
+		d.Filters = append(d.Filters, filterInput{Filter: f, Value: c.Query(f.Param)})
+	}
+	if err != nil {
+		d.Problem = gateMessage(err)
+		return render(c, http.StatusBadRequest, recordListView(d))
+	}
+	d.Limit = pg.Limit
+	env, recs, err := u.list(c.UserContext(), ws, r, pg)
+	if err != nil {
+		return u.internal(c, err)
+	}
+	d.Rows, d.Total, d.Offset = recs, env.Meta.Total, env.Meta.Offset
+	d.Label = labelColumn(r)
+	// One read per resource the page's ids point to, never one per row.
+	if d.Names, err = u.namesOf(c.UserContext(), ws, d.cellIDs()); err != nil {
+		return u.internal(c, err)
+	}
+	d.pages(q, pg)
+	exp := url.Values{"format": {"csv"}}
+	for k, v := range q {
+		if k != "limit" && k != "offset" {
+			exp[k] = v
+		}
+	}
+	d.ExportURL = d.Base + "?" + exp.Encode()
+	d.Send = sendRoute(ws, r)
+	return render(c, http.StatusOK, recordListView(d))
+}
+
+// listPage reads a list page's query as /v1 reads it (api.ParseList); a
+// blank form field means "any", as when an API caller leaves the
+// parameter out.
+func listPage(c *fiber.Ctx, r *resource.Resource) (records.Page, error) {
 	args := c.Context().QueryArgs()
 	var blank []string
 	args.VisitAll(func(k, v []byte) {
@@ -313,42 +367,8 @@ func (u *UI) recordList(c *fiber.Ctx) error {
 	for _, k := range blank {
 		args.Del(k)
 	}
-	d.Q = c.Query("q")
-	for _, f := range r.Filters {
-		d.Filters = append(d.Filters, filterInput{Filter: f, Value: c.Query(f.Param)})
-	}
-	l, err := api.ParseList(c.Context().QueryArgs().VisitAll, r)
-	pg := l.Page
-	if err != nil {
-		d.Problem = gateMessage(err)
-		return render(c, http.StatusBadRequest, recordListView(d))
-	}
-	d.Limit = pg.Limit
-	env, recs, err := u.list(c.UserContext(), ws, r, pg)
-	if err != nil {
-		return u.internal(c, err)
-	}
-	d.Cols, d.Rows, d.Total, d.Offset = listColumns(r), recs, env.Meta.Total, env.Meta.Offset
-	d.Label = labelColumn(r)
-	// One read per resource the page's ids point to, never one per row.
-	if d.Names, err = u.namesOf(c.UserContext(), ws, d.cellIDs()); err != nil {
-		return u.internal(c, err)
-	}
-	q := url.Values{}
-	for k, v := range c.Queries() {
-		q.Set(k, v)
-	}
-	pageURL := func(offset int) string {
-		q.Set("offset", strconv.Itoa(offset))
-		return d.Base + "?" + q.Encode()
-	}
-	if pg.Offset > 0 {
-		d.PrevURL = pageURL(max(0, pg.Offset-pg.Limit))
-	}
-	if pg.Offset+pg.Limit < d.Total {
-		d.NextURL = pageURL(pg.Offset + pg.Limit)
-	}
-	return render(c, http.StatusOK, recordListView(d))
+	l, err := api.ParseList(args.VisitAll, r)
+	return l.Page, err
 }
 
 // gateMessage is the API's own explanation of a refusal.
@@ -583,6 +603,29 @@ func filtered(d listData) bool {
 	return false
 }
 
+// listDoc is what the list page says of r: its declared description, and
+// whether it is read-only as its operations say (returns and gift cards
+// are read-only over /v1, yet written here).
+func listDoc(r *resource.Resource) string {
+	doc := strings.TrimSpace(strings.TrimSuffix(r.Doc, " Read-only."))
+	var api, admin bool
+	for _, op := range r.Ops {
+		switch op.Kind {
+		case resource.List, resource.Get, resource.Document:
+		default:
+			admin = true
+			api = api || !op.AdminOnly
+		}
+	}
+	switch {
+	case !admin:
+		doc += " Read-only."
+	case !api:
+		doc += " Read-only over /v1; created and changed here."
+	}
+	return doc
+}
+
 func rangeText(d listData) string {
 	return strconv.Itoa(d.Offset+1) + "–" + strconv.Itoa(d.Offset+len(d.Rows)) + " of " + strconv.Itoa(d.Total)
 }
@@ -615,4 +658,106 @@ func withCurrency(row, parent record) record {
 		return append(row[:len(row):len(row)], field{Name: "currency_code", Value: cur})
 	}
 	return row
+}
+
+// sortHead is one column's header: a link that sorts the list by it,
+// ascending first, descending when it already is ascending.
+type sortHead struct {
+	Col, Href string
+	// Sort is the column's aria-sort: "ascending", "descending" or "".
+	Sort string
+}
+
+// sortHeads are the headers of cols on the list at base with query q.
+func sortHeads(base string, q url.Values, cols []string, cur records.Sort) []sortHead {
+	out := make([]sortHead, 0, len(cols))
+	for _, col := range cols {
+		h := sortHead{Col: col}
+		next := col
+		if cur.Column == col {
+			h.Sort = "ascending"
+			if cur.Desc {
+				h.Sort = "descending"
+			} else {
+				next = "-" + col
+			}
+		}
+		v := url.Values{}
+		for k, vs := range q {
+			if k != "offset" && k != "sort" {
+				v[k] = vs
+			}
+		}
+		v.Set("sort", next)
+		h.Href = base + "?" + v.Encode()
+		out = append(out, h)
+	}
+	return out
+}
+
+// sortOption is one choice of the list's "Sort by".
+type sortOption struct{ Value, Label string }
+
+// sortOptions are newest first, then each shown column ascending and
+// descending, and the list's own sort when it is by another column (a
+// link from elsewhere), so the choice shown is the order shown.
+func sortOptions(d listData) []sortOption {
+	out := []sortOption{{"", "Newest first"}}
+	for _, h := range d.Heads {
+		out = append(out, sortOption{h.Col, label(h.Col) + " ↑"}, sortOption{"-" + h.Col, label(h.Col) + " ↓"})
+	}
+	if !slices.ContainsFunc(out, func(o sortOption) bool { return o.Value == d.Sort }) {
+		col, desc := strings.CutPrefix(d.Sort, "-")
+		out = append(out, sortOption{d.Sort, label(col) + map[bool]string{false: " ↑", true: " ↓"}[desc]})
+	}
+	return out
+}
+
+// pageLink is a numbered link of the pager; N 0 is a gap (…).
+type pageLink struct {
+	N       int
+	Href    string
+	Current bool
+}
+
+// pages fills the pager: page n of m, first, previous, next and last, and
+// the numbers two either side of this page.
+func (d *listData) pages(q url.Values, pg records.Page) {
+	limit := max(pg.Limit, 1)
+	pageURL := func(offset int) string {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		v.Set("offset", strconv.Itoa(offset))
+		return d.Base + "?" + v.Encode()
+	}
+	d.PageNo, d.PageCount = pg.Offset/limit+1, max((d.Total+limit-1)/limit, 1)
+	if pg.Offset > 0 {
+		d.PrevURL, d.FirstURL = pageURL(max(0, pg.Offset-limit)), pageURL(0)
+	}
+	if pg.Offset+limit < d.Total {
+		d.NextURL, d.LastURL = pageURL(pg.Offset+limit), pageURL((d.PageCount-1)*limit)
+	}
+	for n := 1; n <= d.PageCount; n++ {
+		near := n == 1 || n == d.PageCount || n >= d.PageNo-2 && n <= d.PageNo+2
+		switch {
+		case near:
+			d.Pages = append(d.Pages, pageLink{N: n, Href: pageURL((n - 1) * limit), Current: n == d.PageNo})
+		case len(d.Pages) > 0 && d.Pages[len(d.Pages)-1].N != 0:
+			d.Pages = append(d.Pages, pageLink{})
+		case n < d.PageNo:
+			n = d.PageNo - 3 // past the gap
+		default:
+			n = d.PageCount - 1
+		}
+	}
+}
+
+// pickName is what a row's checkbox is called: the record's number or name, else its id.
+func pickName(d listData, rec record) string {
+	if n := nameOf(d.R, rec); n != "" {
+		return n
+	}
+	return textOf(rec.get("id"))
 }

@@ -104,6 +104,9 @@ func (u *UI) Mount(app *fiber.App) {
 	// "Send again": the delivery is due now, whatever its state.
 	w.Post("/webhooks/:id/deliveries/:delivery/retry", u.endpointWrite(api.RetryDelivery, nil, "retry"))
 	w.Get("/records/:res", u.recordList)
+	w.Get("/search", u.searchPage)
+	w.Post("/records/:res/bulk", u.bulkAction)
+	w.Get("/records/clients/:id/statement", u.statement)
 	w.Get("/records/:res/new", u.newForm)
 	w.Get(strings.TrimPrefix(PickPath, Base+"/w/:ws"), u.pickList)
 	w.Post("/records/:res/totals", u.lineTotals)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/api"
 	"github.com/ledgerbase/ledgerbase/api/idempotency"
+	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 )
 
@@ -163,13 +164,22 @@ func replayable(r *openapi3.Response) *openapi3.Response {
 	return r
 }
 
-// listParameters are limit, offset, q and the resource's named filters.
+// listParameters are limit, offset, q, sort and the resource's named filters.
 func (b *builder) listParameters(o *openapi3.Operation, r *resource.Resource) {
 	b.pageParameters(o)
 	if len(r.Search) > 0 {
 		o.AddParameter(openapi3.NewQueryParameter("q").
 			WithDescription("Search text: every word must start a word of " + strings.Join(r.Search, ", ") + " (case-insensitive).").
 			WithSchema(&openapi3.Schema{Type: types(openapi3.TypeString), MaxLength: uptr(api.MaxQLen)}))
+	}
+	sort := &openapi3.Schema{Type: types(openapi3.TypeString)}
+	for _, c := range records.Sortable(r) {
+		sort.Enum = append(sort.Enum, c, "-"+c)
+	}
+	if len(sort.Enum) > 0 {
+		o.AddParameter(openapi3.NewQueryParameter("sort").
+			WithDescription("Orders the list by one column, ascending, or descending with a leading - (sort=-created_at); " +
+				"ties go by id the same way, empty values come first ascending. Default: newest first.").WithSchema(sort))
 	}
 	for _, f := range r.Filters {
 		s := &openapi3.Schema{Type: types(openapi3.TypeString)}

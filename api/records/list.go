@@ -23,6 +23,15 @@ type Page struct {
 	// Filters maps a declared filter's column to its value (string or bool).
 	Filters  []FilterValue
 	ParentID string
+	// Sort orders the list by one of Sortable's columns; zero: newest first.
+	Sort Sort
+}
+
+// Sort is a list's order: by Column, ties broken by id in the same
+// direction (so offset paging is stable).
+type Sort struct {
+	Column string
+	Desc   bool
 }
 
 // FilterValue is one applied list filter.
@@ -78,7 +87,8 @@ type listQuery struct {
 	counted  bool
 	offset   int // into the rows of where
 	// ids, when not nil, are the page's ids in order (the search read them).
-	ids []string
+	ids   []string
+	order string // the ORDER BY
 }
 
 const newestFirst = " ORDER BY t.created_at DESC, t.id DESC"
@@ -130,7 +140,10 @@ func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, erro
 
 // planList builds the list's condition and counts its rows.
 func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (*listQuery, error) {
-	lq := &listQuery{where: p.where, args: p.args(ws, pg.ParentID), offset: pg.Offset}
+	lq := &listQuery{where: p.where, args: p.args(ws, pg.ParentID), offset: pg.Offset, order: newestFirst}
+	if pg.Sort.Column != "" {
+		lq.order = p.orderBy(pg.Sort)
+	}
 	for _, f := range pg.Filters {
 		cond, args := f.where()
 		lq.where += " AND " + cond
@@ -161,14 +174,14 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 	args := append(lq.args, lq.offset)
 	if p.cacheable && e.cache != nil {
 		if dv != noVersion {
-			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + lq.where + newestFirst + database.LimitOffset(pg.Limit)
+			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + lq.where + lq.order + database.LimitOffset(pg.Limit)
 			if out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ok {
 				return out, err
 			}
 		}
-		return e.pageCached(ctx, p, ws, pg.ParentID, pageSQL(p, p.keys, lq.where, pg.Limit), args, b, dv)
+		return e.pageCached(ctx, p, ws, pg.ParentID, pageSQL(p, p.keys, lq, pg.Limit), args, b, dv)
 	}
-	s, err := e.query(ctx, e.db.ReadPool, p, ws, pageSQL(p, p.selects, lq.where, pg.Limit), args)
+	s, err := e.query(ctx, e.db.ReadPool, p, ws, pageSQL(p, p.selects, lq, pg.Limit), args)
 	if err != nil {
 		return nil, err
 	}

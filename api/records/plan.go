@@ -35,6 +35,7 @@ type plan struct {
 	embeds   []*embedPlan
 	flag     int // index of the commerce flag column, or -1
 	colIndex map[string]int
+	nullable map[string]bool // the shown columns that may hold NULL (orderBy)
 	// cacheable plans render from their own row alone (cache.go): selects
 	// then ends with the version column, and keys selects id and version.
 	cacheable         bool
@@ -125,7 +126,7 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 	if t == nil {
 		return nil, fmt.Errorf("records: resource %s: no table %q", r.Name, r.Table)
 	}
-	p := &plan{r: r, flag: -1, colIndex: map[string]int{}, where: "t.workspace_id = ?"}
+	p := &plan{r: r, flag: -1, colIndex: map[string]int{}, nullable: map[string]bool{}, where: "t.workspace_id = ?"}
 	if r.Scope != "" {
 		p.where += " AND t." + r.Scope
 	}
@@ -134,6 +135,7 @@ func compile(db *database.DB, r *resource.Resource) (*plan, error) {
 	}
 	var names []string
 	for _, c := range shown(t, nil) {
+		p.nullable[c.Name] = c.Nullable
 		col := column{name: c.Name, buf: bufOf(c.Type), hidden: slices.Contains(r.Hidden, c.Name),
 			commerce: slices.Contains(r.CommerceColumns, c.Name)}
 		// Hidden columns are still read when a computed field or the commerce flag needs them.

@@ -42,7 +42,8 @@ func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }
 // search narrows the list to the rows matching q (searchKeys: and counts
 // them, and picks the page's keys, when the search can).
 func (e *Engine) search(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery) error {
-	whole := e.uses(searchKeys) && !lq.filtered && p.r.Scope == "" && p.r.Parent == nil
+	// A sorted list cannot take the search's page, picked newest first.
+	whole := e.uses(searchKeys) && !lq.filtered && p.r.Scope == "" && p.r.Parent == nil && pg.Sort.Column == ""
 	f, err := e.sc.Find(ctx, p.search, ws.ID, pg.Q, whole, pg.Offset, pg.Limit)
 	if err != nil {
 		return apierr.Internal(err)
@@ -89,7 +90,7 @@ const deepOffset = 5000
 // skipDays turns a deep offset of a whole list into a condition on the
 // day it falls in and the offset within it.
 func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQuery) {
-	if !e.uses(deepSkip) || lq.offset < deepOffset || lq.filtered || p.r.Parent != nil || p.r.Scope != "" {
+	if !e.uses(deepSkip) || lq.offset < deepOffset || lq.filtered || p.r.Parent != nil || p.r.Scope != "" || lq.order != newestFirst {
 		return
 	}
 	if cond, arg, rest, ok := e.sc.Skip(ctx, ws.ID, p.r.Table, lq.offset); ok {
@@ -99,8 +100,8 @@ func (e *Engine) skipDays(ctx context.Context, p *plan, ws Workspace, lq *listQu
 	}
 }
 
-// pageSQL selects sel of one page of the rows matching where; the offset
-// is its last argument.
-func pageSQL(p *plan, sel, where string, limit int) string {
-	return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + where + newestFirst + database.LimitOffset(limit)
+// pageSQL selects sel of one page of the rows lq keeps, in its order; the
+// offset is its last argument.
+func pageSQL(p *plan, sel string, lq *listQuery, limit int) string {
+	return "SELECT " + sel + " FROM " + p.r.Table + " t WHERE " + lq.where + lq.order + database.LimitOffset(limit)
 }
