@@ -2,18 +2,27 @@ package webtest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	"github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent/demo"
 	"github.com/ledgerbase/ledgerbase/web"
@@ -167,6 +176,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	ctx := browser(t)
 	env := webtest.Start(t)
 	b := &tab{t: t, ctx: ctx, env: env}
+	b.recordCSP()
 
 	ws := env.Workspace(t, "business", true, true)
 	if err := demo.Seed(t.Context(), env.DB, ws.ID, demo.Options{Invoices: 40}); err != nil {
@@ -191,6 +201,28 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	// visit opens a page, notes what is wrong with it at the current width
 	// (cells: the 1280 px checks too), and returns where it landed.
 	problems := map[string][]string{} // page → what is wrong
+	scheme := "light"
+	// throughV1 is what /v1 answers for a record page (the record) or a
+	// records list (its first hundred), with the resource.
+	list := regexp.MustCompile(`^/admin/w/[^/]+/records/([a-z-]+)$`)
+	throughV1 := func(path string) (string, []map[string]any) {
+		if m := recordPage.FindStringSubmatch(path); m != nil {
+			r := env.Get(t, "/v1/"+m[1]+"/"+path[strings.LastIndex(path, "/")+1:], ws.Key)
+			if r.Status != 200 {
+				return m[1], nil
+			}
+			return m[1], []map[string]any{r.JSON(t)}
+		}
+		if m := list.FindStringSubmatch(path); m != nil {
+			var l struct{ Data []map[string]any }
+			if r := env.Get(t, "/v1/"+m[1]+"?limit=100", ws.Key); r.Status == 200 {
+				r.Decode(t, &l)
+			}
+			return m[1], l.Data
+		}
+		return "", nil
+	}
+	totals := 0 // invoice totals checked against money.Format
 	visit := func(path string, width int) string {
 		b.open(path)
 		at, err := url.Parse(b.location())
@@ -208,8 +240,26 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		if strings.Contains(body, "Something went wrong") || strings.Contains(body, "Page not found") {
 			found = append(found, "an error page")
 		}
+		for _, v := range b.cspViolations() {
+			found = append(found, "CSP violation: "+v)
+		}
+		found = append(found, b.fieldNames()...)
+		found = append(found, evaluate[[]string](b, lowContrast)...)
+		if width >= 1280 && scheme == "light" {
+			shown := strings.Join(strings.Fields(body), " ")
+			res, recs := throughV1(at.Path)
+			for _, rec := range recs {
+				n, _ := rec["number"].(string)
+				shows := recordPage.MatchString(at.Path) || n != "" && strings.Contains(shown, n) // a list shows its first page
+				wrong, checked := minorUnits(shown, rec, shows)
+				if res == "invoices" {
+					totals += checked
+				}
+				found = append(found, wrong...)
+			}
+		}
 		for _, f := range found {
-			problems[at.Path] = append(problems[at.Path], fmt.Sprintf("%d px: %s", width, f))
+			problems[at.Path] = append(problems[at.Path], fmt.Sprintf("%d px, %s: %s", width, scheme, f))
 		}
 		return at.Path
 	}
@@ -333,6 +383,56 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		t.Errorf("the icon is served as %q", typ)
 	}
 
+	if totals == 0 {
+		t.Error("no invoice's total was checked against money.Format: the minor units check checked nothing")
+	}
+
+	// Picking an item in an invoice's line is swapped in by htmx: the
+	// swapped parts are checked too.
+	var items struct{ Data []struct{ Name string } }
+	env.Get(t, "/v1/items?limit=1", ws.Key).WantStatus(t, 200).Decode(t, &items)
+	if len(items.Data) == 0 {
+		t.Fatal("the busy workspace has no item to pick")
+	}
+	form := "/admin/w/" + ws.ID + "/records/invoices/new"
+	b.open(form)
+	b.fill("#f-lines-0-description", items.Data[0].Name[:min(len(items.Data[0].Name), 6)])
+	b.waitVisible("#picks-lines-0 button.pick")
+	b.click("#picks-lines-0 button.pick")
+	b.until("the picked item's price", `!!document.querySelector("#f-lines-0-unit_price_cents") && document.querySelector("#f-lines-0-unit_price_cents").value !== ""`)
+	for _, v := range b.cspViolations() {
+		problems[form] = append(problems[form], "1280 px, light, after picking an item: CSP violation: "+v)
+	}
+	for _, f := range b.fieldNames() {
+		problems[form] = append(problems[form], "1280 px, light, after picking an item: "+f)
+	}
+
+	// Dark, as the system's colour scheme asks: a page of every shape.
+	dark := func(on bool) {
+		var features []*emulation.MediaFeature
+		if on {
+			features = []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}
+		}
+		b.do("colour scheme", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: features})
+			return err
+		}))
+	}
+	dark(true)
+	scheme = "dark"
+	if !evaluate[bool](b, `matchMedia("(prefers-color-scheme: dark)").matches`) {
+		t.Fatal("the browser does not emulate a dark colour scheme")
+	}
+	darkShapes := map[string]bool{}
+	for _, p := range pages {
+		if !darkShapes[shapeOf(p)] && p != "/admin/setup" && p != "/admin/login" {
+			darkShapes[shapeOf(p)] = true
+			visit(p, 1280)
+		}
+	}
+	dark(false)
+	scheme = "light"
+
 	// The same pages on a phone.
 	phone()
 	defer laptop()
@@ -358,4 +458,195 @@ func evaluate[T any](b *tab, script string) T {
 		b.t.Fatalf("evaluate %.60s…: %v", script, err)
 	}
 	return v
+}
+
+// cspRecorder collects the page's Content-Security-Policy violations into
+// window.__csp from the first line of each document on, so violations of
+// the HTML itself (an inline style attribute) are caught as well as those
+// of later htmx swaps.
+const cspRecorder = `window.__csp = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+	const at = (e.sourceFile || e.documentURI || "").replace(location.origin, "") + (e.lineNumber ? ":" + e.lineNumber : "");
+	window.__csp.push(e.violatedDirective + " blocked " + (e.blockedURI || "?") + " at " + at + (e.sample ? " (" + JSON.stringify(e.sample) + ")" : ""));
+}, true);`
+
+// recordCSP installs cspRecorder in every document the tab opens.
+func (b *tab) recordCSP() {
+	b.t.Helper()
+	b.do("record CSP violations", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspRecorder})
+		return err
+	}))
+}
+
+// cspViolations waits until htmx is done with the page (no request,
+// swap or settle under way), then returns and clears the violations
+// recorded since the document opened or the last call.
+func (b *tab) cspViolations() []string {
+	b.t.Helper()
+	return evaluate[[]string](b, `(async () => {
+		const busy = () => document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added");
+		for (let i = 0; i < 40 && busy(); i++) await new Promise((r) => setTimeout(r, 50));
+		await new Promise((r) => setTimeout(r, 50)); // violation events are queued as tasks
+		const n = {};
+		for (const v of window.__csp || ["no CSP recorder in this document"]) n[v] = (n[v] || 0) + 1;
+		const out = Object.entries(n).map(([v, k]) => (k > 1 ? k + " × " : "") + v);
+		window.__csp = [];
+		return out;
+	})()`)
+}
+
+// fieldNames lists the page's form fields (inputs that are not hidden or
+// buttons, selects, textareas; those rendered) without an accessible name,
+// and the names two fields share, as Chrome's accessibility tree (what a
+// screen reader reads) names them.
+func (b *tab) fieldNames() []string {
+	b.t.Helper()
+	var out []string
+	b.do("read the accessibility tree", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		all := int64(-1)
+		doc, err := cdp.Call(ctx, t, dom.GetDocument, dom.GetDocumentParams{Depth: &all})
+		if err != nil {
+			return err
+		}
+		fields := map[cdp.BackendNodeID]string{} // → "input#f-name"
+		var walk func(n *cdp.Node)
+		walk = func(n *cdp.Node) {
+			if tag := strings.ToLower(n.NodeName); tag == "input" || tag == "select" || tag == "textarea" {
+				attr := map[string]string{}
+				for i := 0; i+1 < len(n.Attributes); i += 2 {
+					attr[n.Attributes[i]] = n.Attributes[i+1]
+				}
+				if !slices.Contains([]string{"hidden", "submit", "button", "reset", "image"}, attr["type"]) {
+					fields[n.BackendNodeID] = tag + "#" + attr["id"] + "[name=" + attr["name"] + "]"
+				}
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+		}
+		walk(doc.Root)
+		tree, err := cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+		if err != nil {
+			return err
+		}
+		byName := map[string][]string{}
+		var names []string
+		for _, n := range tree.Nodes {
+			what, ok := fields[n.BackendDOMNodeID]
+			if !ok || n.Ignored { // not a field, or not rendered
+				continue
+			}
+			var name string
+			if n.Name != nil {
+				_ = json.Unmarshal(n.Name.Value, &name)
+			}
+			if name = strings.Join(strings.Fields(name), " "); name == "" {
+				out = append(out, what+" has no accessible name")
+				continue
+			}
+			if byName[name] == nil {
+				names = append(names, name)
+			}
+			byName[name] = append(byName[name], what)
+		}
+		for _, name := range names {
+			if w := byName[name]; len(w) > 1 {
+				out = append(out, fmt.Sprintf("%d fields are named %q: %s", len(w), name, strings.Join(w[:min(len(w), 3)], ", ")))
+			}
+		}
+		return nil
+	}))
+	return out
+}
+
+// lowContrast lists text whose colour is too close to its background
+// (WCAG: 4.5:1, 3:1 for large text), for the elements holding text of
+// their own; backgrounds are composed from the root down.
+const lowContrast = `(() => {
+	const out = [];
+	const rgba = (s) => { const m = (s.match(/[\d.]+/g) || [0, 0, 0, 0]).map(Number); return m.length === 3 ? [...m, 1] : m; };
+	const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+	const lum = (c) => { const f = (v) => { v /= 255; return v <= .03928 ? v / 12.92 : ((v + .055) / 1.055) ** 2.4; }; return .2126 * f(c[0]) + .7152 * f(c[1]) + .0722 * f(c[2]); };
+	const what = (e) => e.tagName.toLowerCase() + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "") +
+		" " + JSON.stringify((e.innerText || "").trim().replace(/\s+/g, " ").slice(0, 30));
+	const seen = new Set();
+	for (const e of document.body.querySelectorAll("*")) {
+		if (e.closest("svg, script, style, option") || ![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+		if (!e.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+		const r = e.getBoundingClientRect();
+		if (r.width <= 1 || r.height <= 1) continue; // visually hidden, read by screen readers only
+		let bg = [255, 255, 255, 1];
+		const chain = [];
+		for (let a = e; a; a = a.parentElement) chain.unshift(a);
+		for (const a of chain) bg = over(rgba(getComputedStyle(a).backgroundColor), bg);
+		const cs = getComputedStyle(e);
+		const fg = over(rgba(cs.color), bg);
+		const [l1, l2] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+		const ratio = (l1 + .05) / (l2 + .05);
+		const size = parseFloat(cs.fontSize), bold = parseInt(cs.fontWeight) >= 700;
+		const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+		const key = cs.color + "/" + bg.join();
+		if (ratio < need && !seen.has(key)) {
+			seen.add(key);
+			out.push("text " + what(e) + " has a contrast of " + ratio.toFixed(2) + " (" + cs.color + " on rgb(" + bg.slice(0, 3).map(Math.round).join(", ") + "))");
+		}
+	}
+	return out.slice(0, 8);
+})()`
+
+// minorUnits lists the amounts, quantities and rates of a record (as read
+// through /v1) that page shows as the API keeps them (minor units,
+// thousandths, basis points) rather than in a person's unit and, when the
+// page shows the record, its total if not shown as money.Format writes it
+// (totals: 1 when checked). Values under 1000 and amounts of currencies
+// without decimals read the same either way, so are not checked.
+func minorUnits(page string, rec map[string]any, shown bool) (found []string, totals int) {
+	currency, _ := rec["currency_code"].(string)
+	if currency == "" {
+		currency, _ = rec["currency"].(string)
+	}
+	if v, ok := rec["total_cents"].(float64); ok && currency != "" && shown {
+		totals++
+		if want := strings.Join(strings.Fields(money.Format(int64(v), currency, "en")), " "); !strings.Contains(page, want) {
+			found = append(found, fmt.Sprintf("total_cents %d is not shown as %q", int64(v), want))
+		}
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(strings.TrimPrefix(path+"."+k, "."), v[k])
+			}
+		case []any:
+			for i, e := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		case float64:
+			n := int64(v)
+			unit := path[strings.LastIndex(path, ".")+1:]
+			switch {
+			case math.Abs(v) < 1000, strings.HasSuffix(unit, "_cents") && money.Digits(currency) == 0:
+				return
+			case strings.HasSuffix(unit, "_cents"), strings.HasSuffix(unit, "_milli"), strings.HasSuffix(unit, "_bp"):
+				raw := strconv.FormatInt(max(n, -n), 10)
+				grouped := groupDigits(raw)
+				re := regexp.MustCompile(`(?:^|[^\w.,])(` + raw + `|` + regexp.QuoteMeta(grouped) + `)(?:$|[^\w.,]|[.,](?:$|\D))`)
+				if m := re.FindString(page); m != "" {
+					found = append(found, fmt.Sprintf("%s %d is shown as %q", path, n, strings.TrimSpace(m)))
+				}
+			}
+		}
+	}
+	walk("", rec)
+	return found, totals
+}
+
+// groupDigits writes 1234567 as 1,234,567.
+func groupDigits(s string) string {
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
