@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/money"
@@ -249,9 +250,17 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 			shown := strings.Join(strings.Fields(body), " ")
 			res, recs := throughV1(at.Path)
 			for _, rec := range recs {
-				n, _ := rec["number"].(string)
-				shows := recordPage.MatchString(at.Path) || n != "" && strings.Contains(shown, n) // a list shows its first page
-				wrong, checked := minorUnits(shown, rec, shows)
+				var must []string // the amounts the page must show in the currency's unit
+				if recordPage.MatchString(at.Path) {
+					for k := range rec {
+						if strings.HasSuffix(k, "_cents") {
+							must = append(must, k)
+						}
+					}
+				} else if n, _ := rec["number"].(string); n != "" && strings.Contains(shown, n) { // a list shows its first page
+					must = []string{"amount_incl_vat_cents"}
+				}
+				wrong, checked := minorUnits(shown, rec, must)
 				if res == "invoices" {
 					totals += checked
 				}
@@ -384,7 +393,7 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	}
 
 	if totals == 0 {
-		t.Error("no invoice's total was checked against money.Format: the minor units check checked nothing")
+		t.Error("no invoice's amount was checked against money.Format: the minor units check checked nothing")
 	}
 
 	// Picking an item in an invoice's line is swapped in by htmx: the
@@ -442,6 +451,26 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		}
 	}
 
+	// On a phone the navigation is behind the top bar's Menu button, every
+	// link of it in view once open; Escape closes it again.
+	b.open("/admin/w/" + ws.ID + "/")
+	invoices := `[...document.querySelectorAll("a")].find((a) => a.textContent.trim() === "Invoices" && a.checkVisibility())`
+	shownInView := `((a) => { if (!a) return "not shown"; const r = a.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth ? "" : "out of view at " + Math.round(r.left) + " px"; })(` + invoices + `)`
+	if got := evaluate[string](b, shownInView); got != "not shown" {
+		t.Errorf("on a phone, before the menu is opened, the Invoices link is %q; want it in the menu", got)
+	}
+	b.click(".topbar details.menu > summary")
+	if got := evaluate[string](b, shownInView); got != "" {
+		t.Errorf("on a phone, with the menu open, the Invoices link is %s", got)
+	}
+	if got := evaluate[string](b, `document.activeElement.textContent.trim()`); got != "Menu" {
+		t.Errorf("after opening the menu the focus is on %q", got)
+	}
+	b.do("Escape", chromedp.KeyEvent(kb.Escape))
+	if evaluate[bool](b, `document.querySelector("details.menu").open`) || evaluate[string](b, shownInView) != "not shown" {
+		t.Error("Escape does not close the menu")
+	}
+
 	t.Logf("checked %d pages of %d shapes at 1280 and 390 px", len(pages), len(shapes))
 	for _, p := range slices.Sorted(maps.Keys(problems)) {
 		t.Errorf("%s:\n  %s", p, strings.Join(problems[p], "\n  "))
@@ -496,64 +525,99 @@ func (b *tab) cspViolations() []string {
 	})()`)
 }
 
-// fieldNames lists the page's form fields (inputs that are not hidden or
-// buttons, selects, textareas; those rendered) without an accessible name,
-// and the names two fields share, as Chrome's accessibility tree (what a
-// screen reader reads) names them.
+// fieldRoles are the accessibility roles Chrome gives form fields.
+var fieldRoles = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true, "checkbox": true,
+	"radio": true, "listbox": true, "slider": true, "switch": true, "Date": true, "DateTime": true, "InputTime": true, "ColorWell": true}
+
+// countFields counts the form fields a person can reach: inputs (not
+// hidden, not buttons; a file's is a button to the accessibility tree),
+// selects and textareas that are rendered.
+const countFields = `[...document.querySelectorAll("input, select, textarea")].filter((e) =>
+	!["hidden", "submit", "button", "reset", "image", "file"].includes(e.type) && e.checkVisibility({visibilityProperty: true})).length`
+
+// fieldNames lists the page's form fields without an accessible name and
+// the names two fields share, as Chrome's accessibility tree (what a
+// screen reader reads) names them. (DOM.getDocument would reset the node
+// ids chromedp's queries hold: the fields are found by their roles, and
+// their count checked against the page's.)
 func (b *tab) fieldNames() []string {
 	b.t.Helper()
 	var out []string
 	b.do("read the accessibility tree", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		all := int64(-1)
-		doc, err := cdp.Call(ctx, t, dom.GetDocument, dom.GetDocumentParams{Depth: &all})
-		if err != nil {
-			return err
-		}
-		fields := map[cdp.BackendNodeID]string{} // → "input#f-name"
-		var walk func(n *cdp.Node)
-		walk = func(n *cdp.Node) {
-			if tag := strings.ToLower(n.NodeName); tag == "input" || tag == "select" || tag == "textarea" {
-				attr := map[string]string{}
-				for i := 0; i+1 < len(n.Attributes); i += 2 {
-					attr[n.Attributes[i]] = n.Attributes[i+1]
-				}
-				if !slices.Contains([]string{"hidden", "submit", "button", "reset", "image"}, attr["type"]) {
-					fields[n.BackendNodeID] = tag + "#" + attr["id"] + "[name=" + attr["name"] + "]"
-				}
-			}
-			for _, c := range n.Children {
-				walk(c)
-			}
-		}
-		walk(doc.Root)
 		tree, err := cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 		if err != nil {
 			return err
 		}
-		byName := map[string][]string{}
-		var names []string
+		describe := func(id cdp.BackendNodeID) string { // DOM.describeNode tracks no node
+			d, err := cdp.Call(ctx, t, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: id})
+			if err != nil || d.Node == nil {
+				return "a field"
+			}
+			s := strings.ToLower(d.Node.NodeName)
+			for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
+				if a := d.Node.Attributes; a[i] == "id" || a[i] == "name" {
+					s += fmt.Sprintf("[%s=%q]", a[i], a[i+1])
+				}
+			}
+			return s
+		}
+		role := func(n *accessibility.Node) string {
+			var r string
+			if n != nil && n.Role != nil {
+				_ = json.Unmarshal(n.Role.Value, &r)
+			}
+			return r
+		}
+		nodes := map[accessibility.NodeID]*accessibility.Node{}
 		for _, n := range tree.Nodes {
-			what, ok := fields[n.BackendDOMNodeID]
-			if !ok || n.Ignored { // not a field, or not rendered
+			nodes[n.NodeID] = n
+		}
+		// A date field's parts (day, month, year) are fields inside it.
+		inField := func(n *accessibility.Node) bool {
+			for p := nodes[n.ParentID]; p != nil; p = nodes[p.ParentID] {
+				if fieldRoles[role(p)] {
+					return true
+				}
+			}
+			return false
+		}
+		byName := map[string][]cdp.BackendNodeID{}
+		var names []string
+		seen := 0
+		for _, n := range tree.Nodes {
+			if n.Ignored || n.BackendDOMNodeID == 0 || !fieldRoles[role(n)] || inField(n) {
 				continue
 			}
+			seen++
 			var name string
 			if n.Name != nil {
 				_ = json.Unmarshal(n.Name.Value, &name)
 			}
 			if name = strings.Join(strings.Fields(name), " "); name == "" {
-				out = append(out, what+" has no accessible name")
+				out = append(out, "the "+role(n)+" "+describe(n.BackendDOMNodeID)+" has no accessible name")
 				continue
 			}
 			if byName[name] == nil {
 				names = append(names, name)
 			}
-			byName[name] = append(byName[name], what)
+			byName[name] = append(byName[name], n.BackendDOMNodeID)
 		}
 		for _, name := range names {
-			if w := byName[name]; len(w) > 1 {
-				out = append(out, fmt.Sprintf("%d fields are named %q: %s", len(w), name, strings.Join(w[:min(len(w), 3)], ", ")))
+			if ids := byName[name]; len(ids) > 1 {
+				var what []string
+				for _, id := range ids[:min(len(ids), 3)] {
+					what = append(what, describe(id))
+				}
+				out = append(out, fmt.Sprintf("%d fields are named %q: %s", len(ids), name, strings.Join(what, ", ")))
 			}
+		}
+		// A field whose role the list above does not know would go unchecked.
+		fields, err := chromedp.Evaluate[int](countFields)(ctx, t)
+		if err != nil {
+			return err
+		}
+		if seen != fields {
+			out = append(out, fmt.Sprintf("the page has %d form fields, the accessibility tree %d of the roles checked", fields, seen))
 		}
 		return nil
 	}))
@@ -597,19 +661,19 @@ const lowContrast = `(() => {
 
 // minorUnits lists the amounts, quantities and rates of a record (as read
 // through /v1) that page shows as the API keeps them (minor units,
-// thousandths, basis points) rather than in a person's unit and, when the
-// page shows the record, its total if not shown as money.Format writes it
-// (totals: 1 when checked). Values under 1000 and amounts of currencies
-// without decimals read the same either way, so are not checked.
-func minorUnits(page string, rec map[string]any, shown bool) (found []string, totals int) {
+// thousandths, basis points) rather than in a person's unit, and the
+// amounts of must (top-level fields) it does not show as money.Format
+// writes them; totals is how many of those were checked. Values under
+// 1000 and amounts of currencies without decimals read the same either
+// way, so are not checked.
+func minorUnits(page string, rec map[string]any, must []string) (found []string, totals int) {
 	currency, _ := rec["currency_code"].(string)
-	if currency == "" {
-		currency, _ = rec["currency"].(string)
-	}
-	if v, ok := rec["total_cents"].(float64); ok && currency != "" && shown {
-		totals++
-		if want := strings.Join(strings.Fields(money.Format(int64(v), currency, "en")), " "); !strings.Contains(page, want) {
-			found = append(found, fmt.Sprintf("total_cents %d is not shown as %q", int64(v), want))
+	for _, k := range must {
+		if v, ok := rec[k].(float64); ok && currency != "" {
+			totals++
+			if want := strings.Join(strings.Fields(money.Format(int64(v), currency, "en")), " "); !strings.Contains(page, want) {
+				found = append(found, fmt.Sprintf("%s %d is not shown as %q", k, int64(v), want))
+			}
 		}
 	}
 	var walk func(path string, v any)
