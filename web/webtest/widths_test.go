@@ -173,6 +173,13 @@ func routePattern(route string) *regexp.Regexp {
 // order's shipments) are checked too, with what a person may open open.
 // At 390 px no page may scroll sideways; at 1280 px, in addition, no
 // table may scroll sideways in its frame and no table cell may be cut.
+// At every width no page may break its Content-Security-Policy (also
+// after picking an item, swapped in by htmx), every form field has an
+// accessible name of its own, and text contrasts with its background;
+// at 1280 px the amounts, quantities and rates a record or list page
+// shows are in a person's unit, not as /v1 keeps them. A page of every
+// shape is checked again in a dark colour scheme, and on a phone the
+// navigation opens from the top bar's Menu button.
 func TestAdminPagesAtEveryWidth(t *testing.T) {
 	ctx := browser(t)
 	env := webtest.Start(t)
