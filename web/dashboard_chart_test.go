@@ -42,6 +42,10 @@ func TestNarrowChartLabelsFitTheirRoom(t *testing.T) {
 		if need := float64(len("12/26")) * s.Font * 0.62; need > room {
 			t.Errorf("%v: a month label needs %.0f units, has %.0f", s, need, room)
 		}
+		last := c.Bars[len(c.Bars)-1]
+		if need := float64(len("12/26")) * s.Font * 0.62 / 2; last.X+last.W/2+need > c.W {
+			t.Errorf("%v: the latest month's label is cut at the right edge", s)
+		}
 		if need := float64(len([]rune(c.Grid[4].Label))) * s.Font * 0.62; need > c.Left-6 {
 			t.Errorf("%v: the gridline label %q needs %.0f units, has %.0f", s, c.Grid[4].Label, need, c.Left-6)
 		}

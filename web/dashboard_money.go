@@ -273,7 +273,8 @@ func (v moneyView) chart(s chartShape) chart {
 		c.Grid = append(c.Grid, chartLine{Y: c.Top + plotH - plotH*float64(k*step)/float64(scaleTop), Label: label})
 	}
 	c.Left = 10 + float64(widest)*s.Font*0.62
-	slot := (c.W - c.Left) / float64(len(v.Months))
+	right := 1.6 * s.Font // half the latest month's label, centred on its bar
+	slot := (c.W - c.Left - right) / float64(len(v.Months))
 	for i, b := range v.Months {
 		h := plotH * float64(amount(b)) / float64(scaleTop)
 		title := b.figure.Label + ": " + b.amountText() + ", " + b.countText("invoice", "invoices")
