@@ -469,7 +469,13 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	if got := evaluate[string](b, shownInView); got != "not shown" {
 		t.Errorf("on a phone, before the menu is opened, the Invoices link is %q; want it in the menu", got)
 	}
+	if got := b.expanded("Menu"); got != "button, collapsed" {
+		t.Errorf("to a screen reader the closed menu's button is %q", got)
+	}
 	b.click(".topbar details.menu > summary")
+	if got := b.expanded("Menu"); got != "button, expanded" {
+		t.Errorf("to a screen reader the open menu's button is %q", got)
+	}
 	if got := evaluate[string](b, shownInView); got != "" {
 		t.Errorf("on a phone, with the menu open, the Invoices link is %s", got)
 	}
@@ -723,4 +729,45 @@ func groupDigits(s string) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// expanded is how Chrome's accessibility tree (what a screen reader
+// reads) presents the control named name: "button, expanded", "button,
+// collapsed", or what else it finds.
+func (b *tab) expanded(name string) string {
+	b.t.Helper()
+	var got string
+	b.do("read the accessibility tree", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		tree, err := cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+		if err != nil {
+			return err
+		}
+		str := func(v *accessibility.Value) string {
+			var s string
+			if v != nil {
+				_ = json.Unmarshal(v.Value, &s)
+			}
+			return s
+		}
+		for _, n := range tree.Nodes {
+			if n.Ignored || str(n.Name) != name || str(n.Role) == "StaticText" {
+				continue
+			}
+			got = str(n.Role) + ", not expandable"
+			if str(n.Role) == "DisclosureTriangle" { // a <summary>: a button that expands
+				got = "button, not expandable"
+			}
+			for _, p := range n.Properties {
+				if p.Name == accessibility.PropertyNameExpanded {
+					var on bool
+					_ = json.Unmarshal(p.Value.Value, &on)
+					got = strings.Replace(got, "not expandable", map[bool]string{true: "expanded", false: "collapsed"}[on], 1)
+				}
+			}
+			return nil
+		}
+		got = "not in the accessibility tree"
+		return nil
+	}))
+	return got
 }
