@@ -210,6 +210,35 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 	// (cells: the 1280 px checks too), and returns where it landed.
 	problems := map[string][]string{} // page → what is wrong
 	scheme := "light"
+	// openOwed checks the dashboard's "Open" figure against the open
+	// invoices /v1 lists: each currency's remaining amounts added up, as
+	// money.Format writes them.
+	dashboards := 0
+	openOwed := func(shown string) []string {
+		dashboards++
+		var l struct {
+			Data []map[string]any
+			Meta struct{ Total int }
+		}
+		env.Get(t, "/v1/invoices?status=sent,partially_paid,overdue&limit=100", ws.Key).WantStatus(t, 200).Decode(t, &l)
+		if len(l.Data) != l.Meta.Total || l.Meta.Total == 0 {
+			return []string{fmt.Sprintf("the open invoices are %d, %d of them read: the dashboard's Open figure is not checked", l.Meta.Total, len(l.Data))}
+		}
+		sums := map[string]int64{}
+		for _, inv := range l.Data {
+			c, _ := inv["currency_code"].(string)
+			r, _ := inv["remaining_cents"].(float64)
+			sums[c] += int64(r)
+		}
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(sums)) {
+			parts = append(parts, strings.Join(strings.Fields(money.Format(sums[c], c, "en")), " "))
+		}
+		if want := "Open " + strings.Join(parts, " · "); !strings.Contains(shown, want) {
+			return []string{fmt.Sprintf("the dashboard does not read %q", want)}
+		}
+		return nil
+	}
 	// throughV1 is what /v1 answers for a record page (the record) or a
 	// records list (its first hundred), with the resource.
 	list := regexp.MustCompile(`^/admin/w/[^/]+/records/([a-z-]+)$`)
@@ -255,6 +284,9 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		found = append(found, evaluate[[]string](b, lowContrast)...)
 		if width >= 1280 && scheme == "light" {
 			shown := strings.Join(strings.Fields(body), " ")
+			if strings.TrimSuffix(at.Path, "/") == "/admin/w/"+ws.ID {
+				found = append(found, openOwed(shown)...)
+			}
 			res, recs := throughV1(at.Path)
 			for _, rec := range recs {
 				var must []string // the amounts the page must show in the currency's unit
@@ -399,6 +431,9 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		t.Errorf("the icon is served as %q", typ)
 	}
 
+	if dashboards == 0 {
+		t.Error("the busy workspace's dashboard was not checked against /v1")
+	}
 	if totals == 0 {
 		t.Error("no invoice's amount was checked against money.Format: the minor units check checked nothing")
 	}
