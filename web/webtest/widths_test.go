@@ -461,6 +461,20 @@ func TestAdminPagesAtEveryWidth(t *testing.T) {
 		problems[form] = append(problems[form], "1280 px, light, after picking an item: "+f)
 	}
 
+	// A list's live search is swapped in by htmx too.
+	search := "/admin/w/" + ws.ID + "/records/invoices"
+	b.open(search)
+	b.do("style the fields", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("input, select, #results a").forEach((e) => e.style.color = "inherit")`))
+	b.do("mark the results", chromedp.Evaluate[chromedp.Void](`document.querySelector("#results").dataset.old = "1"`))
+	b.fill("#q", "INV-")
+	b.until("the search's results", `!!document.querySelector("#results") && !document.querySelector("#results").dataset.old`)
+	for _, v := range b.cspViolations() {
+		problems[search] = append(problems[search], "1280 px, light, after a search: CSP violation: "+v)
+	}
+	for _, f := range b.fieldNames() {
+		problems[search] = append(problems[search], "1280 px, light, after a search: "+f)
+	}
+
 	// Dark, as the system's colour scheme asks: a page of every shape.
 	dark := func(on bool) {
 		var features []*emulation.MediaFeature
