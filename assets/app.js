@@ -34,6 +34,21 @@
     s.removeAllRanges();
     s.addRange(r);
   }
+  // The phone's menu (a <details>) closes on Escape, giving focus back to
+  // its button, and when a person taps or tabs outside it.
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Escape") return;
+    var open = document.querySelector("details.menu[open]");
+    if (!open) return;
+    open.open = false;
+    open.querySelector("summary").focus();
+  });
+  function closeOutside(ev) {
+    var open = document.querySelector("details.menu[open]");
+    if (open && !open.contains(ev.target)) open.open = false;
+  }
+  document.addEventListener("click", closeOutside);
+  document.addEventListener("focusin", closeOutside);
   // htmx requests carry the session's CSRF token from <meta name="csrf-token">.
   document.addEventListener("htmx:configRequest", function (ev) {
     var m = document.querySelector('meta[name="csrf-token"]');

@@ -222,8 +222,8 @@ type chart struct {
 
 type chartBar struct {
 	X, Y, W, H float64
-	Label      string // month
-	Title      string // "March 2026: 12,345.00 EUR, 31 invoices"
+	Label      string // month; "" where a narrow chart has no room for it
+	Title      string // "March 2026: €12,345.00, 31 invoices"
 	Href       string
 }
 
@@ -232,8 +232,21 @@ type chartLine struct {
 	Label string
 }
 
-func (v moneyView) chart() chart {
-	c := chart{W: 720, H: 260, Left: 64, Bottom: 28, Top: 12}
+// chartShape is a chart's drawing size, in the units its text is drawn
+// in: drawn on a phone, the narrow one keeps its text about the size of
+// the page's rather than scaling a wide drawing's text down by half.
+type chartShape struct {
+	W, H, Font float64
+	Every      int // a month label every so many bars
+}
+
+var (
+	wideChart   = chartShape{W: 720, H: 260, Font: 12, Every: 1}
+	narrowChart = chartShape{W: 340, H: 230, Font: 13, Every: 2}
+)
+
+func (v moneyView) chart(s chartShape) chart {
+	c := chart{W: s.W, H: s.H, Bottom: s.Font + 16, Top: 12}
 	var top int64
 	amount := func(b monthBar) int64 {
 		for _, m := range b.Amounts {
@@ -252,15 +265,24 @@ func (v moneyView) chart() chart {
 		scaleTop = 1
 	}
 	plotH := c.H - c.Bottom - c.Top
-	slot := (c.W - c.Left) / float64(len(v.Months))
+	// The gridlines' labels set the left margin: the longest fits.
+	widest := 0
+	for k := int64(0); k <= 4; k++ {
+		label := shortMoney(k*step, v.ChartCurrency)
+		widest = max(widest, len([]rune(label)))
+		c.Grid = append(c.Grid, chartLine{Y: c.Top + plotH - plotH*float64(k*step)/float64(scaleTop), Label: label})
+	}
+	c.Left = 10 + float64(widest)*s.Font*0.62
+	right := 1.6 * s.Font // half the latest month's label, centred on its bar
+	slot := (c.W - c.Left - right) / float64(len(v.Months))
 	for i, b := range v.Months {
 		h := plotH * float64(amount(b)) / float64(scaleTop)
-		title := b.Label + ": " + b.amountText() + ", " + b.countText("invoice", "invoices")
-		c.Bars = append(c.Bars, chartBar{X: c.Left + float64(i)*slot + slot*0.15, W: slot * 0.7, Y: c.Top + plotH - h, H: h,
-			Label: b.Month[5:] + "/" + b.Month[2:4], Title: title, Href: b.Href})
-	}
-	for k := int64(0); k <= 4; k++ {
-		c.Grid = append(c.Grid, chartLine{Y: c.Top + plotH - plotH*float64(k*step)/float64(scaleTop), Label: shortMoney(k*step, v.ChartCurrency)})
+		title := b.figure.Label + ": " + b.amountText() + ", " + b.countText("invoice", "invoices")
+		bar := chartBar{X: c.Left + float64(i)*slot + slot*0.15, W: slot * 0.7, Y: c.Top + plotH - h, H: h, Title: title, Href: b.Href}
+		if (len(v.Months)-1-i)%s.Every == 0 { // the latest month always labelled
+			bar.Label = b.Month[5:] + "/" + b.Month[2:4]
+		}
+		c.Bars = append(c.Bars, bar)
 	}
 	return c
 }
@@ -281,16 +303,28 @@ func niceStep(top int64) int64 {
 	}
 }
 
-// shortMoney writes minor units of currency in whole units, shortened: 1.2k, 3.4M.
+// shortMoney writes minor units of currency in whole units, shortened, as
+// money.Format writes the currency: €1.2k, €3.4M, KWD 500.
 func shortMoney(minor int64, currency string) string {
 	units := float64(minor) / math.Pow10(pricing.Digits(currency))
+	n := strconv.FormatFloat(units, 'f', -1, 64)
 	switch {
 	case units >= 1e6:
-		return strconv.FormatFloat(units/1e6, 'f', -1, 64) + "M"
+		n = strconv.FormatFloat(units/1e6, 'f', -1, 64) + "M"
 	case units >= 1e3:
-		return strconv.FormatFloat(units/1e3, 'f', -1, 64) + "k"
+		n = strconv.FormatFloat(units/1e3, 'f', -1, 64) + "k"
 	}
-	return strconv.FormatFloat(units, 'f', -1, 64)
+	if currency == "" {
+		return n
+	}
+	// The currency's symbol or code where money.Format puts it, around the number.
+	zero := pricing.Format(0, currency, uiLang)
+	first := strings.IndexFunc(zero, func(r rune) bool { return r >= '0' && r <= '9' })
+	last := strings.LastIndexFunc(zero, func(r rune) bool { return r >= '0' && r <= '9' })
+	if first < 0 {
+		return n
+	}
+	return zero[:first] + n + zero[last+1:]
 }
 
 func px(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }

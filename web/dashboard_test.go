@@ -238,11 +238,19 @@ func TestDashboardMoneyFigures(t *testing.T) {
 			t.Errorf("%s links to %s listing %v; want %v", m, row[1], got, w.numbers)
 		}
 	}
-	if !strings.Contains(body, `<svg viewBox=`) || !strings.Contains(body, `role="img" aria-labelledby="chart-title chart-desc"`) ||
-		!strings.Contains(body, "<title id=\"chart-title\">Sales invoiced per month, EUR</title>") {
-		t.Error("the chart is not an accessible SVG drawing EUR")
-	}
-	if n := strings.Count(body, `<rect class="bar"`); n != 12 {
-		t.Errorf("the chart has %d bars, want 12", n)
+	// Two drawings, wide and narrow (a phone's), each an accessible SVG of
+	// the 12 months whose gridlines read in money.
+	for _, d := range []struct{ class, id string }{{"wide", "chart"}, {"narrow", "narrow-chart"}} {
+		svg := regexp.MustCompile(`(?s)<svg class="` + d.class + `" viewBox=.*?</svg>`).FindString(body)
+		if !strings.Contains(svg, `role="img" aria-labelledby="`+d.id+`-title `+d.id+`-desc"`) ||
+			!strings.Contains(svg, `<title id="`+d.id+`-title">Sales invoiced per month, EUR</title>`) {
+			t.Errorf("the %s chart is not an accessible SVG drawing EUR:\n%.300s", d.class, svg)
+		}
+		if n := strings.Count(svg, `<rect class="bar"`); n != 12 {
+			t.Errorf("the %s chart has %d bars, want 12", d.class, n)
+		}
+		if !regexp.MustCompile(`<text class="axis"[^>]*>€\d`).MatchString(svg) {
+			t.Errorf("the %s chart's gridlines are not labelled in euros", d.class)
+		}
 	}
 }
