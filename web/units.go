@@ -277,11 +277,14 @@ func convertAmount(f resource.Field, n int64, from, to string) string {
 // label a person sees ("Line 2: Qty is required."). Other messages are
 // kept, capitalized.
 func inWords(input, param, message string) string {
-	rest, named := strings.CutPrefix(message, param)
-	if !named || param == "" {
-		return capitalize(message) + "."
+	if rest, named := strings.CutPrefix(message, param); named && param != "" {
+		return fieldWords(input) + rest + "."
 	}
-	return fieldWords(input) + rest + "."
+	// A message naming a field without a param ("currency_code must be …").
+	if m := namedParam.FindStringIndex(message); m != nil {
+		return fieldWords(message[:m[1]]) + message[m[1]:] + "."
+	}
+	return capitalize(message) + "."
 }
 
 // fieldWords names an input as its form shows it: "Line 2: Qty", "Currency code".

@@ -121,7 +121,7 @@ func TestFormHintsSpeakPeoplesUnits(t *testing.T) {
 
 func TestAPIRefusalsInWords(t *testing.T) {
 	for _, c := range []struct{ input, param, message, want string }{
-		{"lines[1].qty_milli", "lines[0].qty_milli", "lines[0].qty_milli is required", "Line 2: Qty is required."},
+		{"lines[1].qty_milli", "lines[0].qty_milli", "lines[0].qty_milli is required", "Line 2: Quantity is required."},
 		{"currency_code", "currency_code", "currency_code must be an ISO 4217 code", "Currency code must be an ISO 4217 code."},
 		{"amount_incl_vat_cents", "amount_incl_vat_cents", "the payment exceeds the open balance", "The payment exceeds the open balance."},
 		{"payments[0].amount_cents", "payments[0].amount_cents", "payments[0].amount_cents is required", "Payment 1: Amount is required."},
