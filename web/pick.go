@@ -91,7 +91,9 @@ type refResult struct{ Op, Label, Note string }
 func (p refPick) findOp(field string) string { return findRef + ":" + field }
 
 // pickListID is the id of the element that holds a picker's matches.
-func pickListID(field string) string { return "picks-" + strings.NewReplacer("[", "-", "]", "", ".", "-").Replace(field) }
+func pickListID(field string) string {
+	return "picks-" + strings.NewReplacer("[", "-", "]", "", ".", "-").Replace(field)
+}
 
 // findVals is the body field the type-ahead adds to the form it posts.
 func findVals(field string) string {
