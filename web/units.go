@@ -77,6 +77,10 @@ func unitSuffix(f resource.Field, cur string) string {
 // be 55, so it is refused rather than guessed.
 var plainDecimal = regexp.MustCompile(`^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?$`)
 
+// decimalComma is a number written with a comma for its point ("5,5",
+// "2,50"), which plainDecimal refuses.
+var decimalComma = regexp.MustCompile(`^[+-]?\d+,\d+$`)
+
 // scaled reads s (plainDecimal) into an integer with scale implied
 // decimals, exactly: scaled("2.5", 3) is 2500.
 func scaled(s string, scale int) (int64, string) {
@@ -112,13 +116,18 @@ func parseUnit(f resource.Field, text, cur string) (int64, string) {
 	n, problem := scaled(s, d)
 	switch {
 	case problem == "nan":
+		// A decimal comma is named, with the point it takes ("5,5": 5.5).
+		point := ""
+		if decimalComma.MatchString(s) {
+			point = " (with a point for decimals: " + strings.Replace(s, ",", ".", 1) + ")"
+		}
 		switch f.Unit {
 		case resource.MinorUnits:
-			return 0, "must be an amount in " + cur + ", such as " + unitText(f, 120*pow10(d), cur)
+			return 0, "must be an amount in " + cur + ", such as " + unitText(f, 120*pow10(d), cur) + point
 		case resource.BasisPoints:
-			return 0, "must be a percentage, such as 20 or 5.5"
+			return 0, "must be a percentage, such as 20 or 5.5" + point
 		}
-		return 0, "must be a number, such as 3 or 2.5"
+		return 0, "must be a number, such as 3 or 2.5" + point
 	case problem == "decimals":
 		switch {
 		case f.Unit == resource.MinorUnits && d == 0:

@@ -35,7 +35,7 @@ func TestPeoplesUnitsReadExactly(t *testing.T) {
 		{money, "500.5", "JPY", 0, "has no decimals in JPY"},
 		{money, "1.230", "EUR", 123, ""}, // a trailing zero is no decimal
 		{money, "abc", "EUR", 0, "must be an amount in EUR, such as 120.00"},
-		{money, "5,5", "EUR", 0, "must be an amount in EUR, such as 120.00"},
+		{money, "5,5", "EUR", 0, "must be an amount in EUR, such as 120.00 (with a point for decimals: 5.5)"},
 		{money, "1,23,4", "EUR", 0, "must be an amount in EUR, such as 120.00"},
 		{money, "1e3", "EUR", 0, "must be an amount in EUR, such as 120.00"},
 		{money, "€12", "EUR", 0, "must be an amount in EUR, such as 120.00"},

@@ -52,7 +52,7 @@ func TestPeoplesUnitsInABrowser(t *testing.T) {
 	b.fill("#f-lines-1-unit_price_cents", "10")
 	b.waitText("Line 2: Quantity must be a number with at most 3 decimals.") // the totals say it as one types
 	b.submit(`.actions button[type=submit]:not([name])`)
-	b.waitText("The invoice was not saved; see the fields marked below.")
+	b.waitText("The invoice was not saved; see the field marked below.")
 	if msg := errorBy("#f-lines-1-qty_milli"); msg != "Line 2: Quantity must be a number with at most 3 decimals." {
 		t.Fatalf("by line 2's quantity: %q", msg)
 	}
