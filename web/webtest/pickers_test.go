@@ -74,7 +74,9 @@ func TestPickersInABrowser(t *testing.T) {
 		env.Get(t, "/v1/invoices/"+id, key).WantStatus(t, 200).Decode(t, &inv)
 		return inv
 	}
-	focused := func() string { return evaluate[string](b, `document.activeElement ? document.activeElement.id || document.activeElement.tagName : ""`) }
+	focused := func() string {
+		return evaluate[string](b, `document.activeElement ? document.activeElement.id || document.activeElement.tagName : ""`)
+	}
 	// pick types into a picker and picks the match that reads label.
 	pick := func(input, list, typed, label string) {
 		t.Helper()
