@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,8 +93,14 @@ func (f formField) hint() string {
 	if f.Hint != "" {
 		return f.Hint
 	}
-	return f.F.Doc
+	return pickedWords.ReplaceAllStringFunc(f.F.Doc, func(m string) string {
+		return "no " + strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(m, "no "), "_id"), "_", " ") + " picked"
+	})
 }
+
+// pickedWords are a doc's words about an id a picker holds ("when there
+// is no client_id"), which a person reads as no client picked.
+var pickedWords = regexp.MustCompile(`\bno [a-z]+(?:_[a-z]+)*_id\b`)
 
 // withUnit gives a field in a person's unit its unit and help.
 func (f formField) withUnit(cur string) formField {

@@ -100,6 +100,11 @@ func TestPickersInABrowser(t *testing.T) {
 			if evaluate[bool](b, `!!document.querySelector("#f-client_id").closest("details:not([open])") === false`) {
 				t.Fatal("the client's id is not folded under Every field")
 			}
+			if width == 1280 {
+				b.fill("#f-client_id-q", "acme")
+				b.until("the matches", `document.querySelectorAll("#picks-client_id button.pick").length === 2`)
+				b.screenshot("invoice-client-picker.png", false)
+			}
 			pick("#f-client_id-q", "#picks-client_id", "acme", "Acme Outfitters")
 			b.waitValue("#f-client_id", acme)
 			if v := b.value("#f-client_id-q"); v != "Acme Outfitters" {
@@ -231,6 +236,10 @@ func TestPickersInABrowser(t *testing.T) {
 		}
 		noCSP("keyboard")
 	})
+
+	// The listener hears what the policy refuses: an inline style is one.
+	b.do("an inline style", chromedp.Evaluate[chromedp.Void](`document.body.setAttribute("style", "color: red")`))
+	b.until("the refusal heard", `(window.__csp || []).length > 0`)
 }
 
 // phoneCards checks a lines editor at phone width: nothing scrolls
