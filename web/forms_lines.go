@@ -581,16 +581,31 @@ func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) {
 			v[f.Name] = c.Query(f.Name)
 		}
 	}
+	u.takeRows(c, s, v)
+}
+
+// takeRows fills blank rows editors with the rows of the record the form
+// names (an order's lines left to ship or to return); it returns the
+// rows editors filled.
+func (u *UI) takeRows(c *fiber.Ctx, s formSpec, v formValues) map[string]bool {
+	filled := map[string]bool{}
 	for _, f := range s.RT.Op.Body {
-		if !rowsField(f) || !formable(f) {
+		if !rowsField(f) || !formable(f) || !blankRows(v, f) {
 			continue
 		}
-		if src, ok := u.rowSource(c, s, v, f); ok {
-			for i, row := range src.Rows {
-				for k, val := range row {
-					v[rowName(f, i, resource.Field{Name: k})] = val
+		if src, ok := u.rowSource(c, s, v, f); ok && len(src.Rows) > 0 {
+			for i := 0; i < rowCount(v, f); i++ {
+				for _, it := range f.Items {
+					delete(v, rowName(f, i, it))
 				}
 			}
+			for i, row := range src.Rows {
+				for _, it := range f.Items {
+					v[rowName(f, i, it)] = row[it.Name]
+				}
+			}
+			filled[f.Name] = true
 		}
 	}
+	return filled
 }

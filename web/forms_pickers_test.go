@@ -92,6 +92,17 @@ func TestPickersWithoutScript(t *testing.T) {
 		t.Fatalf("the cleared client: %v", got["client_id"])
 	}
 
+	// A New shipment's order picked: its lines left to ship become the rows.
+	so := env.Do(t, "POST", "/v1/sales-orders", key, map[string]any{"client_id": acme, "lines": []any{
+		map[string]any{"description": "Desk", "qty_milli": 3000, "unit_price_cents": 100}}}).WantStatus(t, 201).JSON(t)["id"].(string)
+	env.Do(t, "POST", "/v1/sales-orders/"+so+"/confirm", key, nil).WantStatus(t, 200)
+	shps := w + "/records/shipments"
+	sp := formOf(c.PostWithToken(shps+"/new", shps, url.Values{"_q.sales_order_id": {""}, "_was.sales_order_id": {""}, "sales_order_id": {""},
+		"_op": {"pickref:sales_order_id:" + so}}).Body)
+	if sp.Get("sales_order_id") != so || sp.Get("lines[0].qty_milli") != "3" || !strings.HasPrefix(sp.Get("_q.sales_order_id"), "SO-") {
+		t.Fatalf("the shipment of the picked order: %v", sp)
+	}
+
 	// A category's parent is picked by name too (its declaration names categories).
 	root := env.Do(t, "POST", "/v1/categories", key, map[string]any{"name": "Furniture"}).WantStatus(t, 201).JSON(t)["id"].(string)
 	cats := w + "/records/categories"

@@ -311,7 +311,15 @@ func (u *UI) pickRecord(c *fiber.Ctx, s *formSpec, v formValues, field, id strin
 		return nil
 	}
 	v[field], v[queryPrefix+field], v[wasPrefix+field] = id, cmp.Or(nameOf(r, rec), id), id
-	return u.refillFrom(c, s, v, field, rec)
+	filled := u.refillFrom(c, s, v, field, rec)
+	if s.create() {
+		// The rows a create takes from the record it is of (an order's
+		// lines to ship or return).
+		for k := range u.takeRows(c, *s, v) {
+			filled[k] = true
+		}
+	}
+	return filled
 }
 
 // refItems are the fields of items that have a picker.
