@@ -75,11 +75,11 @@ func documentDefaults(fields []resource.Field, v formValues, d companyDefaults) 
 // names one record, an id typed or sent in the address): see refillFrom.
 // It returns the inputs filled.
 func (u *UI) refill(c *fiber.Ctx, s *formSpec, v formValues) map[string]bool {
+	filled := map[string]bool{}
 	if !s.create() {
-		return nil
+		return filled
 	}
 	ws := workspaceOf(c)
-	filled := map[string]bool{}
 	for _, f := range s.RT.Op.Body {
 		r := refField(ws, f)
 		id := strings.TrimSpace(v[f.Name])
@@ -145,10 +145,8 @@ func (u *UI) refillFrom(c *fiber.Ctx, s *formSpec, v formValues, field string, r
 // (which a New form fills in).
 func blankRows(v formValues, f resource.Field) bool {
 	for i := 0; i < rowCount(v, f); i++ {
-		for _, it := range f.Items {
-			if it.Name != "vat_rate_bp" && strings.TrimSpace(v[rowName(f, i, it)]) != "" {
-				return false
-			}
+		if !rowBlank(v, f, i) {
+			return false
 		}
 	}
 	return true

@@ -831,8 +831,8 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	if c.FormValue(moreRows) != "" {
 		for _, f := range op.Body {
 			if rowsField(f) && formable(f) && len(f.Items) > 0 {
-				// The first of the new rows.
-				s.Focus = rowName(f, rowCount(v, f), firstShown(f))
+				// The first blank row, where the next line goes.
+				s.Focus = rowName(f, firstBlankRow(v, f), firstShown(f))
 				break
 			}
 		}
@@ -922,6 +922,26 @@ func (u *UI) nextAfter(c *fiber.Ctx, s formSpec, v formValues, field string, ski
 	items, _ := buildForm(s.RT.Op.Body, v, s.create(), 0, "", nil)
 	u.hideRowIDs(s, items)
 	return nextInput(inputsOf(items), field, skip)
+}
+
+// firstBlankRow is the first row of f that holds nothing but a VAT rate
+// (a New form fills it in), after the last that holds something.
+func firstBlankRow(v formValues, f resource.Field) int {
+	n := rowCount(v, f)
+	for n > 0 && rowBlank(v, f, n-1) {
+		n--
+	}
+	return n
+}
+
+// rowBlank reports whether row i of f holds nothing but a VAT rate.
+func rowBlank(v formValues, f resource.Field, i int) bool {
+	for _, it := range f.Items {
+		if it.Name != "vat_rate_bp" && strings.TrimSpace(v[rowName(f, i, it)]) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // firstShown is the first column of f's rows that the table shows.

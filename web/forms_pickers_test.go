@@ -83,6 +83,11 @@ func TestPickersWithoutScript(t *testing.T) {
 	if ev.Get("_q.client_id") != "Acme Outfitters" || ev.Get("_was.client_id") != acme {
 		t.Fatalf("the edit form's picker: %v", ev)
 	}
+	// On an edit too a pick answers the form with the record picked.
+	other := env.Do(t, "POST", "/v1/clients", key, map[string]any{"name": "Bolt Ltd"}).WantStatus(t, 201).JSON(t)["id"].(string)
+	if p := formOf(c.PostWithToken(edit, w+"/records/invoices/"+id, with(ev, "_op", "pickref:client_id:"+other)).Body); p.Get("client_id") != other || p.Get("_q.client_id") != "Bolt Ltd" {
+		t.Fatalf("a pick on the edit form: %v", p)
+	}
 	ev.Set("_q.client_id", "")
 	ev.Set("client_name", "Walk-in")
 	if r := c.PostWithToken(edit, w+"/records/invoices/"+id, ev); r.Status != 303 {

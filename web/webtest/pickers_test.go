@@ -237,6 +237,33 @@ func TestPickersInABrowser(t *testing.T) {
 		noCSP("keyboard")
 	})
 
+	t.Run("row buttons keep the focus", func(t *testing.T) {
+		b.t = t
+		defer func() { b.t = t }()
+		// press focuses a button and presses Enter on it, as a keyboard does.
+		press := func(sel string) {
+			t.Helper()
+			b.do("focus "+sel, chromedp.Evaluate[chromedp.Void](`document.querySelector(`+jsString(sel)+`).focus()`))
+			b.do("Enter on "+sel, chromedp.KeyEvent(kb.Enter))
+		}
+		b.open(w + "/records/invoices/new")
+		b.fill("#f-lines-0-description", "First")
+		b.fill("#f-lines-1-description", "Second")
+		press(`button[name="_more"]`)
+		b.until("the first blank line focused", `document.activeElement && document.activeElement.id === "f-lines-2-description"`)
+		press(`button[value="down:lines:0"]`)
+		b.until("the moved line's button focused", `document.activeElement && document.activeElement.value === "down:lines:1"`)
+		if v := b.value("#f-lines-1-description"); v != "First" {
+			t.Fatalf("the line moved down reads %q", v)
+		}
+		press(`button[value="remove:lines:0"]`)
+		b.until("the next line focused", `document.activeElement && document.activeElement.id === "f-lines-0-description"`)
+		if v := b.value("#f-lines-0-description"); v != "First" {
+			t.Fatalf("after removing line 1, line 1 reads %q", v)
+		}
+		noCSP("row buttons")
+	})
+
 	// The listener hears what the policy refuses: an inline style is one.
 	b.do("an inline style", chromedp.Evaluate[chromedp.Void](`document.body.setAttribute("style", "color: red")`))
 	b.until("the refusal heard", `(window.__csp || []).length > 0`)
