@@ -22,9 +22,8 @@
     if (!list || !list.id) return null;
     return document.querySelector('[data-pick-query="' + list.id + '"]');
   }
-  function close(list, input) {
+  function close(list) {
     if (list) list.innerHTML = "";
-    if (input) input.setAttribute("aria-expanded", "false");
   }
 
   // Enter handled on keydown must not also send the form on its keypress
@@ -61,7 +60,7 @@
         }
       } else if (ev.key === "Escape" && found.length) {
         ev.preventDefault();
-        close(list, t);
+        close(list);
       }
       return;
     }
@@ -77,18 +76,9 @@
       } else if (ev.key === "Escape" && input) {
         ev.preventDefault();
         input.focus();
-        close(t.closest(".picks"), input);
+        close(t.closest(".picks"));
       }
     }
-  });
-
-  // The matches swapped in say whether the list is open.
-  document.addEventListener("htmx:afterSwap", function (ev) {
-    var el = ev.detail && ev.detail.elt;
-    if (!el || !el.id) return;
-    var input = document.querySelector('[data-pick-query="' + el.id + '"]');
-    var list = document.getElementById(el.id);
-    if (input) input.setAttribute("aria-expanded", matches(list).length ? "true" : "false");
   });
 
   // After a swap the focus stays where the person works: the server marks

@@ -347,10 +347,3 @@ func refHintTail(f formField) string {
 	}
 	return "."
 }
-
-func boolText(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
-}
