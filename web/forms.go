@@ -700,6 +700,9 @@ func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apie
 	}
 	u.decorateRows(c, s, items, v, cur)
 	u.decorateRefs(c, s.RT.Op.Body, items, v, s.Action, s.Asked)
+	if s.Focus == "" && s.FocusOp == "" {
+		s.Focus = firstRefused(items) // a refused form: where to correct it
+	}
 	focus(items, s.Focus, s.FocusOp)
 	d.Items = items
 	if len(errs) > 0 {
@@ -741,6 +744,26 @@ func focus(items []formItem, name, op string) {
 			}
 		}
 	}
+}
+
+// firstRefused is the first input, in the form's order, that a refusal
+// names; "" when none.
+func firstRefused(items []formItem) string {
+	for _, it := range items {
+		if it.Field != nil && it.Field.Error != "" {
+			return it.Field.Name
+		}
+		if it.Rows != nil {
+			for _, row := range it.Rows.Rows {
+				for _, ff := range row {
+					if ff.Error != "" && !ff.Hidden {
+						return ff.Name
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // inputsOf are the names of a form's inputs a person types in, in order
@@ -1197,6 +1220,7 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, errs map[st
 	}
 	items, unplaced := buildForm(fields, v, true, 0, u.currencyOf(c, rt.Op, v, rec), all)
 	u.decorateRefs(c, fields, items, v, d.A.URL, nil)
+	focus(items, firstRefused(items), "")
 	d.Items = items
 	if len(unplaced) > 0 {
 		d.Error = strings.Join(unplaced, " ")

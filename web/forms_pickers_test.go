@@ -188,6 +188,9 @@ func TestEveryRefusalAtOnce(t *testing.T) {
 	if got := problem(r.Body); got != "The invoice was not saved; see the fields marked below." {
 		t.Errorf("the banner: %q", got)
 	}
+	if !regexp.MustCompile(`id="f-date" name="date" value="next friday" autofocus`).MatchString(r.Body) {
+		t.Errorf("the first field refused does not take the focus")
+	}
 	if valueOf(r.Body, "lines[1].qty_milli") != "2.5555" || valueOf(r.Body, "date") != "next friday" || valueOf(r.Body, "client_name") != "Units Ltd" {
 		t.Errorf("the refused form lost what was typed")
 	}
