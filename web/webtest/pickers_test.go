@@ -137,6 +137,9 @@ func TestPickersInABrowser(t *testing.T) {
 					t.Errorf("%s is named %q, want %q", sel, got, name)
 				}
 			}
+			if width == 1280 {
+				b.screenshot("invoice-lines.png", true)
+			}
 			if width == 390 {
 				phoneCards(b)
 				b.screenshot("invoice-lines-phone.png", true)
