@@ -80,23 +80,11 @@ var languageChoices = []struct{ Value, Label string }{
 	{"en", "English"}, {"fr", "French"}, {"ar", "Arabic"}, {"bilingual", "English and Arabic, side by side"},
 }
 
-// parseRate reads a percentage as people type it ("20", "5.5", "5,5 %")
-// into basis points; false when it is not one with at most two decimals.
-func parseRate(s string) (int64, bool) {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
-	whole, frac, _ := strings.Cut(strings.ReplaceAll(s, ",", "."), ".")
-	if whole == "" || len(frac) > 2 || len(whole) > 5 {
-		return 0, false
-	}
-	for _, r := range whole + frac {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-	}
-	w, _ := strconv.ParseInt(whole, 10, 64)
-	f, _ := strconv.ParseInt((frac + "00")[:2], 10, 64)
-	return w*100 + f, true
-}
+// rateField is the Settings form's default VAT rate as the forms read a
+// line's: a percentage ("20", "5.5", "5.5 %") into basis points, by
+// parseUnit's one rule (a decimal point; "5,5" is refused, not guessed).
+var rateField = resource.Field{Name: "default_vat_rate_bp", Type: resource.Integer, Unit: resource.BasisPoints,
+	Min: new(int64), Max: func() *int64 { n := int64(10_000); return &n }()}
 
 // companyBody is the PATCH /v1/company body of a sent form; an empty input
 // clears its field. A value the form cannot turn into the API's unit is
@@ -124,9 +112,9 @@ func (u *UI) companyBody(c *fiber.Ctx, f *companyForm) (map[string]any, *apierr.
 	text("footer", f.Footer)
 	b["default_vat_rate_bp"] = nil
 	if f.VatRate != "" {
-		bp, ok := parseRate(f.VatRate)
-		if !ok {
-			return nil, apierr.Invalid("default_vat_rate_bp", "type the VAT rate as a percentage, e.g. 20 or 5.5")
+		bp, problem := parseUnit(rateField, f.VatRate, "")
+		if problem != "" {
+			return nil, apierr.Invalid("default_vat_rate_bp", "the VAT rate %s", problem)
 		}
 		b["default_vat_rate_bp"] = bp
 	}

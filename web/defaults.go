@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -69,23 +70,118 @@ func documentDefaults(fields []resource.Field, v formValues, d companyDefaults) 
 	return cur
 }
 
-// partyCurrency leaves a New document's currency to the party chosen
-// (client or vendor) when the form only holds the company's, which it
-// filled in, and the party has a currency of its own.
-func (u *UI) partyCurrency(c *fiber.Ctx, s formSpec, v formValues) {
-	if !s.create() || s.CurDefault == "" || strings.TrimSpace(v["currency_code"]) != s.CurDefault {
-		return
+// refill fills a New form from the records its pickers name, where the
+// id changed since the form was drawn (a picker's pick, a name typed that
+// names one record, an id typed or sent in the address): see refillFrom.
+// It returns the inputs filled.
+func (u *UI) refill(c *fiber.Ctx, s *formSpec, v formValues) map[string]bool {
+	filled := map[string]bool{}
+	if !s.create() {
+		return filled
 	}
-	for _, p := range []struct {
-		field string
-		r     *resource.Resource
-	}{{"client_id", resource.Clients}, {"vendor_id", resource.Vendors}} {
-		if id := strings.TrimSpace(v[p.field]); id != "" && declares(s.RT.Op.Body, p.field) {
-			if rec, err := u.current(c, p.r, id); err == nil && rec != nil && resource.CurrencyCode.Match(textOf(rec.get("currency_code"))) {
-				v["currency_code"] = textOf(rec.get("currency_code"))
+	ws := workspaceOf(c)
+	for _, f := range s.RT.Op.Body {
+		r := refField(ws, f)
+		id := strings.TrimSpace(v[f.Name])
+		if r == nil || id == "" || id == strings.TrimSpace(v[wasPrefix+f.Name]) || byIDPrefix(id) != r {
+			continue
+		}
+		rec, err := u.current(c, r, id)
+		if err != nil || rec == nil {
+			continue
+		}
+		for k := range u.refillFrom(c, s, v, f.Name, rec) {
+			filled[k] = true
+		}
+	}
+	return filled
+}
+
+// refillFrom fills a New form from rec, the record its field names: the
+// record's currency where the form's is empty or the one it filled in
+// itself (the person's own stays), the other records it names where the
+// form names none (an invoice's client on a credit note), and its lines
+// where the form's are all blank (a credit note of an invoice). It
+// returns the inputs filled.
+func (u *UI) refillFrom(c *fiber.Ctx, s *formSpec, v formValues, field string, rec record) map[string]bool {
+	if !s.create() {
+		return nil
+	}
+	filled := map[string]bool{}
+	op := s.RT.Op
+	ws := workspaceOf(c)
+	for _, f := range op.Body {
+		switch {
+		case f.Name == field || !formable(f):
+		case f.Name == "currency_code" && !rowsField(f):
+			cur := textOf(rec.get("currency_code"))
+			if now := strings.TrimSpace(v[f.Name]); resource.CurrencyCode.Match(cur) && (now == "" || now == s.CurDefault) {
+				v[f.Name], s.CurDefault = cur, cur
+				filled[f.Name] = true
+			}
+		case refField(ws, f) != nil:
+			id := textOf(rec.get(f.Name))
+			if strings.TrimSpace(v[f.Name]) == "" && byIDPrefix(id) == refTarget(f) {
+				v[f.Name], v[wasPrefix+f.Name] = id, id
+				delete(v, queryPrefix+f.Name) // drawn from the record's name
+				filled[f.Name] = true
+			}
+		case rowsField(f):
+			// A create whose rows come from the record it is of (a
+			// shipment's, a return's) takes them there (prefill).
+			if op.FromOf != "" || ownRows[s.R] != nil || !blankRows(v, f) {
+				continue
+			}
+			// The record's amounts are in its own currency.
+			if copyRows(f, v, rec, cmp.Or(textOf(rec.get("currency_code")), defaultCurrency)) {
+				filled[f.Name] = true
 			}
 		}
 	}
+	return filled
+}
+
+// blankRows reports whether no row of f holds anything but a VAT rate
+// (which a New form fills in).
+func blankRows(v formValues, f resource.Field) bool {
+	for i := 0; i < rowCount(v, f); i++ {
+		if !rowBlank(v, f, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyRows copies rec's rows of f's name into the form as editable rows
+// (an invoice's lines into its credit note), its amounts in cur, when
+// each row has every column f requires; false when it copies none.
+func copyRows(f resource.Field, v formValues, rec record, cur string) bool {
+	rows, _ := objectRows(rec.get(f.Name))
+	if len(rows) == 0 {
+		return false
+	}
+	for _, row := range rows {
+		for _, it := range f.Items {
+			if it.Required && row.get(it.Name) == nil {
+				return false
+			}
+		}
+	}
+	for i := 0; i < rowCount(v, f); i++ {
+		for _, it := range f.Items {
+			delete(v, rowName(f, i, it))
+		}
+	}
+	for i, row := range rows {
+		for _, it := range f.Items {
+			if x := row.get(it.Name); x != nil {
+				v[rowName(f, i, it)] = fieldText(it, x, cur)
+			} else {
+				v[rowName(f, i, it)] = ""
+			}
+		}
+	}
+	return true
 }
 
 // vatText is a rate in basis points as its input shows it (20 for 2000).

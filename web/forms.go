@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,6 +46,46 @@ type formField struct {
 	// Unit is shown beside a field in a person's unit ("EUR", "%"); Hint
 	// replaces the declaration's doc there.
 	Unit, Hint string
+	// Ref is the picker of a field naming another record (pick.go).
+	Ref *refPick
+	// Row is a rows editor's row of the input, from 1 (0: not in a row),
+	// and RowWord what a row is called ("Line"): its accessible name is
+	// "Line 2 quantity".
+	Row     int
+	RowWord string
+	// Focus gives the input the focus (autofocus): where the person works
+	// next after the form was drawn again.
+	Focus bool
+	// Hidden keeps a row's id column (the item a pick filled) out of the
+	// table, under the editor's "Every field".
+	Hidden bool
+}
+
+// accName is a row input's accessible name, "Line 2 unit price"; ""
+// outside a row (its label names it).
+func (f formField) accName() string {
+	if f.Row == 0 {
+		return ""
+	}
+	return f.RowWord + " " + strconv.Itoa(f.Row) + " " + lowerLabel(label(f.F.Name))
+}
+
+// aria names a row's input for screen readers (see accName).
+func (f formField) aria() templ.Attributes {
+	a := templ.Attributes{}
+	if n := f.accName(); n != "" {
+		a["aria-label"] = n
+	}
+	if f.Error != "" {
+		a["aria-invalid"] = "true"
+	}
+	return a
+}
+
+// raw is the field's plain id input, shown under "Every field".
+func (f formField) raw() formField {
+	f.Ref, f.Focus, f.Attrs = nil, false, nil
+	return f
 }
 
 // hint is the help shown under the input.
@@ -52,8 +93,14 @@ func (f formField) hint() string {
 	if f.Hint != "" {
 		return f.Hint
 	}
-	return f.F.Doc
+	return pickedWords.ReplaceAllStringFunc(f.F.Doc, func(m string) string {
+		return "no " + strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(m, "no "), "_id"), "_", " ") + " picked"
+	})
 }
+
+// pickedWords are a doc's words about an id a picker holds ("when there
+// is no client_id"), which a person reads as no client picked.
+var pickedWords = regexp.MustCompile(`\bno [a-z]+(?:_[a-z]+)*_id\b`)
 
 // withUnit gives a field in a person's unit its unit and help.
 func (f formField) withUnit(cur string) formField {
@@ -103,6 +150,34 @@ type formRows struct {
 	Post, Base, Pick, Totals string
 	Sums                     *lineSums
 	Picks                    map[int][]pick // a search asked without script, by row
+	// FocusOp is the value of the row button that takes the focus (a
+	// line moved up keeps its "up" button under the finger); "_more" is
+	// "Add lines".
+	FocusOp string
+}
+
+// shown are the columns the table shows (not the Hidden ids).
+func (rs formRows) shown() []resource.Field {
+	var out []resource.Field
+	for j, col := range rs.Cols {
+		if len(rs.Rows) == 0 || !rs.Rows[0][j].Hidden {
+			out = append(out, col)
+		}
+	}
+	return out
+}
+
+// hidden are the Hidden inputs of the rows, for "Every field".
+func (rs formRows) hidden() []formField {
+	var out []formField
+	for _, row := range rs.Rows {
+		for _, ff := range row {
+			if ff.Hidden {
+				out = append(out, ff)
+			}
+		}
+	}
+	return out
 }
 
 // formItem is a field or a rows editor, in declaration order.
@@ -254,14 +329,16 @@ func formValuesOf(c *fiber.Ctx, fields []resource.Field) formValues {
 			v[f.Name] = "" // an unchecked box sends nothing
 		}
 	}
+	readRefInputs(c, fields, v)
 	return v
 }
 
-// buildForm lays out a form's inputs with values, amounts in cur, the
-// refusal's param and the inputs' own refusals (unitErrs, by input name).
-func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, cur string, unitErrs map[string]string, errParam, errMsg string) ([]formItem, bool) {
-	var items []formItem
-	placed := false
+// buildForm lays out a form's inputs with values, amounts in cur, and
+// the refusals by input name (errs: the inputs the form could not read,
+// the declaration's and the API's); unplaced are the refusals no input
+// shows, for the page's banner.
+func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, cur string, errs map[string]string) (items []formItem, unplaced []string) {
+	used := map[string]bool{}
 	for _, f := range fields {
 		if !formable(f) {
 			continue
@@ -274,27 +351,36 @@ func buildForm(fields []resource.Field, v formValues, tri bool, extraRows int, c
 				var row []formField
 				for _, it := range f.Items {
 					name := rowName(f, i, it)
-					ff := formField{F: it, Name: name, ID: inputID(name), Value: v[name], Error: unitErrs[name]}.withUnit(cur)
-					if name == errParam {
-						ff.Error, placed = errMsg, true
-					}
+					ff := formField{F: it, Name: name, ID: inputID(name), Value: v[name], Error: errs[name], Row: i + 1, RowWord: rowWord(f.Name)}.withUnit(cur)
+					used[name] = true
 					row = append(row, ff)
 				}
 				rs.Rows = append(rs.Rows, row)
 			}
-			if !placed && (errParam == f.Name || strings.HasPrefix(errParam, f.Name+"[")) {
-				rs.Error, placed = errMsg, true
+			// A refusal of the rows as a whole, or of a row past those shown.
+			var msgs []string
+			for k, msg := range errs {
+				if (k == f.Name || strings.HasPrefix(k, f.Name+"[")) && !used[k] {
+					msgs = append(msgs, msg)
+					used[k] = true
+				}
 			}
+			slices.Sort(msgs)
+			rs.Error = strings.Join(msgs, " ")
 			items = append(items, formItem{Rows: rs})
 			continue
 		}
-		ff := formField{F: f, Name: f.Name, ID: inputID(f.Name), Value: v[f.Name], Tri: tri && f.Type == resource.Boolean, Error: unitErrs[f.Name]}.withUnit(cur)
-		if f.Name == errParam || strings.HasPrefix(errParam, f.Name+"[") {
-			ff.Error, placed = errMsg, true
-		}
+		ff := formField{F: f, Name: f.Name, ID: inputID(f.Name), Value: v[f.Name], Tri: tri && f.Type == resource.Boolean, Error: errs[f.Name]}.withUnit(cur)
+		used[f.Name] = true
 		items = append(items, formItem{Field: &ff})
 	}
-	return items, placed
+	for k, msg := range errs {
+		if !used[k] {
+			unplaced = append(unplaced, msg)
+		}
+	}
+	slices.Sort(unplaced)
+	return items, unplaced
 }
 
 // bodyOf turns form values into the JSON body a client would send. On
@@ -464,6 +550,13 @@ type formSpec struct {
 	// HeldZeroVAT: the form was sent with lines at 0 % VAT while the
 	// company's default rate is not; it asks to confirm them.
 	HeldZeroVAT bool
+	// Focus is the input that takes the focus when the form is drawn
+	// again (after a pick, a row's button), by name; FocusOp a rows
+	// button's value (see formRows.FocusOp).
+	Focus, FocusOp string
+	// Asked are the pickers whose matches are shown (a name that names
+	// no single record).
+	Asked []string
 }
 
 func (s formSpec) create() bool { return s.RT.Op.Kind == resource.Create }
@@ -531,6 +624,9 @@ func (u *UI) newForm(c *fiber.Ctx) error {
 	if s.Parent == nil {
 		u.prefill(c, s, v)
 		s.CurDefault = documentDefaults(s.RT.Op.Body, v, u.companyDefaults(c))
+		// A record named in the address (?invoice_id=) fills what it has:
+		// its client, currency and lines.
+		u.refill(c, &s, v)
 	} else if parent, err := u.found(c, s.Parent, s.ID); parent == nil {
 		return err
 	}
@@ -571,47 +667,140 @@ func (u *UI) editing(c *fiber.Ctx) (formSpec, record, error) {
 }
 
 // showForm draws a form with v; e is the API's refusal (its param mapped
-// to an input by paths), unitErrs the inputs the form could not read.
-func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths, unitErrs map[string]string) error {
+// to an input by paths), errs the refusals the form found itself, every
+// one by its input (those it could not read, the declaration's).
+func (u *UI) showForm(c *fiber.Ctx, s formSpec, v formValues, extra int, e *apierr.Error, paths, errs map[string]string) error {
 	d := formData{page: u.pageOf(c, capitalize(s.Title), "rec:"+cmp.Or(s.Parent, s.R).Name), Spec: s, Idem: newIdemKey()}
 	status := http.StatusOK
-	var param, msg string
+	all := map[string]string{}
+	for k, msg := range errs {
+		all[k] = msg
+	}
 	if e != nil {
 		status = e.Status
-		param = e.Param
-		if in, ok := paths[param]; ok {
-			param = in
+		input := e.Param
+		if in, ok := paths[input]; ok {
+			input = in
 		}
-		msg = inWords(param, e.Param, e.Message)
+		msg := inWords(input, e.Param, e.Message)
 		if e.Code == "idempotency_key_reused" {
 			// This form was sent before with other values (back, changed,
 			// sent again): the first answer stands; this render's key is new.
-			msg = "This form was already sent with other values, and that first submission stands. Check the " +
-				whereShown(s) + ", then send this form again to write another."
+			input, msg = "", "This form was already sent with other values, and that first submission stands. Check the "+
+				whereShown(s)+", then send this form again to write another."
+		}
+		if _, taken := all[input]; !taken {
+			all[input] = msg
 		}
 	}
 	cur := u.formCurrency(c, s, v, nil)
-	items, placed := buildForm(s.RT.Op.Body, v, s.create(), extra, cur, unitErrs, param, msg)
+	items, unplaced := buildForm(s.RT.Op.Body, v, s.create(), extra, cur, all)
 	if _, _, ok := linesOf(s.RT.Op.Body); ok && s.create() {
 		newRowsVAT(items, v, u.companyDefaults(c))
 	}
 	u.decorateRows(c, s, items, v, cur)
-	d.Items = items
-	if e != nil {
-		d.Error = "The " + s.R.Singular + " was not saved: " + msg
-		if placed {
-			d.Error = "The " + s.R.Singular + " was not saved; see the field marked below."
-		}
+	u.decorateRefs(c, s.RT.Op.Body, items, v, s.Action, s.Asked)
+	if s.Focus == "" && s.FocusOp == "" {
+		s.Focus = firstRefused(items) // a refused form: where to correct it
 	}
-	if len(unitErrs) > 0 {
+	focus(items, s.Focus, s.FocusOp)
+	d.Items = items
+	if len(errs) > 0 {
 		status = http.StatusBadRequest
-		d.Error = "The " + s.R.Singular + " was not saved; see the fields marked below."
-		if s.HeldZeroVAT {
-			d.Error = "The " + s.R.Singular + " was not saved: some lines are at 0 % VAT while the company's default rate is not. " +
-				"Change their rate, or tick \"Save the lines at 0 % VAT\" below and send again."
+	}
+	switch {
+	case len(all) == 0:
+	case s.HeldZeroVAT:
+		d.Error = "The " + s.R.Singular + " was not saved: some lines are at 0 % VAT while the company's default rate is not. " +
+			"Change their rate, or tick \"Save the lines at 0 % VAT\" below and send again."
+	case len(unplaced) > 0:
+		d.Error = "The " + s.R.Singular + " was not saved: " + strings.Join(unplaced, " ")
+		if len(unplaced) < len(all) {
+			d.Error += " See also the fields marked below."
 		}
+	case len(all) == 1:
+		d.Error = "The " + s.R.Singular + " was not saved; see the field marked below."
+	default:
+		d.Error = "The " + s.R.Singular + " was not saved; see the fields marked below."
 	}
 	return render(c, status, recordFormView(d))
+}
+
+// focus marks the input named name, or the rows button whose value is
+// op, to take the focus when the form is drawn.
+func focus(items []formItem, name, op string) {
+	for _, it := range items {
+		if it.Field != nil && name != "" && it.Field.Name == name {
+			it.Field.Focus = true
+		}
+		if rs := it.Rows; rs != nil {
+			rs.FocusOp = op
+			for i := range rs.Rows {
+				for j := range rs.Rows[i] {
+					if name != "" && rs.Rows[i][j].Name == name {
+						rs.Rows[i][j].Focus = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// firstRefused is the first input, in the form's order, that a refusal
+// names; "" when none.
+func firstRefused(items []formItem) string {
+	for _, it := range items {
+		if it.Field != nil && it.Field.Error != "" {
+			return it.Field.Name
+		}
+		if it.Rows != nil {
+			for _, row := range it.Rows.Rows {
+				for _, ff := range row {
+					if ff.Error != "" && !ff.Hidden {
+						return ff.Name
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// inputsOf are the names of a form's inputs a person types in, in order
+// (a row's Hidden ids left out).
+func inputsOf(items []formItem) []string {
+	var out []string
+	for _, it := range items {
+		if it.Field != nil {
+			out = append(out, it.Field.Name)
+			continue
+		}
+		for _, row := range it.Rows.Rows {
+			for _, ff := range row {
+				if !ff.Hidden {
+					out = append(out, ff.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nextInput is the input after name that the person works in next: not
+// one filled for them (skip), nor a picked record's name (client_name
+// after client_id); "" when none.
+func nextInput(inputs []string, name string, skip map[string]bool) string {
+	i := slices.Index(inputs, name)
+	if i < 0 {
+		return ""
+	}
+	companion := strings.TrimSuffix(name, "_id") + "_name"
+	for _, n := range inputs[i+1:] {
+		if !skip[n] && n != companion {
+			return n
+		}
+	}
+	return ""
 }
 
 // moreRows ("add lines") and rowOp (remove, move, find and pick an item)
@@ -639,20 +828,40 @@ func (u *UI) updateRecord(c *fiber.Ctx) error {
 }
 
 // submitForm runs a posted New or Edit form (rec is the record edited),
-// or redraws it after a rows editor's button. A value the form cannot read
-// in its unit answers the form again, with every such input marked and
-// all that was typed, writing nothing.
+// or redraws it after a picker's or a rows editor's button. Every value
+// the form cannot read in its unit, and every refusal of the declaration,
+// answers the form again, each by its input and with all that was typed,
+// writing nothing; then the write runs as /v1's does.
 func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	op := s.RT.Op
 	v := formValuesOf(c, op.Body)
 	if s.create() && resource.CurrencyCode.Match(c.FormValue(curDefault)) {
 		s.CurDefault = c.FormValue(curDefault)
-		u.partyCurrency(c, s, v)
+	}
+	o := c.FormValue(rowOp)
+	redraw := o != "" || c.FormValue(moreRows) != ""
+	refErrs, asked := u.reconcileRefs(c, op.Body, v, !redraw)
+	filled := u.refill(c, &s, v)
+	if verb, field, id := parseRefOp(o); verb != "" {
+		if verb == pickRef {
+			for k := range u.pickRecord(c, &s, v, field, id) {
+				filled[k] = true
+			}
+			s.Focus = u.nextAfter(c, s, v, field, filled)
+		}
+		return u.showForm(c, s, v, 0, nil, nil, nil)
 	}
 	if c.FormValue(moreRows) != "" {
+		for _, f := range op.Body {
+			if rowsField(f) && formable(f) && len(f.Items) > 0 {
+				// The first blank row, where the next line goes.
+				s.Focus = rowName(f, firstBlankRow(v, f), firstShown(f))
+				break
+			}
+		}
 		return u.showForm(c, s, v, emptyRows, nil, nil, nil)
 	}
-	if o := c.FormValue(rowOp); o != "" {
+	if o != "" {
 		return u.rowsOp(c, s, v, o)
 	}
 	in := reading{cur: u.formCurrency(c, s, v, rec)}
@@ -661,9 +870,18 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 		in.oldCur = u.formCurrency(c, s, nil, rec)
 		old = valuesOf(rec, op.Body, in.oldCur)
 	}
-	body, paths, unitErrs := bodyOf(op.Body, v, old, in)
-	if len(unitErrs) > 0 {
-		return u.showForm(c, s, v, 0, nil, nil, unitErrs)
+	body, paths, errs := bodyOf(op.Body, v, old, in)
+	for k, msg := range refErrs {
+		errs[k] = msg
+	}
+	for k, msg := range declErrors(op.Body, body, paths) {
+		if _, ok := errs[k]; !ok {
+			errs[k] = msg
+		}
+	}
+	if len(errs) > 0 {
+		s.Asked = asked
+		return u.showForm(c, s, v, 0, nil, nil, errs)
 	}
 	if c.FormValue(confirmZero) == "" && sendsLines(op.Body, body) {
 		if held := zeroVAT(op.Body, v, u.companyDefaults(c)); len(held) > 0 {
@@ -689,7 +907,9 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 	if e != nil {
 		// A client error goes back to its form, anything else to an error page.
 		switch {
-		case e.Status == http.StatusNotFound:
+		case e.Status == http.StatusNotFound && e.Param == "" && (!s.create() || s.Parent != nil):
+			// The record edited, or the parent added to, is gone. (A create
+			// that names a missing record answers its form.)
 			return u.fail(c, http.StatusNotFound, "Not found", capitalize(e.Message)+".")
 		case e.Status >= 500:
 			return u.internal(c, e)
@@ -717,6 +937,44 @@ func (u *UI) submitForm(c *fiber.Ctx, s formSpec, rec record) error {
 		return redirect(c, to)
 	}
 	return redirect(c, s.Action+"?done=saved")
+}
+
+// nextAfter is the input after field that the person works in next, in
+// the form as it will be drawn; skip are the inputs just filled for them.
+func (u *UI) nextAfter(c *fiber.Ctx, s formSpec, v formValues, field string, skip map[string]bool) string {
+	items, _ := buildForm(s.RT.Op.Body, v, s.create(), 0, "", nil)
+	u.hideRowIDs(s, items)
+	return nextInput(inputsOf(items), field, skip)
+}
+
+// firstBlankRow is the first row of f that holds nothing but a VAT rate
+// (a New form fills it in), after the last that holds something.
+func firstBlankRow(v formValues, f resource.Field) int {
+	n := rowCount(v, f)
+	for n > 0 && rowBlank(v, f, n-1) {
+		n--
+	}
+	return n
+}
+
+// rowBlank reports whether row i of f holds nothing but a VAT rate.
+func rowBlank(v formValues, f resource.Field, i int) bool {
+	for _, it := range f.Items {
+		if it.Name != "vat_rate_bp" && strings.TrimSpace(v[rowName(f, i, it)]) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// firstShown is the first column of f's rows that the table shows.
+func firstShown(f resource.Field) resource.Field {
+	for _, it := range f.Items {
+		if !hiddenColumn(f, it) {
+			return it
+		}
+	}
+	return f.Items[0]
 }
 
 // current reads a record of the workspace as the API answers it; nil when
@@ -929,9 +1187,9 @@ func (u *UI) actionPage(c *fiber.Ctx) error {
 	return u.showAction(c, formValues{}, nil, nil)
 }
 
-// showAction asks to confirm an action; e is the API's refusal, unitErrs
-// the inputs the form could not read.
-func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, unitErrs map[string]string) error {
+// showAction asks to confirm an action; e is the API's refusal, errs
+// the refusals the form found itself, by input.
+func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, errs map[string]string) error {
 	ws, r, rt, ok := actionOf(c)
 	if !ok {
 		return u.notFound(c)
@@ -950,16 +1208,26 @@ func (u *UI) showAction(c *fiber.Ctx, v formValues, e *apierr.Error, unitErrs ma
 		Back: recordTitle(r, rec, id), Danger: isIrreversible(name),
 		A: recordAction{Name: name, Label: label, Summary: rt.Op.Summary, URL: wsURL(ws, "records", r.Name, url.PathEscape(id), "do", name), Idem: newIdemKey()}}
 	status := http.StatusOK
-	var param, msg string
+	all := map[string]string{}
+	for k, msg := range errs {
+		all[k] = msg
+	}
 	if e != nil {
-		status, param, msg = e.Status, e.Param, inWords(e.Param, e.Param, e.Message)
+		status = e.Status
+		if _, taken := all[e.Param]; !taken {
+			all[e.Param] = inWords(e.Param, e.Param, e.Message)
+		}
 	}
-	var placed bool
-	d.Items, placed = buildForm(fields, v, true, 0, u.currencyOf(c, rt.Op, v, rec), unitErrs, param, msg)
-	if e != nil && !placed {
-		d.Error = msg
+	items, unplaced := buildForm(fields, v, true, 0, u.currencyOf(c, rt.Op, v, rec), all)
+	u.decorateRefs(c, fields, items, v, d.A.URL, nil)
+	focus(items, firstRefused(items), "")
+	d.Items = items
+	if len(unplaced) > 0 {
+		d.Error = strings.Join(unplaced, " ")
+	} else if len(all) > 0 {
+		d.Error = "Nothing was done; see the field marked below."
 	}
-	if len(unitErrs) > 0 {
+	if len(errs) > 0 {
 		status = http.StatusBadRequest
 	}
 	return render(c, status, actionView(d))
@@ -974,6 +1242,20 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 	}
 	name, id := c.Params("name"), c.Params("id")
 	v := formValuesOf(c, rt.Op.Body)
+	o := c.FormValue(rowOp)
+	refErrs, _ := u.reconcileRefs(c, rt.Op.Body, v, o == "")
+	if verb, field, picked := parseRefOp(o); verb != "" {
+		// A picker's Find or pick: the form again, nothing done.
+		if verb == pickRef {
+			for _, f := range rt.Op.Body {
+				if tr := refField(ws, f); f.Name == field && tr != nil && byIDPrefix(picked) == tr {
+					v[field], v[wasPrefix+field] = picked, picked
+					delete(v, queryPrefix+field)
+				}
+			}
+		}
+		return u.showAction(c, v, nil, nil)
+	}
 	var rec record
 	if hasMoney(rt.Op.Body) {
 		var err error
@@ -981,9 +1263,19 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	body, _, unitErrs := bodyOf(rt.Op.Body, v, nil, reading{cur: u.currencyOf(c, rt.Op, v, rec)})
-	if len(unitErrs) > 0 {
-		return u.showAction(c, v, nil, unitErrs)
+	body, paths, errs := bodyOf(rt.Op.Body, v, nil, reading{cur: u.currencyOf(c, rt.Op, v, rec)})
+	for k, msg := range refErrs {
+		errs[k] = msg
+	}
+	if rt.Op.Kind != resource.Update { // a status step sends the record's own (stepBody)
+		for k, msg := range declErrors(rt.Op.Body, body, paths) {
+			if _, ok := errs[k]; !ok {
+				errs[k] = msg
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return u.showAction(c, v, nil, errs)
 	}
 	key := c.FormValue(idemName)
 	if rt.Op.Kind == resource.Update {
@@ -1002,17 +1294,22 @@ func (u *UI) runAction(c *fiber.Ctx) error {
 		}
 		return redirect(c, wsURL(ws, "records", r.Name, url.PathEscape(id))+"?done="+url.QueryEscape(name))
 	}
-	if e.Status == http.StatusNotFound {
-		return u.recordMissing(c, r, id)
+	if e.Status == http.StatusNotFound && e.Param == "" {
+		// The record is gone, or a record the form names is missing.
+		if rec, err := u.current(c, r, id); err != nil || rec == nil {
+			return u.recordMissing(c, r, id)
+		}
 	}
 	if e.Status >= 500 {
 		return u.internal(c, e)
 	}
-	if e.Status == http.StatusConflict || !slices.ContainsFunc(rt.Op.Body, formable) {
+	if e.Code == "invalid_state_transition" || !slices.ContainsFunc(rt.Op.Body, formable) {
 		// The state moved on meanwhile, or the action cannot run: say so
 		// on the record's page, which shows what the state allows now.
 		return u.showRecord(c, r, id, e.Status, capitalize(e.Message)+".")
 	}
+	// Refused as typed (an adjustment over the balance): the form again,
+	// with everything typed and the refusal by its field.
 	return u.showAction(c, v, e, nil)
 }
 

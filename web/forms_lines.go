@@ -67,6 +67,7 @@ func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValu
 		}
 		if pickable(rs.F) && rs.Base != "" {
 			rs.Pick = rs.Base + "/pick"
+			hideIDs(rs)
 			for i := range rs.Rows {
 				for j := range rs.Rows[i] {
 					if ff := &rs.Rows[i][j]; ff.F.Name == "description" {
@@ -92,6 +93,44 @@ func (u *UI) decorateRows(c *fiber.Ctx, s formSpec, items []formItem, v formValu
 		}
 		if verb, field, row, _ := parseRowOp(c.FormValue(rowOp)); verb == "find" && field == rs.F.Name && row < len(rs.Rows) {
 			rs.Picks = map[int][]pick{row: u.picks(c, rs.F, row, v[rowName(rs.F, row, resource.Field{Name: "description"})])}
+		}
+		for i := range rs.Rows {
+			for j := range rs.Rows[i] {
+				if ff := &rs.Rows[i][j]; ff.F.Name == "description" && rs.Pick != "" {
+					// The item search's keys (forms.js): arrows to the matches.
+					if ff.Attrs == nil {
+						ff.Attrs = templ.Attributes{}
+					}
+					ff.Attrs["data-pick-query"] = pickID(rs.F.Name, i)
+				}
+			}
+		}
+	}
+}
+
+// hiddenColumn reports whether a column of f's rows is an id a pick
+// fills (item_id, variant_id): kept out of the table, under the editor's
+// "Every field".
+func hiddenColumn(f resource.Field, it resource.Field) bool {
+	return pickable(f) && it.Name != "description" && strings.HasSuffix(it.Name, "_id") && !rowsField(it)
+}
+
+// hideIDs marks the rows' Hidden columns (hiddenColumn).
+func hideIDs(rs *formRows) {
+	for i := range rs.Rows {
+		for j := range rs.Rows[i] {
+			if hiddenColumn(rs.F, rs.Rows[i][j].F) {
+				rs.Rows[i][j].Hidden = true
+			}
+		}
+	}
+}
+
+// hideRowIDs is hideIDs for the rows a form s's editors would pick into.
+func (u *UI) hideRowIDs(s formSpec, items []formItem) {
+	for _, it := range items {
+		if it.Rows != nil && s.Parent == nil && pickable(it.Rows.F) {
+			hideIDs(it.Rows)
 		}
 	}
 }
@@ -123,6 +162,9 @@ func (u *UI) rowsOp(c *fiber.Ctx, s formSpec, v formValues, o string) error {
 	if f.Name == "" || row >= n {
 		return u.showForm(c, s, v, 0, nil, nil, nil)
 	}
+	// The focus stays where the person works: on the line that takes the
+	// removed one's place, on the moved line's button, on the field after
+	// a picked item's description.
 	switch verb {
 	case "remove":
 		for i := row; i < n-1; i++ {
@@ -131,20 +173,41 @@ func (u *UI) rowsOp(c *fiber.Ctx, s formSpec, v formValues, o string) error {
 		for _, it := range f.Items {
 			delete(v, rowName(f, n-1, it))
 		}
+		switch {
+		case row < n-1:
+			s.Focus = rowName(f, row, firstShown(f))
+		case row > 0:
+			s.Focus = rowName(f, row-1, firstShown(f))
+		default:
+			s.FocusOp = moreRows
+		}
 	case "up":
 		if row > 0 {
 			swapRows(v, f, row, row-1)
+			row--
+		}
+		s.FocusOp = "up:" + f.Name + ":" + strconv.Itoa(row)
+		if row == 0 {
+			s.FocusOp = "down:" + f.Name + ":0" // the top line has nowhere up to go
 		}
 	case "down":
 		if row+1 < n {
 			swapRows(v, f, row, row+1)
+			row++
+		}
+		s.FocusOp = "down:" + f.Name + ":" + strconv.Itoa(row)
+		if row == n-1 {
+			s.FocusOp = "up:" + f.Name + ":" + strconv.Itoa(row)
 		}
 	case "pick":
 		if len(ids) > 0 {
 			if err := u.fillRow(c, f, v, row, ids, u.formCurrency(c, s, v, nil)); err != nil {
 				return u.internal(c, err)
 			}
+			s.Focus = u.nextAfter(c, s, v, rowName(f, row, resource.Field{Name: "description"}), nil)
 		}
+	case "find":
+		s.Focus = "" // the matches take it (decorateRows)
 	}
 	return u.showForm(c, s, v, 0, nil, nil, nil)
 }
@@ -518,16 +581,31 @@ func (u *UI) prefill(c *fiber.Ctx, s formSpec, v formValues) {
 			v[f.Name] = c.Query(f.Name)
 		}
 	}
+	u.takeRows(c, s, v)
+}
+
+// takeRows fills blank rows editors with the rows of the record the form
+// names (an order's lines left to ship or to return); it returns the
+// rows editors filled.
+func (u *UI) takeRows(c *fiber.Ctx, s formSpec, v formValues) map[string]bool {
+	filled := map[string]bool{}
 	for _, f := range s.RT.Op.Body {
-		if !rowsField(f) || !formable(f) {
+		if !rowsField(f) || !formable(f) || !blankRows(v, f) {
 			continue
 		}
-		if src, ok := u.rowSource(c, s, v, f); ok {
-			for i, row := range src.Rows {
-				for k, val := range row {
-					v[rowName(f, i, resource.Field{Name: k})] = val
+		if src, ok := u.rowSource(c, s, v, f); ok && len(src.Rows) > 0 {
+			for i := 0; i < rowCount(v, f); i++ {
+				for _, it := range f.Items {
+					delete(v, rowName(f, i, it))
 				}
 			}
+			for i, row := range src.Rows {
+				for _, it := range f.Items {
+					v[rowName(f, i, it)] = row[it.Name]
+				}
+			}
+			filled[f.Name] = true
 		}
 	}
+	return filled
 }

@@ -49,8 +49,8 @@ func TestFormsTakePeoplesUnits(t *testing.T) {
 
 	// The form says the unit beside each field, and what to type.
 	form := c.Get(newInv)
-	for _, want := range []string{`name="lines[0].unit_price_cents" value="" aria-describedby="f-lines-0-unit_price_cents-hint"> <span class="unit" aria-hidden="true">EUR</span>`,
-		`name="lines[0].vat_rate_bp" value="" aria-describedby="f-lines-0-vat_rate_bp-hint"> <span class="unit" aria-hidden="true">%</span>`,
+	for _, want := range []string{`name="lines[0].unit_price_cents" value="" aria-describedby="f-lines-0-unit_price_cents-hint" aria-label="Line 1 unit price"> <span class="unit" aria-hidden="true">EUR</span>`,
+		`name="lines[0].vat_rate_bp" value="" aria-describedby="f-lines-0-vat_rate_bp-hint" aria-label="Line 1 VAT rate"> <span class="unit" aria-hidden="true">%</span>`,
 		`inputmode="decimal"`, "In EUR, at most 2 decimals, e.g. 120.00."} {
 		if !strings.Contains(form.Body, want) {
 			t.Errorf("the invoice form lacks %s", want)
@@ -84,7 +84,7 @@ func TestFormsTakePeoplesUnits(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"lines[0].unit_price_cents": "Line 1: Unit price has at most 2 decimals in EUR.",
-		"lines[1].qty_milli":        "Line 2: Qty must be a number with at most 3 decimals.",
+		"lines[1].qty_milli":        "Line 2: Quantity must be a number with at most 3 decimals.",
 		"lines[1].vat_rate_bp":      "Line 2: VAT rate must be a percentage, such as 20 or 5.5.",
 	} {
 		if got := messageBy(r.Body, name); got != want {

@@ -14,6 +14,10 @@ var acronyms = map[string]string{
 	"sku": "SKU", "skus": "SKUs", "url": "URL", "urls": "URLs", "utc": "UTC", "uuid": "UUID", "vat": "VAT",
 }
 
+// words are the abbreviations of names that people write out
+// ("qty_milli" reads "Quantity").
+var spelled = map[string]string{"qty": "quantity"}
+
 // label names a field for people: the unit suffix is dropped, since the
 // value is shown in its unit ("cost_cents" is "Cost", shown as 14.90 EUR).
 func label(name string) string {
@@ -32,10 +36,26 @@ func humanize(s string) string {
 	for i, w := range words {
 		if a, ok := acronyms[strings.ToLower(w)]; ok {
 			words[i] = a
-		} else if i == 0 {
+			continue
+		}
+		if long, ok := spelled[strings.ToLower(w)]; ok {
+			w, words[i] = long, long
+		}
+		if i == 0 {
 			r, n := utf8.DecodeRuneInString(w)
 			words[i] = string(unicode.ToUpper(r)) + w[n:]
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// lowerLabel is a label inside a sentence: "unit price", "VAT rate" (a
+// leading acronym keeps its capitals).
+func lowerLabel(l string) string {
+	first, _, _ := strings.Cut(l, " ")
+	if a, ok := acronyms[strings.ToLower(first)]; ok && a == first {
+		return l
+	}
+	r, n := utf8.DecodeRuneInString(l)
+	return string(unicode.ToLower(r)) + l[n:]
 }

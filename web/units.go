@@ -77,6 +77,10 @@ func unitSuffix(f resource.Field, cur string) string {
 // be 55, so it is refused rather than guessed.
 var plainDecimal = regexp.MustCompile(`^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d*)?$`)
 
+// decimalComma is a number written with a comma for its point ("5,5",
+// "2,50"), which plainDecimal refuses.
+var decimalComma = regexp.MustCompile(`^[+-]?\d+,\d+$`)
+
 // scaled reads s (plainDecimal) into an integer with scale implied
 // decimals, exactly: scaled("2.5", 3) is 2500.
 func scaled(s string, scale int) (int64, string) {
@@ -112,13 +116,18 @@ func parseUnit(f resource.Field, text, cur string) (int64, string) {
 	n, problem := scaled(s, d)
 	switch {
 	case problem == "nan":
+		// A decimal comma is named, with the point it takes ("5,5": 5.5).
+		point := ""
+		if decimalComma.MatchString(s) {
+			point = " (with a point for decimals: " + strings.Replace(s, ",", ".", 1) + ")"
+		}
 		switch f.Unit {
 		case resource.MinorUnits:
-			return 0, "must be an amount in " + cur + ", such as " + unitText(f, 120*pow10(d), cur)
+			return 0, "must be an amount in " + cur + ", such as " + unitText(f, 120*pow10(d), cur) + point
 		case resource.BasisPoints:
-			return 0, "must be a percentage, such as 20 or 5.5"
+			return 0, "must be a percentage, such as 20 or 5.5" + point
 		}
-		return 0, "must be a number, such as 3 or 2.5"
+		return 0, "must be a number, such as 3 or 2.5" + point
 	case problem == "decimals":
 		switch {
 		case f.Unit == resource.MinorUnits && d == 0:
@@ -277,11 +286,14 @@ func convertAmount(f resource.Field, n int64, from, to string) string {
 // label a person sees ("Line 2: Qty is required."). Other messages are
 // kept, capitalized.
 func inWords(input, param, message string) string {
-	rest, named := strings.CutPrefix(message, param)
-	if !named || param == "" {
-		return capitalize(message) + "."
+	if rest, named := strings.CutPrefix(message, param); named && param != "" {
+		return fieldWords(input) + rest + "."
 	}
-	return fieldWords(input) + rest + "."
+	// A message naming a field without a param ("currency_code must be …").
+	if m := namedParam.FindStringIndex(message); m != nil {
+		return fieldWords(message[:m[1]]) + message[m[1]:] + "."
+	}
+	return capitalize(message) + "."
 }
 
 // fieldWords names an input as its form shows it: "Line 2: Qty", "Currency code".

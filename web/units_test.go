@@ -35,7 +35,7 @@ func TestPeoplesUnitsReadExactly(t *testing.T) {
 		{money, "500.5", "JPY", 0, "has no decimals in JPY"},
 		{money, "1.230", "EUR", 123, ""}, // a trailing zero is no decimal
 		{money, "abc", "EUR", 0, "must be an amount in EUR, such as 120.00"},
-		{money, "5,5", "EUR", 0, "must be an amount in EUR, such as 120.00"},
+		{money, "5,5", "EUR", 0, "must be an amount in EUR, such as 120.00 (with a point for decimals: 5.5)"},
 		{money, "1,23,4", "EUR", 0, "must be an amount in EUR, such as 120.00"},
 		{money, "1e3", "EUR", 0, "must be an amount in EUR, such as 120.00"},
 		{money, "€12", "EUR", 0, "must be an amount in EUR, such as 120.00"},
@@ -121,7 +121,7 @@ func TestFormHintsSpeakPeoplesUnits(t *testing.T) {
 
 func TestAPIRefusalsInWords(t *testing.T) {
 	for _, c := range []struct{ input, param, message, want string }{
-		{"lines[1].qty_milli", "lines[0].qty_milli", "lines[0].qty_milli is required", "Line 2: Qty is required."},
+		{"lines[1].qty_milli", "lines[0].qty_milli", "lines[0].qty_milli is required", "Line 2: Quantity is required."},
 		{"currency_code", "currency_code", "currency_code must be an ISO 4217 code", "Currency code must be an ISO 4217 code."},
 		{"amount_incl_vat_cents", "amount_incl_vat_cents", "the payment exceeds the open balance", "The payment exceeds the open balance."},
 		{"payments[0].amount_cents", "payments[0].amount_cents", "payments[0].amount_cents is required", "Payment 1: Amount is required."},

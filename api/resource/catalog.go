@@ -94,7 +94,7 @@ var (
 	}
 	categoryBody = []Field{
 		req(str("name", "Category name.")),
-		null(str("parent_id", "Parent category id; null makes it a root.")),
+		null(refers(str("parent_id", "Parent category id; null makes it a root."), "categories")),
 		str("slug", "URL slug, unique in the workspace; derived from the name when omitted."),
 		integer("sort_order", "Sort position among siblings."),
 		boolean("active", "Whether the category is active."),

@@ -44,6 +44,11 @@ type Field struct {
 	// UpdateOnly is a field meant for updates (PATCH) of a body that
 	// creates share: tools that create do not offer it (the MCP bridge).
 	UpdateOnly bool
+	// Refers names the resource (by Name) whose record a string field
+	// holds the id of, where the field's name does not say it: X_id names
+	// the resource whose Singular is X (client_id, sales_order_id). The
+	// admin forms pick such a record by its name.
+	Refers string
 	// Unit is what an Integer counts, for people: the admin UI shows and
 	// takes the field in the unit a person writes (120.00 EUR, 2.5, 20 %).
 	// /v1, OpenAPI and MCP keep the integer as is.
@@ -112,6 +117,10 @@ func currency(doc string) Field {
 }
 func null(f Field) Field       { f.Nullable = true; return f }
 func updateOnly(f Field) Field { f.UpdateOnly = true; return f }
+
+// refers declares the resource whose record f names (Field.Refers).
+func refers(f Field, resource string) Field { f.Refers = resource; return f }
+
 func money(name, doc string) Field {
 	return Field{Name: name, Type: Integer, Min: min0(), Unit: MinorUnits, Doc: doc}
 }

@@ -57,7 +57,7 @@ func TestCompanyProfileInABrowser(t *testing.T) {
 	b.fill("#company-vat_number", "FR40303265045")
 	b.fill("#company-email", "billing@martin.example")
 	b.choose("#company-default_currency", "CHF")
-	b.fill("#company-default_vat_rate", "5,5")
+	b.fill("#company-default_vat_rate", "5.5")
 	b.fill("#company-default_payment_terms_days", "45")
 	b.choose("#company-default_language", "bilingual")
 	b.choose("#company-payment_instructions", "IBAN CH93 0076 2011 6238 5295 7")
@@ -89,6 +89,13 @@ func TestCompanyProfileInABrowser(t *testing.T) {
 	b.waitVisible("#company-default_vat_rate-error")
 	if msg := b.text("#company-default_vat_rate-error"); !strings.Contains(msg, "percentage") {
 		t.Errorf("the VAT rate's error reads %q", msg)
+	}
+	// The forms' one reading: a decimal comma is refused, and the point named.
+	b.fill("#company-default_vat_rate", "5,5")
+	b.submit(save)
+	b.waitVisible("#company-default_vat_rate-error")
+	if msg := b.text("#company-default_vat_rate-error"); !strings.Contains(msg, "with a point for decimals: 5.5") {
+		t.Errorf("the VAT rate's error for 5,5 reads %q", msg)
 	}
 	b.fill("#company-default_vat_rate", "5.5")
 	b.do("choose a file that is no image", chromedp.SetUploadFiles(chromedp.CSS("#company-logo"), []string{notImage}))

@@ -50,10 +50,10 @@ func TestPeoplesUnitsInABrowser(t *testing.T) {
 	b.fill("#f-lines-1-description", "Hosting")
 	b.fill("#f-lines-1-qty_milli", "2.5555")
 	b.fill("#f-lines-1-unit_price_cents", "10")
-	b.waitText("Line 2: Qty must be a number with at most 3 decimals.") // the totals say it as one types
+	b.waitText("Line 2: Quantity must be a number with at most 3 decimals.") // the totals say it as one types
 	b.submit(`.actions button[type=submit]:not([name])`)
-	b.waitText("The invoice was not saved; see the fields marked below.")
-	if msg := errorBy("#f-lines-1-qty_milli"); msg != "Line 2: Qty must be a number with at most 3 decimals." {
+	b.waitText("The invoice was not saved; see the field marked below.")
+	if msg := errorBy("#f-lines-1-qty_milli"); msg != "Line 2: Quantity must be a number with at most 3 decimals." {
 		t.Fatalf("by line 2's quantity: %q", msg)
 	}
 	for sel, typed := range map[string]string{"#f-lines-1-qty_milli": "2.5555", "#f-lines-0-unit_price_cents": "120.00", "#f-lines-0-discount_bp": "10", "#f-client_name": "Units Ltd"} {
