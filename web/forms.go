@@ -652,6 +652,9 @@ func (u *UI) editing(c *fiber.Ctx) (formSpec, record, error) {
 	}
 	if s.Parent == nil {
 		rec, err := u.found(c, s.R, s.ID)
+		if late := resource.LateFields(s.R); late != nil && rec != nil && textOf(rec.get("status")) != "draft" {
+			s.RT.Op.Body = slices.DeleteFunc(slices.Clone(s.RT.Op.Body), func(f resource.Field) bool { return !slices.Contains(late, f.Name) })
+		}
 		return s, rec, err
 	}
 	_, rows, err := u.list(c.UserContext(), workspaceOf(c), s.R, records.Page{Limit: api.MaxLimit, ParentID: s.ID})
@@ -1106,10 +1109,17 @@ func actionsOf(ws *ent.Workspace, r *resource.Resource, id string, rec record) [
 		if !writable(ws, rel.R) || op.FromOf == rel.Field && !(status != "" && op.Allowed(status)) {
 			continue
 		}
+		label := "New " + rel.R.Singular
+		if f, ok := resource.FollowUpOf(r, rel.R); ok {
+			if !f.Allowed(status) {
+				continue
+			}
+			label = f.Label
+		}
 		if rows, ok := prefillRows(op, r, rec); ok && len(rows) == 0 && ownRows[rel.R] == nil {
 			continue // nothing of the record is left to take (an order shipped whole)
 		}
-		out = append(out, recordAction{Name: "new-" + rel.R.Name, Label: "New " + rel.R.Singular, Summary: op.Summary,
+		out = append(out, recordAction{Name: "new-" + rel.R.Name, Label: label, Summary: op.Summary,
 			URL: wsURL(ws, "records", rel.R.Name, "new") + "?" + url.Values{rel.Field: {id}}.Encode(), Link: true})
 	}
 	return out

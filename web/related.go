@@ -56,6 +56,9 @@ func (u *UI) offered(c *fiber.Ctx, r *resource.Resource, actions []recordAction,
 	out := actions[:0]
 	for _, a := range actions {
 		keep := !settled(r, rec) || !strings.HasPrefix(a.Name, "add-") || !paysDocument(r, strings.TrimPrefix(a.Name, "add-"))
+		if op, ok := r.Action(a.Name); ok && made(op, rec) {
+			keep = false // an order's invoice, once made
+		}
 		for other, own := range ownRows {
 			if a.Name != "new-"+other.Name {
 				continue
@@ -118,4 +121,15 @@ func returnRows(ctx context.Context, u *UI, ws *ent.Workspace, id string) (rowSo
 		}
 	}
 	return src, true, nil
+}
+
+// made reports whether rec links a record of a resource op makes (an
+// order's invoice_id): the action would be refused.
+func made(op resource.Op, rec record) bool {
+	for _, m := range op.Makes {
+		if textOf(rec.get(strings.ReplaceAll(m.Singular, " ", "_")+"_id")) != "" {
+			return true
+		}
+	}
+	return false
 }
