@@ -307,15 +307,22 @@ func fieldWords(input string) string {
 	return label(input)
 }
 
-// rowWords name one row of a rows editor, for its messages.
-var rowWords = map[string]string{"lines": "Line", "payments": "Payment", "packages": "Package", "media": "Medium"}
-
-// rowWord names a row of the rows field named rows: "Line", else "Row".
+// rowWord names a row of the rows field named rows by the field's label
+// in the singular ("Line", "Variant axis"), so the rows of two editors
+// of one form never share a name.
 func rowWord(rows string) string {
-	if w, ok := rowWords[rows]; ok {
-		return w
+	w := label(rows)
+	switch {
+	case w == "Media":
+		return "Medium"
+	case strings.HasSuffix(w, "axes"):
+		return strings.TrimSuffix(w, "es") + "is"
+	case strings.HasSuffix(w, "ies"):
+		return strings.TrimSuffix(w, "ies") + "y"
+	case strings.HasSuffix(w, "sses"):
+		return strings.TrimSuffix(w, "es")
 	}
-	return "Row"
+	return strings.TrimSuffix(w, "s")
 }
 
 // columnDoc is a rows editor's column help: in people's units, the

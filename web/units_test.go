@@ -131,3 +131,25 @@ func TestAPIRefusalsInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsOfOneFormHaveTheirOwnNames: a screen reader tells "Attribute 1
+// code" from "Variant axis 1 code"; two rows editors of one form sharing a
+// word would give their fields one name.
+func TestRowsOfOneFormHaveTheirOwnNames(t *testing.T) {
+	for _, e := range resource.AllEndpoints() {
+		seen := map[string]string{}
+		for _, f := range e.Op.Body {
+			if !rowsField(f) {
+				continue
+			}
+			w := rowWord(f.Name)
+			if w == "" || w == label(f.Name) {
+				t.Errorf("%s %s: rows of %s are called %q", e.Method, e.Path, f.Name, w)
+			}
+			if other, ok := seen[w]; ok {
+				t.Errorf("%s %s: rows of %s and %s are both called %q", e.Method, e.Path, other, f.Name, w)
+			}
+			seen[w] = f.Name
+		}
+	}
+}
