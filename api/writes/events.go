@@ -341,9 +341,9 @@ func previousAttributes(before, after []byte) []byte {
 
 // emit queues changes as events. On SQLite the one writer commits in
 // order: the next number is read once per (shared) transaction and counted
-// on in its queue. On PostgreSQL numbers come from the transaction's id at
-// its end (writeEvents), with no lock shared with any other writer; readers
-// show only settled numbers (database.SettledSeq).
+// on in its queue. On PostgreSQL the insert numbers them from the
+// transaction's id (sqlstore.InsertEvents), with no lock shared with any
+// other writer; readers show only settled numbers (database.SettledSeq).
 func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
@@ -396,17 +396,8 @@ func writeEvents(tx *ent.Tx, queue *queue) error {
 		return nil
 	}
 	ctx, db := context.WithoutCancel(all[0].q.Ctx), all[0].q.DB
-	if db.Dialect == dialect.Postgres {
-		if len(all) > database.MaxEventsPerTx {
-			return database.ErrTooManyEvents
-		}
-		base, err := database.TxSeqBase(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for i, ev := range all {
-			ev.e.Seq = base + int64(i)
-		}
+	if db.Dialect == dialect.Postgres && len(all) > database.MaxEventsPerTx {
+		return database.ErrTooManyEvents // their seqs would run into the next transaction's
 	}
 	rows := make([]*ent.Event, len(all))
 	for i, ev := range all {

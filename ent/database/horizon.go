@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -36,22 +37,28 @@ type querier interface {
 // TxSeqBase is the first seq of the events PostgreSQL transaction tx
 // writes: its transaction id (assigned now if it has none yet) shifted.
 func TxSeqBase(ctx context.Context, tx querier) (int64, error) {
-	rs, err := tx.QueryContext(ctx, "SELECT pg_current_xact_id()::text::bigint")
+	rs, err := tx.QueryContext(ctx, "SELECT "+TxSeqSQL("0"))
 	if err != nil {
 		return 0, err
 	}
 	defer rs.Close()
-	var xid int64
+	var base int64
 	if !rs.Next() {
 		if err := rs.Err(); err != nil {
 			return 0, err
 		}
 		return 0, sql.ErrNoRows
 	}
-	if err := rs.Scan(&xid); err != nil {
+	if err := rs.Scan(&base); err != nil {
 		return 0, err
 	}
-	return xid << txSeqShift, rs.Err()
+	return base, rs.Err()
+}
+
+// TxSeqSQL is the SQL of the seq of the event at place (an SQL
+// expression, below MaxEventsPerTx) among its PostgreSQL transaction's.
+func TxSeqSQL(place string) string {
+	return fmt.Sprintf("((pg_current_xact_id()::text::bigint << %d) + %s)", txSeqShift, place)
 }
 
 // DefaultSettleWait is DB.SettleWait's default: longer than any write
