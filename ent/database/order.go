@@ -29,8 +29,9 @@ import (
 const orderVersion = "v1"
 
 // unordered are workspace tables whose rows no event tells of: they are
-// changed by workers or counters outside the writes' reruns.
-var unordered = []string{"api_keys", "email_messages", "events", "idempotency_keys", "key_usages", "sequences",
+// changed by workers, counters or configuration writes outside the
+// writes' reruns.
+var unordered = []string{"api_keys", "email_messages", "events", "idempotency_keys", "key_usages", "roles", "sequences",
 	"webhook_attempts", "webhook_deliveries", "webhook_endpoints"}
 
 // orderedTables are the record tables: those with a workspace_id, but
