@@ -57,6 +57,9 @@ func (d *DB) migrateOrder(ctx context.Context) error {
 	tables := orderedTables()
 	return d.Rebuild(ctx, "event_order_version", orderVersion+":"+strings.Join(tables, ","), nil, func(*sql.Tx) ([]string, error) {
 		var out []string
+		for _, t := range unordered { // one of an earlier version's
+			out = append(out, fmt.Sprintf("DROP TRIGGER IF EXISTS %[1]s_order ON %[1]s", t))
+		}
 		for _, t := range tables {
 			out = append(out, fmt.Sprintf(`CREATE OR REPLACE FUNCTION %[1]s_order() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
