@@ -101,7 +101,7 @@ func (c *Core) Events(ctx context.Context, p *access.Principal, l List) ([]byte,
 	}
 	if c.DB.Dialect == dialect.Postgres {
 		// Only settled events: no later commit can land among them.
-		settled, err := c.DB.SettledSeq(ctx, c.DB.EventsWait())
+		settled, err := c.DB.SettledSeq(ctx, ws, c.DB.EventsWait())
 		if err != nil {
 			return nil, err
 		}

@@ -116,7 +116,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	}
 	// Waits, boundedly, for the writes running now, so their deliveries
 	// go in this round.
-	settled, err := w.db.SettledSeq(ctx, time.Second)
+	settled, err := w.db.SettledSeq(ctx, "", time.Second)
 	if err != nil {
 		return 0, err
 	}

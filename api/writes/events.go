@@ -351,6 +351,10 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	ws := q.Workspace().ID
 	queue := eventQueue.In(q.DB, tx)
 	var first int64
+	if q.locks() && !q.registered {
+		// Readers would not wait for it, and could page past its events.
+		return fmt.Errorf("writes: events of a transaction not registered as their writer")
+	}
 	if !q.locks() {
 		var ok bool
 		if first, ok = queue.next[ws]; !ok {
