@@ -11,8 +11,8 @@ import (
 // misses one that commits later with a smaller number: on SQLite the one
 // writer counts on from MAX(seq); on PostgreSQL it is the writing
 // transaction's id, shifted, and readers show only seqs below the oldest
-// running transaction's (ent/database/horizon.go), with no lock shared by
-// two writers.
+// running event writer's (ent/database/horizon.go), with no lock any two
+// writers wait for.
 type Event struct{ ent.Schema }
 
 func (Event) Mixin() []ent.Mixin { return []ent.Mixin{logged("evt")} }
