@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/ledgerbase/ledgerbase/api/access"
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/resource"
@@ -18,8 +20,9 @@ import (
 
 // The workspace's change log (GET /v1/events), newest first: a key sees the
 // events of the resources its role may read. Besides limit and offset,
-// the cursors starting_after and ending_before go by commit order, so a
-// consumer catching up neither misses nor repeats one while more arrive.
+// the cursors starting_after and ending_before go by seq, and a page shows
+// only settled events (database.SettledSeq), so a consumer catching up
+// neither misses nor repeats one while more arrive.
 
 // readable is the SQL condition on object_type the caller's key may see.
 func readable(p *access.Principal) (string, []any) {
@@ -95,6 +98,15 @@ func (c *Core) Events(ctx context.Context, p *access.Principal, l List) ([]byte,
 		if cur.op == ">" {
 			order = "ASC" // the page right after the cursor, then shown newest first
 		}
+	}
+	if c.DB.Dialect == dialect.Postgres {
+		// Only settled events: no later commit can land among them.
+		settled, err := c.DB.SettledSeq(ctx, ws, c.DB.EventsWait())
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, "seq < ?")
+		args = append(args, settled)
 	}
 	w := strings.Join(where, " AND ")
 	var total int64

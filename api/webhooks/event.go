@@ -7,8 +7,10 @@ import (
 )
 
 // Event is an event as GET /v1/events/{id} and a webhook's body show it.
-// Sequence numbers the workspace's events in commit order: deliveries may
-// arrive in another order, so a receiver orders by it and dedupes by ID.
+// Sequence numbers the workspace's events in the order GET /v1/events
+// lists them, which never shows an event before one it already showed
+// (gaps allowed): deliveries may arrive in another order, so a receiver
+// orders by it and dedupes by ID.
 type Event struct {
 	ID        string    `json:"id"`
 	Object    string    `json:"object"`

@@ -114,7 +114,13 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	if err != nil || !due {
 		return 0, err
 	}
-	ds, err := w.claim(ctx, now)
+	// Waits, boundedly, for the writes running now, so their deliveries
+	// go in this round.
+	settled, err := w.db.SettledSeq(ctx, "", time.Second)
+	if err != nil {
+		return 0, err
+	}
+	ds, err := w.claim(ctx, now, settled)
 	if err != nil || len(ds) == 0 {
 		return 0, err
 	}
@@ -158,18 +164,26 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	return len(ds), errors.Join(errs...)
 }
 
-// claim takes the due deliveries for one lease.
-func (w *Worker) claim(ctx context.Context, now time.Time) ([]*ent.WebhookDelivery, error) {
+// claim takes the due deliveries for one lease, those of events numbered
+// below settled.
+func (w *Worker) claim(ctx context.Context, now time.Time, settled int64) ([]*ent.WebhookDelivery, error) {
 	tx, err := w.db.Writer.Tx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	q := tx.WebhookDelivery.Query().
 		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now)).
-		Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldEventSeq), ent.Asc(webhookdelivery.FieldID)).
 		Limit(w.Batch)
-	if w.db.Dialect == dialect.Postgres {
-		q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
+	if w.db.Dialect != dialect.Postgres {
+		q = q.Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldEventSeq), ent.Asc(webhookdelivery.FieldID))
+	} else {
+		// Only settled events' deliveries, in seq order: seq follows the
+		// writing transactions' ids, not their commits, so a delivery goes
+		// out only once every event before it has committed or never will,
+		// and its delivery is among those claimed before or with it.
+		q = q.Where(webhookdelivery.EventSeqLT(settled)).
+			Order(ent.Asc(webhookdelivery.FieldEventSeq), ent.Asc(webhookdelivery.FieldID)).
+			ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
 	}
 	ds, err := q.All(ctx)
 	if err == nil && len(ds) > 0 {

@@ -9,8 +9,9 @@ import (
 	"slices"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/ledgerbase/ledgerbase/api/apierr"
-	"github.com/ledgerbase/ledgerbase/api/numbering"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/api/webhooks"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -68,8 +69,7 @@ func (q *Request) watch(tx *ent.Tx) (before, error) {
 			return b, err
 		}
 	}
-	// Lock order (docs/decisions.md): parent, record, the write's own rows,
-	// the event counter last (emit).
+	// Lock order (docs/decisions.md): parent, record, the write's own rows.
 	if r.Parent != nil && q.ID != "" {
 		switch {
 		case r.Parent.Resource.HasStatus():
@@ -339,9 +339,11 @@ func previousAttributes(before, after []byte) []byte {
 	return out
 }
 
-// emit queues changes as events. On PostgreSQL their numbers come from the
-// workspace's locked "events" counter, so events commit in number order and
-// a consumer paging by them never skips a late one.
+// emit queues changes as events. On SQLite the one writer commits in
+// order: the next number is read once per (shared) transaction and counted
+// on in its queue. On PostgreSQL the insert numbers them from the
+// transaction's id (sqlstore.InsertEvents), with no lock shared with any
+// other writer; readers show only settled numbers (database.SettledSeq).
 func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
@@ -349,14 +351,11 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	ws := q.Workspace().ID
 	queue := eventQueue.In(q.DB, tx)
 	var first int64
-	if q.locks() {
-		var err error
-		if first, err = numbering.Reserve(q.Ctx, tx, ws, "events", int64(len(changes))); err != nil {
-			return err
-		}
-	} else {
-		// SQLite's one writer commits in order: the next number is read once
-		// per (shared) transaction and counted on in its queue.
+	if q.locks() && !q.registered {
+		// Readers would not wait for it, and could page past its events.
+		return fmt.Errorf("writes: events of a transaction not registered as their writer")
+	}
+	if !q.locks() {
 		var ok bool
 		if first, ok = queue.next[ws]; !ok {
 			if err := queryRow(q, tx, "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE workspace_id = ?", []any{ws}, &first); err != nil {
@@ -400,6 +399,10 @@ func writeEvents(tx *ent.Tx, queue *queue) error {
 	if len(all) == 0 {
 		return nil
 	}
+	ctx, db := context.WithoutCancel(all[0].q.Ctx), all[0].q.DB
+	if db.Dialect == dialect.Postgres && len(all) > database.MaxEventsPerTx {
+		return database.ErrTooManyEvents // their seqs would run into the next transaction's
+	}
 	rows := make([]*ent.Event, len(all))
 	for i, ev := range all {
 		rows[i], ev.e.Data = ev.e, string(ev.c.Object)
@@ -408,7 +411,7 @@ func writeEvents(tx *ent.Tx, queue *queue) error {
 			ev.e.Previous = &p
 		}
 	}
-	if err := sqlstore.InsertEvents(context.WithoutCancel(all[0].q.Ctx), all[0].q.DB, tx, rows); err != nil {
+	if err := sqlstore.InsertEvents(ctx, db, tx, rows); err != nil {
 		return err
 	}
 	// Each write's delivery jobs, for the endpoints enabled at its write.

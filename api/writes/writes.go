@@ -36,6 +36,9 @@ type Request struct {
 	Idem *idempotency.Pending
 	// touched are the other records the running transaction changed (see touch).
 	touched []touched
+	// registered: the running transaction is a registered event writer of
+	// the workspace (PostgreSQL; tryTx).
+	registered bool
 	// deliveries counts the webhook deliveries the transaction stored,
 	// mails the messages it put in the outbox.
 	deliveries, mails int

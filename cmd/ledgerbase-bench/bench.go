@@ -51,6 +51,11 @@ just before it), p50/p90/p99 latency, errors, and the server's peak RSS.
 pairs every round with one of its rounds too: the "× against" column is this
 build's req/s over that one's, in the same run (old binary against new, or the
 build without events: go build -tags ledgerbase_noevents ./cmd/ledgerbase).
+--servers N starts N 'serve' processes of the measured build on the one
+database (PostgreSQL) and spreads the connections over them in turn, as a
+round-robin balancer would; --against-servers sizes the --against build's
+the same way, so --against with the same binary, --servers 2 and
+--against-servers 1 pairs two servers with one, round for round.
 The webhook rows register an endpoint on a receiver in this process.`,
 		Args:          cobra.NoArgs,
 		RunE:          runBench,
@@ -73,6 +78,8 @@ The webhook rows register an endpoint on a receiver in this process.`,
 	f.String("only", "", "run only the scenarios whose name contains one of these comma-separated words")
 	f.String("dir", filepath.Join(os.TempDir(), "ledgerbase-bench"), "SQLite file (when no --database-url) and server logs")
 	f.String("serve-flags", "", "extra flags for the measured 'ledgerbase serve', e.g. \"--log-access=false\" (default: its production defaults)")
+	f.Int("servers", 1, "measured 'serve' processes on the one database; connections go to them in turn, as behind a round-robin balancer (PostgreSQL)")
+	f.Int("against-servers", 0, "'serve' processes of the --against build (default: as many as --servers)")
 	f.String("against-flags", "", "extra flags for the --against server only, e.g. \"--shortcuts-off=probeCache\": the same binary with and without a shortcut")
 	c.AddCommand(baselineCmd())
 	return c
@@ -82,14 +89,17 @@ The webhook rows register an endpoint on a receiver in this process.`,
 type benchEnv struct {
 	app, base *child
 	against   *child // a second build on the same database, or nil
-	auth      string // an admin key without rate limit
-	limited   string // a key allowed one request a minute
-	data      *sample
-	baseGen   func(*rand.Rand) request // the baseline's requests
-	nonce     string                   // keeps this run's created records apart from earlier runs'
-	dashboard request                  // the admin dashboard, signed in
-	pdfShort  string                   // invoices of 3 and 200 lines (documentInvoices)
-	pdfLong   string
+	// more are the measured build's servers beyond app (--servers), and
+	// againstMore the against build's (--against-servers).
+	more, againstMore []*child
+	auth              string // an admin key without rate limit
+	limited           string // a key allowed one request a minute
+	data              *sample
+	baseGen           func(*rand.Rand) request // the baseline's requests
+	nonce             string                   // keeps this run's created records apart from earlier runs'
+	dashboard         request                  // the admin dashboard, signed in
+	pdfShort          string                   // invoices of 3 and 200 lines (documentInvoices)
+	pdfLong           string
 }
 
 func runBench(c *cobra.Command, _ []string) error {
@@ -185,6 +195,15 @@ func runBench(c *cobra.Command, _ []string) error {
 		return err
 	}
 	defer env.app.stop()
+	servers, _ := f.GetInt("servers")
+	for i := 1; i < servers; i++ {
+		ch, err := startChild(ctx, dir, fmt.Sprintf("server-%d", i+1), "/v1/me", env.auth, server, serveArgs...)
+		if err != nil {
+			return err
+		}
+		defer ch.stop()
+		env.more = append(env.more, ch)
+	}
 	if against != "" {
 		againstFlags, _ := f.GetString("against-flags")
 		againstArgs := append(serveArgs[:len(serveArgs):len(serveArgs)], strings.Fields(againstFlags)...)
@@ -192,6 +211,15 @@ func runBench(c *cobra.Command, _ []string) error {
 			return err
 		}
 		defer env.against.stop()
+		n, _ := f.GetInt("against-servers")
+		for i := 1; i < cmp.Or(n, servers); i++ {
+			ch, err := startChild(ctx, dir, fmt.Sprintf("against-%d", i+1), "/v1/me", env.auth, against, againstArgs...)
+			if err != nil {
+				return err
+			}
+			defer ch.stop()
+			env.againstMore = append(env.againstMore, ch)
+		}
 	}
 	inv, err := env.app.get(ctx, "/v1/invoices/"+env.data.invoices[0].id, env.auth)
 	if err != nil {
@@ -211,9 +239,9 @@ func runBench(c *cobra.Command, _ []string) error {
 
 	fmt.Fprintf(out, "machine: %s; %d CPUs, GOMAXPROCS %d, load average %s; %s; serve %s\n", hostInfo(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		loadAverage(), dbKind(url), cmp.Or(serveFlags, "with its defaults"))
-	fmt.Fprintf(out, "server: %s", server)
+	fmt.Fprintf(out, "server: %s (%d serve processes)", server, len(env.appAddrs()))
 	if against != "" {
-		fmt.Fprintf(out, "; against: %s", against)
+		fmt.Fprintf(out, "; against: %s (%d serve processes)", against, len(env.againstAddrs()))
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "run: %d connections, %d rounds of %s after %s warm-up, seed %d; each round paired with a baseline round,\n"+
@@ -249,6 +277,24 @@ func runBench(c *cobra.Command, _ []string) error {
 	results = append(results, result{name: "server peak RSS over the whole run (VmHWM)", note: fmt.Sprintf("%.0f MB", float64(hwm)/(1<<20))})
 	printResults(out, results)
 	return nil
+}
+
+// appAddrs are the measured build's servers.
+func (e *benchEnv) appAddrs() []string {
+	out := []string{e.app.addr}
+	for _, c := range e.more {
+		out = append(out, c.addr)
+	}
+	return out
+}
+
+// againstAddrs are the against build's servers.
+func (e *benchEnv) againstAddrs() []string {
+	out := []string{e.against.addr}
+	for _, c := range e.againstMore {
+		out = append(out, c.addr)
+	}
+	return out
 }
 
 // benchSize is what bench seeds: the issue's figures at the default scale.
@@ -563,19 +609,22 @@ func (s scenario) measure(ctx context.Context, env *benchEnv, seed uint64, conns
 			return res
 		}
 	}
-	l := load{addr: srv.addr, seed: seed}
+	l := load{addrs: []string{srv.addr}, seed: seed}
+	if !s.base {
+		l.addrs = env.appAddrs()
+	}
 	pid := srv.cmd.Process.Pid
 	l.run(ctx, conns, warm, s.gen, s.ok, pid)
 	// The other build serves the same requests round for round; which of
 	// the two goes first alternates.
 	var other *load
 	if env.against != nil && !s.base {
-		other = &load{addr: env.against.addr, seed: seed}
+		other = &load{addrs: env.againstAddrs(), seed: seed}
 		other.run(ctx, conns, warm, s.gen, s.ok, env.against.cmd.Process.Pid)
 	}
 	// Each round is paired with a baseline round just before it: a shared
 	// machine's load drifts over minutes, and a pair sees the same load.
-	base := load{addr: env.base.addr, seed: seed}
+	base := load{addrs: []string{env.base.addr}, seed: seed}
 	var rps, ratios, againsts, p50, p90, p99 []float64
 	for i := 0; i < rounds; i++ {
 		var b, o round

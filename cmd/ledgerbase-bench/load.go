@@ -39,12 +39,13 @@ func (r round) pct(q float64) float64 {
 	return float64(r.lat[int(q*float64(len(r.lat)-1))]) / 1000
 }
 
-// load drives one server over keep-alive connections from this process:
-// conns workers, each with its own connection and its own seeded random
-// source, so a round's request sequence depends only on the seed.
+// load drives servers over keep-alive connections from this process:
+// conns workers, each with its own connection (to the servers in turn, as
+// a round-robin balancer spreads them) and its own seeded random source,
+// so a round's request sequence depends only on the seed.
 type load struct {
-	addr string
-	seed uint64
+	addrs []string
+	seed  uint64
 }
 
 // run sends requests made by gen until d has passed. ok tells an expected
@@ -83,7 +84,7 @@ func (l load) run(ctx context.Context, conns int, d time.Duration, gen func(*ran
 			rng := rand.New(rand.NewPCG(l.seed, uint64(w)+1))
 			t := &tallies[w]
 			t.lat = make([]uint32, 0, 4096)
-			c := newBenchConn(l.addr, deadline)
+			c := newBenchConn(l.addrs[w%len(l.addrs)], deadline)
 			defer c.close()
 			for ctx.Err() == nil {
 				r := gen(rng)

@@ -42,6 +42,9 @@ type DB struct {
 	WritePool *sql.DB     // one connection on SQLite
 	Dialect   string      // dialect.SQLite or dialect.Postgres
 	Path      string      // the SQLite file (empty on PostgreSQL)
+	// SettleWait bounds how long a reader of events waits for the writes
+	// running when it asked (SettledSeq); zero is DefaultSettleWait.
+	SettleWait time.Duration
 
 	ckpt       *checkpointer // checkpoints beside the writer (SQLite; upkeep)
 	stopUpkeep func()        // ends upkeep (SQLite)

@@ -42,6 +42,9 @@ func (d *DB) Migrate(ctx context.Context, more Migrator) error {
 	if err := ExecAll(ctx, d.WritePool, retiredIndexes...); err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
+	if err := d.migrateOrder(ctx); err != nil {
+		return fmt.Errorf("database: event order: %w", err)
+	}
 	if more != nil {
 		if err := more.Migrate(ctx, d); err != nil {
 			return err

@@ -7,9 +7,12 @@ import (
 )
 
 // Event is one committed change, written in the change's own transaction.
-// seq numbers a workspace's events in commit order (allocated under the
-// workspace's "events" counter lock, held until commit), so a consumer
-// paging by it never misses one that commits later with a smaller number.
+// seq orders a workspace's events so that a consumer paging by it never
+// misses one that commits later with a smaller number: on SQLite the one
+// writer counts on from MAX(seq); on PostgreSQL it is the writing
+// transaction's id, shifted, and readers show only seqs below the oldest
+// running event writer's (ent/database/horizon.go), with no lock any two
+// writers wait for.
 type Event struct{ ent.Schema }
 
 func (Event) Mixin() []ent.Mixin { return []ent.Mixin{logged("evt")} }

@@ -83,19 +83,19 @@ func statementTriggers(t, kind, ins, del, upd string) []string {
 }
 
 // postgresValues counts per statement (a bulk insert touches each value
-// once) into a random shard of totalShards, so concurrent inserts of the
-// same client's invoices do not queue on one row.
+// once) into the transaction's shard of totalShards, so concurrent inserts
+// of the same client's invoices do not queue on one row.
 func (postgresSQL) valuesTriggers(t, c string) []string {
 	upsert := func(sel string) string {
 		return fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, value, shard, n) %[2]s
 	ON CONFLICT (workspace_id, tbl, value, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, valuesTable, sel)
 	}
 	rows := func(from, sign string) string {
-		return upsert(fmt.Sprintf("SELECT workspace_id, '%s', coalesce(%s, ''), floor(random() * %d)::int, %scount(*) FROM %s GROUP BY 1, 3",
+		return upsert(fmt.Sprintf("SELECT workspace_id, '%s', coalesce(%s, ''), (txid_current() %% %d)::int, %scount(*) FROM %s GROUP BY 1, 3",
 			t, c, totalShards, sign, from))
 	}
 	moved := func(side, sign string) string {
-		return upsert(fmt.Sprintf("SELECT %[1]s.workspace_id, '%[2]s', coalesce(%[1]s.%[3]s, ''), floor(random() * %[4]d)::int, %[5]scount(*) "+
+		return upsert(fmt.Sprintf("SELECT %[1]s.workspace_id, '%[2]s', coalesce(%[1]s.%[3]s, ''), (txid_current() %% %[4]d)::int, %[5]scount(*) "+
 			"FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE o.%[3]s IS DISTINCT FROM n.%[3]s GROUP BY 1, 3", side, t, c, totalShards, sign))
 	}
 	return statementTriggers(t, "values", rows("new_rows", ""), rows("old_rows", "-"), moved("o", "-")+"\n\t"+moved("n", ""))
@@ -133,16 +133,16 @@ func (postgresSQL) searchIndex(ctx context.Context, d *Set, s Search) error {
 func (postgresSQL) totalsTriggers(d *Set, t string) []string {
 	add := func(rows, sign string) string {
 		q := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
-	SELECT workspace_id, '%[2]s', floor(random() * %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
+	SELECT workspace_id, '%[2]s', (txid_current() %% %[3]d)::int, %[4]scount(*), 1 FROM %[5]s GROUP BY workspace_id
 	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n, gen = %[1]s.gen + 1;
 	INSERT INTO %[6]s (workspace_id, tbl, day, shard, n)
-	SELECT workspace_id, '%[2]s', %[7]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3 ORDER BY 1, 3
+	SELECT workspace_id, '%[2]s', %[7]s, (txid_current() %% %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 3 ORDER BY 1, 3
 	ON CONFLICT (workspace_id, tbl, day, shard) DO UPDATE SET n = %[6]s.n + EXCLUDED.n;`,
 			totalsTable, t, totalShards, sign, rows, daysTable, d.sql.dayOf(""))
 		for _, c := range d.values[t] {
 			q += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, %[2]s, floor(random() * %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
+	SELECT workspace_id, %[2]s, (txid_current() %% %[3]d)::int, %[4]scount(*) FROM %[5]s GROUP BY 1, 2 ORDER BY 1, 2
 	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards, sign, rows)
 		}
 		return q
@@ -154,7 +154,7 @@ func (postgresSQL) totalsTriggers(d *Set, t string) []string {
 	for _, c := range d.values[t] {
 		moved += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)
-	SELECT workspace_id, k, floor(random() * %[3]d)::int, SUM(d) FROM (
+	SELECT workspace_id, k, (txid_current() %% %[3]d)::int, SUM(d) FROM (
 		SELECT workspace_id, %[2]s AS k, -1 AS d FROM old_rows UNION ALL SELECT workspace_id, %[2]s, 1 FROM new_rows) x
 	GROUP BY 1, 2 HAVING SUM(d) <> 0 ORDER BY 1, 2
 	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET n = %[1]s.n + EXCLUDED.n;`, totalsTable, valueKey(t, c, ""), totalShards)

@@ -32,7 +32,7 @@ const (
 	valuesGen     = "search_values_gen"
 	valuesLog     = "search_values_log"
 	tokenizeTable = "search_tokenize"
-	valuesVersion = "v2" // changes whenever the value triggers do
+	valuesVersion = "v3" // changes whenever the value triggers do
 	maxTokens     = 16   // bounds the words of q that are searched
 )
 

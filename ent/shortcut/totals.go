@@ -22,7 +22,10 @@ import (
 // Triggers keep per-workspace row counts in list_totals in the writing
 // transaction, so every write path keeps them right without knowing. On
 // PostgreSQL concurrent inserts would queue on one counter row, so each
-// count has totalShards rows picked at random; SQLite uses shard 0.
+// count has totalShards rows, picked by transaction id: transactions
+// running together have nearby ids, so up to totalShards of them take
+// distinct rows, and one transaction keeps to one shard. SQLite uses
+// shard 0.
 
 const (
 	totalsTable = "list_totals"
@@ -33,7 +36,7 @@ const (
 )
 
 // totalsVersion changes whenever the trigger definitions do (a rebuild).
-const totalsVersion = "v7"
+const totalsVersion = "v8"
 
 // uncounted are workspace tables no list total reads (they count by their
 // own queries), spared a trigger on every insert.

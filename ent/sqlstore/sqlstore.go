@@ -51,26 +51,69 @@ const eventsPerInsert = 64
 
 // InsertEvents appends events (ent/schema/events.go) in as few statements
 // as they fit. A statement's SQL depends only on how many events it
-// holds, so the driver's statement cache answers it.
+// holds, so the driver's statement cache answers it. On PostgreSQL the
+// statement numbers them itself (database.TxSeqSQL: the transaction's id
+// and each event's place among events) and sets their Seq from RETURNING;
+// on SQLite their Seq is stored as given.
 func InsertEvents(ctx context.Context, db *database.DB, tx *ent.Tx, events []*ent.Event) error {
+	pg := db.Dialect == dialect.Postgres
+	seq := "?"
+	if pg {
+		seq = database.TxSeqSQL("?")
+	}
 	for start := 0; start < len(events); start += eventsPerInsert {
 		evs := events[start:min(start+eventsPerInsert, len(events))]
 		args := make([]any, 0, 13*len(evs))
-		for _, e := range evs {
+		for i, e := range evs {
 			var previous any
 			if e.Previous != nil {
 				previous = *e.Previous
 			}
-			args = append(args, e.ID, e.WorkspaceID, e.CreatedAt, e.UpdatedAt, e.Seq, e.Type, e.ObjectType, e.ObjectID,
+			at := any(e.Seq)
+			if pg {
+				at = int64(start + i)
+			}
+			args = append(args, e.ID, e.WorkspaceID, e.CreatedAt, e.UpdatedAt, at, e.Type, e.ObjectType, e.ObjectID,
 				e.Data, previous, e.RequestID, e.ActorType, e.ActorID)
 		}
 		q := "INSERT INTO events (id, workspace_id, created_at, updated_at, seq, type, object_type, object_id, data, previous, " +
-			"request_id, actor_type, actor_id) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(evs)), ", ")
-		if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
+			"request_id, actor_type, actor_id) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, "+seq+", ?, ?, ?, ?, ?, ?, ?, ?), ", len(evs)), ", ")
+		if !pg {
+			if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := returnSeqs(ctx, tx, db.Rebind(q+" RETURNING id, seq"), args, evs); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// returnSeqs runs an insert of evs returning each one's id and seq, and
+// sets their Seq (by id: RETURNING promises no order).
+func returnSeqs(ctx context.Context, tx *ent.Tx, q string, args []any, evs []*ent.Event) error {
+	rs, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	byID := make(map[string]*ent.Event, len(evs))
+	for _, e := range evs {
+		byID[e.ID] = e
+	}
+	for rs.Next() {
+		var id string
+		var seq int64
+		if err := rs.Scan(&id, &seq); err != nil {
+			return err
+		}
+		if e := byID[id]; e != nil {
+			e.Seq = seq
+		}
+	}
+	return rs.Err()
 }
 
 // TokenTaker is the shared rate limit's take on db (the rate_buckets
