@@ -526,8 +526,3 @@ func unlinkOrder(q *Request, tx *ent.Tx) error {
 	}
 	return tx.SalesOrder.Update().Where(salesorder.ID(o.ID)).ClearInvoiceID().Exec(q.Ctx)
 }
-
-func init() {
-	// Belongs in writes.go's operations table (owned by another change).
-	operations[key{resource.SalesOrders, resource.Action, "invoice"}] = invoiceSalesOrder
-}
