@@ -140,7 +140,7 @@ func csvCell(field string, v any, cur string) string {
 		case err != nil:
 			return x.String()
 		case strings.HasSuffix(field, "_cents"):
-			return plainAmount(n, cur)
+			return pricing.Plain(n, cur)
 		case strings.HasSuffix(field, "_milli"):
 			return pricing.Decimal(n, 3, uiLang)
 		case strings.HasSuffix(field, "_bp"):
@@ -154,25 +154,6 @@ func csvCell(field string, v any, cur string) string {
 		return x
 	}
 	return ""
-}
-
-// plainAmount is minor units as a plain decimal in the currency's unit,
-// with its exponent's digits: 1234.50, KWD 1.250, JPY 1235.
-func plainAmount(minor int64, cur string) string {
-	d := pricing.Digits(cur)
-	s := strconv.FormatInt(minor, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	if d > 0 {
-		if len(s) <= d {
-			s = strings.Repeat("0", d-len(s)+1) + s
-		}
-		s = s[:len(s)-d] + "." + s[len(s)-d:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }
 
 // csvName is an export's file name: invoices-2026-11-27.csv.

@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ledgerbase/ledgerbase/api/access"
+	pricing "github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/records"
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
@@ -208,18 +209,18 @@ func writeStatementCSV(w io.Writer, d statementData) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"currency_code", "date", "type", "number", "id", "debit", "credit", "balance"})
 	for _, s := range d.Sections {
-		_ = cw.Write([]string{s.Currency, d.From, "Opening balance", "", "", "", "", plainAmount(s.Opening, s.Currency)})
+		_ = cw.Write([]string{s.Currency, d.From, "Opening balance", "", "", "", "", pricing.Plain(s.Opening, s.Currency)})
 		for _, e := range s.Entries {
 			debit, credit := "", ""
 			if e.Kind == "Invoice" {
-				debit = plainAmount(e.Debit, s.Currency)
+				debit = pricing.Plain(e.Debit, s.Currency)
 			} else {
-				credit = plainAmount(e.Credit, s.Currency)
+				credit = pricing.Plain(e.Credit, s.Currency)
 			}
-			_ = cw.Write([]string{s.Currency, e.Date, e.Kind, e.Number, e.ID, debit, credit, plainAmount(e.Balance, s.Currency)})
+			_ = cw.Write([]string{s.Currency, e.Date, e.Kind, e.Number, e.ID, debit, credit, pricing.Plain(e.Balance, s.Currency)})
 		}
-		_ = cw.Write([]string{s.Currency, d.To, "Closing balance", "", "", plainAmount(s.Debits, s.Currency),
-			plainAmount(s.Credits, s.Currency), plainAmount(s.Closing, s.Currency)})
+		_ = cw.Write([]string{s.Currency, d.To, "Closing balance", "", "", pricing.Plain(s.Debits, s.Currency),
+			pricing.Plain(s.Credits, s.Currency), pricing.Plain(s.Closing, s.Currency)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -37,13 +37,10 @@ func digits(f resource.Field, cur string) int {
 // currency's decimals ("120.00"), a quantity or a rate without trailing
 // zeros ("2.5", "20").
 func unitText(f resource.Field, n int64, cur string) string {
-	d := digits(f, cur)
-	s := pricing.Decimal(n, d, "en")
-	if f.Unit != resource.MinorUnits || d == 0 {
-		return s
+	if f.Unit == resource.MinorUnits {
+		return pricing.Plain(n, cur)
 	}
-	whole, frac, _ := strings.Cut(s, ".")
-	return whole + "." + frac + strings.Repeat("0", d-len(frac))
+	return pricing.Decimal(n, f.Unit.Scale(), "en")
 }
 
 // numberText is a stored value of f as its input shows it; anything but

@@ -71,6 +71,19 @@ func Parse(text, code, lang string) (int64, error) {
 	return n, nil
 }
 
+// Plain is minor units as a plain decimal in the currency's unit, every
+// decimal of its exponent kept and no grouping: what a form's input and a
+// CSV cell hold ("1234.50", KWD "1.250", JPY "1235").
+func Plain(minor int64, code string) string {
+	d := Digits(code)
+	s := Decimal(minor, d, "en")
+	if d == 0 {
+		return s
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	return whole + "." + frac + strings.Repeat("0", d-len(frac))
+}
+
 // Decimal is n with scale implied decimals (a quantity in thousandths:
 // scale 3; a rate in basis points as a percentage: scale 2) in lang's
 // separators, without trailing zeros: Decimal(1500, 3, "fr") is "1,5".

@@ -55,3 +55,18 @@ func TestDecimal(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainKeepsEveryDecimalOfTheExponent(t *testing.T) {
+	for _, c := range []struct {
+		minor int64
+		code  string
+		want  string
+	}{
+		{123450, "EUR", "1234.50"}, {0, "EUR", "0.00"}, {-5, "EUR", "-0.05"}, {-150, "USD", "-1.50"},
+		{1250, "KWD", "1.250"}, {1235, "JPY", "1235"}, {7, "XYZ", "0.07"},
+	} {
+		if got := Plain(c.minor, c.code); got != c.want {
+			t.Errorf("Plain(%d, %s) = %q, want %q", c.minor, c.code, got, c.want)
+		}
+	}
+}
