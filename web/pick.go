@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -216,13 +217,9 @@ func (u *UI) reconcileRefs(c *fiber.Ctx, fields []resource.Field, v formValues, 
 // refResults searches the records of r as GET /v1/{r}?q= does, for the
 // picker of field (at most 8; the first ones when q is empty).
 func (u *UI) refResults(c *fiber.Ctx, r *resource.Resource, field, q string) []refResult {
-	b, err := u.core.Records.List(c.UserContext(), r, recordsWorkspace(workspaceOf(c)), records.Page{Limit: 8, Q: strings.TrimSpace(q)})
+	_, recs, err := u.list(c.UserContext(), workspaceOf(c), r, records.Page{Limit: 8, Q: strings.TrimSpace(q)})
 	if err != nil {
 		u.log.Warn("picker search", "resource", r.Name, "err", err)
-		return nil
-	}
-	_, recs, err := decodeList(b)
-	if err != nil {
 		return nil
 	}
 	out := make([]refResult, 0, len(recs))
@@ -275,22 +272,13 @@ func (u *UI) decorateRefs(c *fiber.Ctx, fields []resource.Field, items []formIte
 		} else {
 			p.Query = cmp.Or(names[id], id)
 		}
-		if verb == findRef && field == f.Name || containsString(asked, f.Name) {
+		if verb == findRef && field == f.Name || slices.Contains(asked, f.Name) {
 			p.Results, p.Asked = u.refResults(c, r, f.Name, p.Query), true
 			// Without script the page is new: the first match takes the focus.
 			p.Focus = !script && len(p.Results) > 0 && verb == findRef
 		}
 		f.Ref = p
 	}
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pickRecord runs a picker's pick: the field takes the record, and the
