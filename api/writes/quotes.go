@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerbase/ledgerbase/api/resource"
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/quote"
+	"github.com/ledgerbase/ledgerbase/ent/shape"
 )
 
 // quoteKind is how quotes are made and edited (documents.go).
@@ -27,6 +28,23 @@ var quoteKind = &docKind{
 // invoiceQuote makes a draft invoice of an accepted quote and links both
 // ways. The quote's row is locked by the state check, so two concurrent
 // calls make one invoice.
+// makeInvoice makes a draft invoice of lines for p, with notes and the
+// record it was made of (link: "quote_id"), and returns its id. Priced
+// again by today's rules rather than copied: an invoice's money is always
+// computed from its lines.
+func (q *Request) makeInvoice(tx *ent.Tx, p party, lines []shape.DocLine, notes any, link string) (string, error) {
+	tot, err := money.Price(lines)
+	if err != nil {
+		return "", err
+	}
+	invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{party: p, lines: lines, totals: tot,
+		set: func(m entgo.Mutation) error { return setFields(m, map[string]any{"notes": notes, link: q.ID}) }})
+	if err == nil {
+		q.made(resource.Invoices, invID)
+	}
+	return invID, err
+}
+
 func invoiceQuote(q *Request) (Result, error) {
 	// It writes an invoice: the key's role must write invoices too.
 	if err := q.Principal.Gate(resource.Invoices, resource.Write); err != nil {
@@ -38,20 +56,11 @@ func invoiceQuote(q *Request) (Result, error) {
 		if err != nil {
 			return err
 		}
-		// Priced again by today's rules rather than copied: an invoice's
-		// money is always computed from its lines.
-		lines := slices.Clone(qu.Lines)
-		tot, err := money.Price(lines)
+		invID, err := q.makeInvoice(tx, party{id: qu.ClientID, name: qu.ClientName, currency: qu.CurrencyCode},
+			slices.Clone(qu.Lines), qu.Notes, "quote_id")
 		if err != nil {
 			return err
 		}
-		invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{
-			party: party{id: qu.ClientID, name: qu.ClientName, currency: qu.CurrencyCode}, lines: lines, totals: tot,
-			set: func(m entgo.Mutation) error { return setFields(m, map[string]any{"notes": qu.Notes, "quote_id": q.ID}) }})
-		if err != nil {
-			return err
-		}
-		q.made(resource.Invoices, invID)
 		return tx.Quote.Update().Where(quote.ID(q.ID)).SetInvoiceID(invID).Exec(q.Ctx)
 	})
 }

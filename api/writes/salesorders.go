@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	entgo "entgo.io/ent"
-
 	"github.com/ledgerbase/ledgerbase/api/apierr"
 	"github.com/ledgerbase/ledgerbase/api/money"
 	"github.com/ledgerbase/ledgerbase/api/numbering"
@@ -474,21 +472,10 @@ func invoiceSalesOrder(q *Request) (Result, error) {
 			lines[i] = shape.DocLine{ItemID: l.ItemID, Description: l.Description, QtyMilli: l.QtyMilli,
 				UnitPriceCents: l.UnitPriceCents, VATRateBasisPoints: lineRate(l)}
 		}
-		// Priced again rather than copied: an invoice's money is always
-		// computed from its lines.
-		tot, err := money.Price(lines)
+		invID, err := q.makeInvoice(tx, party{id: o.ClientID, name: o.ClientName, currency: o.CurrencyCode}, lines, o.Notes, "sales_order_id")
 		if err != nil {
 			return err
 		}
-		invID, err := q.insertDocument(tx, docKinds[resource.Invoices], newDocument{
-			party: party{id: o.ClientID, name: o.ClientName, currency: o.CurrencyCode}, lines: lines, totals: tot,
-			set: func(m entgo.Mutation) error {
-				return setFields(m, map[string]any{"notes": o.Notes, "sales_order_id": q.ID})
-			}})
-		if err != nil {
-			return err
-		}
-		q.made(resource.Invoices, invID)
 		return tx.SalesOrder.Update().Where(salesorder.ID(q.ID)).SetInvoiceID(invID).Exec(q.Ctx)
 	}, func() Answer { return record(http.StatusOK, q.Resource, q.ID, "") })
 }
