@@ -11,8 +11,8 @@ import (
 
 // The render cache keeps the JSON of records that depend on their own row
 // alone (no embeds), checked on every read against the row's updated_at,
-// which every write sets through ent. On SQLite an entry checked at the
-// current data version is served without touching the row.
+// which every write sets through ent. An entry checked at its table's
+// current version (shortcut.Set.Version) is served without touching the row.
 type rendered struct {
 	version string
 	json    []byte
@@ -26,12 +26,27 @@ const noVersion = -1
 // DefaultCacheBytes is the render cache's default budget.
 const DefaultCacheBytes = 16 << 20
 
-// SetCache sizes the render cache; 0 or less turns it off.
+// SetCache sizes the render cache, and the list answers' (ids and totals)
+// at half of it; 0 or less turns both off.
 func (e *Engine) SetCache(maxBytes int) {
 	if maxBytes <= 0 {
-		e.cache = nil
+		e.cache, e.lists = nil, nil
 		return
 	}
+	lists, err := otter.New(&otter.Options[string, listAnswer]{
+		MaximumWeight: uint64(maxBytes / 2),
+		Weigher: func(k string, v listAnswer) uint32 {
+			n := len(k) + 24*len(v.ids) + 80
+			for _, id := range v.ids {
+				n += len(id)
+			}
+			return uint32(n)
+		},
+	})
+	if err != nil { // only for contradictory options, which these are not
+		panic(err)
+	}
+	e.lists = lists
 	c, err := otter.New(&otter.Options[string, rendered]{
 		MaximumWeight: uint64(maxBytes),
 		// The entry's bytes plus its key, version and bookkeeping.
@@ -84,9 +99,11 @@ func (e *Engine) remember(p *plan, ws Workspace, id, version string, b []byte, d
 
 // pageCached appends the records of q — which selects p.keys — using the
 // render cache: only rows missing from it, or changed since they were
-// cached, are read in full, with one query.
-func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, error) {
-	var ids, missing []string
+// cached, are read in full, with one query. ids are the page's, unless a
+// row was deleted between the two queries.
+func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID, q string, args []any, b []byte, dv int64) ([]byte, []string, error) {
+	ids := []string{}
+	var missing []string
 	var parts [][]byte // nil where the cache has no current rendering
 	var id, ver string
 	err := database.EachRow(ctx, e.db.ReadPool, e.db.Rebind(q), args, []any{&id, &ver}, func() {
@@ -99,12 +116,12 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		ids, parts = append(ids, id), append(parts, j)
 	})
 	if err != nil {
-		return nil, apierr.Internal(err)
+		return nil, nil, apierr.Internal(err)
 	}
 	if len(missing) > 0 {
 		s, err := e.byID(ctx, e.db.ReadPool, p, ws, parentID, missing)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fresh := make(map[string][]byte, len(s.ids))
 		for i, d := range s.rows {
@@ -113,36 +130,68 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		for i, id := range ids {
 			if parts[i] == nil {
 				parts[i] = fresh[id] // nil: deleted since the page was read; left out
+				if parts[i] == nil {
+					ids = nil
+				}
 			}
 		}
 	}
-	return joinParts(b, parts), nil
+	return joinParts(b, parts), ids, nil
 }
 
 // pageUnchanged appends the records of a page when every one of them is
-// cached, was checked at data version dv, and nothing was committed since;
-// ok is false, and b untouched, when one is not. The page's ids are ids
+// cached, was checked at version dv, and nothing was committed since;
+// ids are nil, and b untouched, when one is not. The page's ids are ids
 // when the search read them, else those idsSQL selects from the index
 // alone, in the order of its ORDER BY.
-func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, bool, error) {
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, []string, error) {
 	if ids == nil {
 		var err error
 		if ids, err = database.QueryStrings(ctx, e.db.ReadPool, e.db.Rebind(idsSQL), args...); err != nil {
-			return nil, false, apierr.Internal(err)
+			return nil, nil, apierr.Internal(err)
 		}
 	}
+	out, ok := e.rowsUnchanged(p, ws, ids, b, dv)
+	if !ok {
+		return b, nil, nil
+	}
+	// The ids must come from the same state as the records: nothing may
+	// have been committed while they were read either.
+	if v, err := e.version(ctx, p, ws); err != nil || v != dv {
+		return b, nil, err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return out, ids, nil
+}
+
+// rowsUnchanged appends the records ids when the render cache holds every
+// one checked at version dv; ok is false, and b untouched, when not.
+func (e *Engine) rowsUnchanged(p *plan, ws Workspace, ids []string, b []byte, dv int64) ([]byte, bool) {
 	parts := make([][]byte, len(ids))
 	for i, id := range ids {
 		j, ok := e.unchanged(p, ws, id, dv)
 		if !ok {
-			return nil, false, nil
+			return b, false
 		}
 		parts[i] = j
 	}
-	// The ids must come from the same state as the records: nothing may
-	// have been committed while they were read either.
-	if v, ok, err := e.sc.DataVersion(ctx); err != nil || !ok || v != dv {
-		return nil, false, err
+	return joinParts(b, parts), true
+}
+
+// version (strategy unchangedPages) is the version of p's table in ws
+// that cached records are checked at, or noVersion where none is kept.
+func (e *Engine) version(ctx context.Context, p *plan, ws Workspace) (int64, error) {
+	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil {
+		return noVersion, nil
 	}
-	return joinParts(b, parts), true, nil
+	v, ok, err := e.sc.Version(ctx, ws.ID, p.r.Table)
+	if err != nil {
+		return noVersion, apierr.Internal(err)
+	}
+	if !ok {
+		return noVersion, nil
+	}
+	return v, nil
 }

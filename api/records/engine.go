@@ -19,8 +19,9 @@ type Engine struct {
 	db    *database.DB
 	sc    *shortcut.Set // db's
 	plans map[*resource.Resource]*plan
-	cache *otter.Cache[string, rendered] // nil: off
-	off   strategy                       // strategies switched off
+	cache *otter.Cache[string, rendered]   // nil: off
+	lists *otter.Cache[string, listAnswer] // nil: off (SetCache)
+	off   strategy                         // strategies switched off
 	// Refresh, when set, runs before every Get and list of a resource to
 	// bring clock-driven states up to date (an expired promotion).
 	Refresh func(ctx context.Context, r *resource.Resource, workspaceID string) error

@@ -21,19 +21,18 @@ func (e *Engine) Get(ctx context.Context, r *resource.Resource, ws Workspace, id
 	}
 	// Read before the row, so an entry is never marked checked at a version
 	// newer than the row it holds.
-	v, ok, err := e.sc.DataVersion(ctx)
-	if err != nil {
-		return nil, apierr.Internal(err)
-	}
 	dv := int64(noVersion)
-	if ok && parentID == "" && e.uses(unchangedPages) {
-		dv = v
-		if b, ok := e.unchanged(p, ws, id, dv); ok {
+	if parentID == "" {
+		var err error
+		if dv, err = e.version(ctx, p, ws); err != nil {
+			return nil, err
+		}
+		if b, ok := e.unchanged(p, ws, id, dv); ok && dv != noVersion {
 			return b, nil
 		}
 	}
 	var got, ver string
-	err = e.db.ReadPool.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
+	err := e.db.ReadPool.QueryRowContext(ctx, p.versionSQL, args...).Scan(&got, &ver)
 	if err == sql.ErrNoRows {
 		return nil, apierr.NotFound(r.Singular)
 	}

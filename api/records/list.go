@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -104,38 +105,66 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 	if err := e.refresh(ctx, r, ws); err != nil {
 		return nil, err
 	}
-	dv, err := e.dataVersion(ctx, p, pg)
+	dv, err := e.dataVersion(ctx, p, ws, pg)
 	if err != nil {
 		return nil, err
+	}
+	key := ""
+	if dv != noVersion && e.lists != nil && e.uses(unchangedLists) {
+		key = listKey(p, ws, pg)
+		if a, ok := e.lists.GetIfPresent(key); ok && a.checked == dv {
+			if out, ok := e.rowsUnchanged(p, ws, a.ids, append(b, `{"data":[`...), dv); ok {
+				return meta(out, pg, a.total), nil
+			}
+		}
 	}
 	lq, err := e.planList(ctx, p, ws, pg)
 	if err != nil {
 		return nil, err
 	}
 	b = append(b, `{"data":[`...)
+	ids := []string{}
 	if int64(pg.Offset) < lq.total {
-		if b, err = e.page(ctx, p, ws, pg, lq, dv, b); err != nil {
+		if b, ids, err = e.page(ctx, p, ws, pg, lq, dv, b); err != nil {
 			return nil, err
 		}
 	}
+	if key != "" && ids != nil {
+		// dv was read before every query of the answer: what they read
+		// may be newer than dv, never older.
+		e.lists.Set(key, listAnswer{checked: dv, ids: ids, total: lq.total})
+	}
 	return meta(b, pg, lq.total), nil
+}
+
+// listAnswer is a list's answer at version checked of its table (strategy
+// unchangedLists): its total and its page's ids, whose records the render
+// cache holds.
+type listAnswer struct {
+	checked int64
+	ids     []string
+	total   int64
+}
+
+// listKey names a list answer: the workspace, the resource, how records
+// render there, and every parameter of the page.
+func listKey(p *plan, ws Workspace, pg Page) string {
+	k := fmt.Appendf(make([]byte, 0, 128), "%s\x00%p\x00%t\x00%d\x00%d\x00%s\x00%t\x00%q", ws.ID, p, ws.Commerce,
+		pg.Limit, pg.Offset, pg.Sort.Column, pg.Sort.Desc, pg.Q)
+	for _, f := range pg.Filters {
+		k = fmt.Appendf(k, "\x00%s%s%#v", f.Column, f.Bound, f.Value)
+	}
+	return string(k)
 }
 
 // dataVersion (strategy unchangedPages) is read before anything else of
 // a cached list: a page answered from the cache checks at its end that
 // nothing was committed since, which covers every query of the request.
-func (e *Engine) dataVersion(ctx context.Context, p *plan, pg Page) (int64, error) {
-	if !e.uses(unchangedPages) || !p.cacheable || e.cache == nil || pg.ParentID != "" {
+func (e *Engine) dataVersion(ctx context.Context, p *plan, ws Workspace, pg Page) (int64, error) {
+	if pg.ParentID != "" {
 		return noVersion, nil
 	}
-	v, ok, err := e.sc.DataVersion(ctx)
-	if err != nil {
-		return noVersion, apierr.Internal(err)
-	}
-	if !ok {
-		return noVersion, nil
-	}
-	return v, nil
+	return e.version(ctx, p, ws)
 }
 
 // planList builds the list's condition and counts its rows.
@@ -168,22 +197,23 @@ func (e *Engine) planList(ctx context.Context, p *plan, ws Workspace, pg Page) (
 }
 
 // page appends the records of the page: from the render cache when the
-// resource is cached, else encoded from its rows.
-func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, error) {
+// resource is cached, else encoded from its rows. ids are the page's, when
+// the render cache holds every one of its records.
+func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *listQuery, dv int64, b []byte) ([]byte, []string, error) {
 	e.skipDays(ctx, p, ws, lq)
 	args := append(lq.args, lq.offset)
 	if p.cacheable && e.cache != nil {
 		if dv != noVersion {
 			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + lq.where + lq.order + database.LimitOffset(pg.Limit)
-			if out, ok, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ok {
-				return out, err
+			if out, ids, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ids != nil {
+				return out, ids, err
 			}
 		}
 		return e.pageCached(ctx, p, ws, pg.ParentID, pageSQL(p, p.keys, lq, pg.Limit), args, b, dv)
 	}
 	s, err := e.query(ctx, e.db.ReadPool, p, ws, pageSQL(p, p.selects, lq, pg.Limit), args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range s.rows {
 		if i > 0 {
@@ -191,7 +221,7 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 		}
 		b = p.encode(b, ws, s, i)
 	}
-	return b, nil
+	return b, nil, nil
 }
 
 // meta closes a list envelope.

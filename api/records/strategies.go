@@ -27,6 +27,10 @@ const (
 	// countedTotals: totals of whole lists, and of lists with one enum or
 	// boolean filter, come from the counters triggers keep.
 	countedTotals
+	// unchangedLists: a list's whole answer is kept, and served again
+	// while its table's version (shortcut.Set.Version) is the one it was
+	// answered at.
+	unchangedLists
 )
 
 // strategies are the strategies by name (ent/shortcut lists every name).
@@ -35,6 +39,7 @@ var strategies = map[string]strategy{
 	"searchKeys":     searchKeys,
 	"deepSkip":       deepSkip,
 	"countedTotals":  countedTotals,
+	"unchangedLists": unchangedLists,
 }
 
 func (e *Engine) uses(s strategy) bool { return e.off&s == 0 }

@@ -15,6 +15,7 @@ var Names = []string{
 	"searchKeys",     // q on a whole list counted by the search, which picks the page's keys
 	"deepSkip",       // a deep offset skips whole days by their counts
 	"countedTotals",  // totals from the counters triggers keep
+	"unchangedLists", // whole list answers kept while their table is unchanged
 	// the search:
 	"probeCache", // small word lookups kept while the table is unchanged
 	"valuesLog",  // new values of a Few column read from their log, not all again

@@ -147,10 +147,13 @@ func (postgresSQL) totalsTriggers(d *Set, t string) []string {
 		}
 		return q
 	}
-	// An update moves rows between values, netted per value, so one that
-	// keeps the value touches no counter. Rows go in key order: two updates
-	// taking two shards of one counter in opposite orders deadlock.
-	moved := ""
+	// An update grows the table's gen, its version (versions.go), and moves
+	// rows between values, netted per value, so one that keeps the value
+	// touches no counter. Rows go in key order: two updates taking two
+	// shards of one counter in opposite orders deadlock.
+	moved := fmt.Sprintf(`INSERT INTO %[1]s (workspace_id, tbl, shard, n, gen)
+	SELECT workspace_id, '%[2]s', (txid_current() %% %[3]d)::int, 0, 1 FROM new_rows GROUP BY workspace_id ORDER BY workspace_id
+	ON CONFLICT (workspace_id, tbl, shard) DO UPDATE SET gen = %[1]s.gen + 1;`, totalsTable, t, totalShards)
 	for _, c := range d.values[t] {
 		moved += fmt.Sprintf(`
 	INSERT INTO %[1]s (workspace_id, tbl, shard, n)

@@ -42,6 +42,10 @@ type Set struct {
 	// process (see AccessGen); it starts on first use.
 	access     *accessWatch
 	accessOnce sync.Once
+
+	// versions reads table versions on PostgreSQL (Version).
+	versions     *versionReader
+	versionsOnce sync.Once
 }
 
 type setKey struct{}

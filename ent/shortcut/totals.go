@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
@@ -95,6 +96,9 @@ func (d *Set) ValueKey(table, c string, v any) string {
 func (d *Set) migrateTotals(ctx context.Context) error {
 	tables := countedTables()
 	marker := totalsVersion + ":" + strings.Join(tables, ",")
+	if d.db.Dialect == dialect.Postgres {
+		marker += ";gen grows on update" // the table versions (versions.go)
+	}
 	for _, t := range tables {
 		if cols := d.values[t]; len(cols) > 0 {
 			marker += ";" + t + ":" + strings.Join(cols, ",")
@@ -124,15 +128,27 @@ func (d *Set) totalsSchema(ctx context.Context, tx *sql.Tx, tables []string) ([]
 	for _, t := range tables {
 		stmts = append(stmts, d.sql.totalsTriggers(d, t)...)
 	}
+	// A table's version must not come back to a value a running server
+	// may have cached an answer at: a rebuilt gen starts above any earlier
+	// one (the clock, in microseconds).
+	gen := "0"
+	if d.db.Dialect == dialect.Postgres {
+		gen = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)"
+	}
 	for _, t := range tables {
 		stmts = append(stmts,
-			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, '%s', 0, COUNT(*) FROM %s GROUP BY workspace_id",
-				totalsTable, t, t),
+			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) SELECT workspace_id, '%s', 0, COUNT(*), %s FROM %s GROUP BY workspace_id",
+				totalsTable, t, gen, t),
 			fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, day, shard, n) SELECT workspace_id, '%s', %s, 0, COUNT(*) FROM %s GROUP BY 1, 3",
 				daysTable, t, d.sql.dayOf(""), t))
 		for _, c := range d.values[t] {
 			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n) SELECT workspace_id, %s, 0, COUNT(*) FROM %s GROUP BY 1, 2",
 				totalsTable, valueKey(t, c, ""), t))
+		}
+		if d.db.Dialect == dialect.Postgres {
+			// Empty tables too: they may have had rows, and versions, before.
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s (workspace_id, tbl, shard, n, gen) SELECT id, '%s', 0, 0, %s FROM workspaces ON CONFLICT DO NOTHING",
+				totalsTable, t, gen))
 		}
 	}
 	return stmts, nil
