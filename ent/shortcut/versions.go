@@ -34,6 +34,11 @@ func (d *Set) Version(ctx context.Context, ws, table string) (v int64, ok bool, 
 
 type wsTable struct{ ws, table string }
 
+// VersionsSQL reads the versions of the workspace tables whose workspace
+// ids and table names are its two arrays (PostgreSQL).
+const VersionsSQL = `SELECT workspace_id, tbl, CAST(SUM(gen) AS BIGINT) FROM ` + totalsTable + `
+	WHERE (workspace_id, tbl) IN (SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))) GROUP BY 1, 2`
+
 // versionReader runs at most one query at a time; the askers that come
 // while it runs wait for the next, which asks for all of them at once.
 type versionReader struct {
@@ -95,8 +100,7 @@ func (r *versionReader) query(keys map[wsTable]int64) error {
 		wss, tables = append(wss, k.ws), append(tables, k.table)
 	}
 	// Not bound to an asker's context: the others wait for the answer too.
-	rows, err := r.set.db.ReadPool.QueryContext(context.Background(), `SELECT workspace_id, tbl, CAST(SUM(gen) AS BIGINT) FROM `+totalsTable+`
-		WHERE (workspace_id, tbl) IN (SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))) GROUP BY 1, 2`, wss, tables)
+	rows, err := r.set.db.ReadPool.QueryContext(context.Background(), VersionsSQL, wss, tables)
 	if err != nil {
 		return err
 	}
