@@ -38,6 +38,15 @@ func (g *gen) tm(t time.Time) any {
 	return t
 }
 
+// tableNames are the tables a run fills.
+func tableNames(rows int) []string {
+	var out []string
+	for _, t := range newTables(&sink{maxRows: rows}).all {
+		out = append(out, t.name)
+	}
+	return out
+}
+
 func newTables(s *sink) *tables {
 	t := &tables{}
 	add := func(x *table) *table { t.all = append(t.all, x); return x }
