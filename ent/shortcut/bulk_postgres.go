@@ -3,8 +3,14 @@ package shortcut
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/ledgerbase/ledgerbase/ent/database"
 )
@@ -30,9 +36,48 @@ type pgTrigger struct {
 	table, name, def, body string
 }
 
+// bulkConns are the connections of the PostgreSQL bulk loads running, by
+// their transaction (see CopyFrom).
+var bulkConns sync.Map
+
+// CopyFrom loads rows into table by COPY, in tx, when tx is the
+// transaction of a Bulk load on PostgreSQL with its triggers and indexes
+// deferred: args holds the rows one after the other, each with a value
+// per column of cols. Without indexes to maintain, COPY spares PostgreSQL
+// the parsing of large INSERTs. ok is false for any other tx (nothing was
+// done: the caller inserts).
+func CopyFrom(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any) (ok bool, err error) {
+	c, found := bulkConns.Load(tx)
+	if !found || len(cols) == 0 {
+		return false, nil
+	}
+	n := len(args) / len(cols)
+	src := pgx.CopyFromSlice(n, func(i int) ([]any, error) { return args[i*len(cols) : (i+1)*len(cols)], nil })
+	// On the transaction's own connection, so the COPY is part of it.
+	return true, c.(*sql.Conn).Raw(func(dc any) error {
+		pc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("database: COPY needs a pgx connection")
+		}
+		got, err := pc.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, src)
+		if err == nil && got != int64(n) {
+			err = fmt.Errorf("copied %d rows of %d", got, n)
+		}
+		if err != nil {
+			return fmt.Errorf("database: copy into %s: %w", table, err)
+		}
+		return nil
+	})
+}
+
 // bulkPostgres is Bulk's transaction on PostgreSQL.
 func (d *Set) bulkPostgres(ctx context.Context, tables []string, load func(tx *sql.Tx) error) error {
-	return database.RunTx(ctx, d.db.WritePool, func(tx *sql.Tx) error {
+	conn, err := d.db.WritePool.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return database.RunTx(ctx, conn, func(tx *sql.Tx) error {
 		quoted := make([]string, len(tables))
 		for i, t := range tables {
 			quoted[i] = quoteIdent(t)
@@ -63,18 +108,14 @@ func (d *Set) bulkPostgres(ctx context.Context, tables []string, load func(tx *s
 				return fmt.Errorf("database: bulk load: %s: %w", o.drop, err)
 			}
 		}
-		if err := load(tx); err != nil {
+		bulkConns.Store(tx, conn)
+		err = load(tx)
+		bulkConns.Delete(tx)
+		if err != nil {
 			return err
 		}
-		for _, t := range triggers {
-			// The trigger's own SQL, with the rows this transaction inserted
-			// as new_rows (xmin: a load only inserts).
-			stmts := []string{
-				"CREATE TEMP VIEW new_rows AS SELECT * FROM " + quoteIdent(t.table) + " WHERE xmin = pg_current_xact_id()::xid",
-				t.body, "DROP VIEW pg_temp.new_rows"}
-			if err := database.ExecAll(ctx, tx, stmts...); err != nil {
-				return fmt.Errorf("database: bulk load: %s: %w", t.name, err)
-			}
+		if err := pgFill(ctx, tx, triggers); err != nil {
+			return fmt.Errorf("database: bulk load: %w", err)
 		}
 		// Parallel workers build B-trees (max_parallel_maintenance_workers).
 		if _, err := tx.ExecContext(ctx, "SET LOCAL maintenance_work_mem = '"+bulkWorkMem+"'"); err != nil {
@@ -88,6 +129,41 @@ func (d *Set) bulkPostgres(ctx context.Context, tables []string, load func(tx *s
 		}
 		return nil
 	})
+}
+
+// pgFill does the deferred triggers' work: each one's own SQL, with the
+// rows this transaction inserted into its table as new_rows (xmin: a load
+// only inserts). new_rows is a temporary copy of the columns the triggers
+// of a table name, so the table is read once, not once per statement.
+func pgFill(ctx context.Context, tx *sql.Tx, triggers []pgTrigger) error {
+	for i := 0; i < len(triggers); {
+		t := triggers[i].table
+		var bodies []string
+		for ; i < len(triggers) && triggers[i].table == t; i++ {
+			bodies = append(bodies, triggers[i].body)
+		}
+		cols, err := database.QueryStrings(ctx, tx, "SELECT attname FROM pg_attribute WHERE attrelid = CAST($1 AS regclass) AND attnum > 0 AND NOT attisdropped ORDER BY attnum", quoteIdent(t))
+		if err != nil {
+			return err
+		}
+		// Any column a body names as a word (more is harmless).
+		var used []string
+		all := strings.Join(bodies, "\n")
+		for _, c := range cols {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(c) + `\b`).MatchString(all) {
+				used = append(used, quoteIdent(c))
+			}
+		}
+		if len(used) == 0 {
+			used = []string{"*"}
+		}
+		stmts := append([]string{"CREATE TEMP TABLE new_rows ON COMMIT DROP AS SELECT " + strings.Join(used, ", ") + " FROM " + quoteIdent(t) +
+			" WHERE xmin = pg_current_xact_id()::xid"}, bodies...)
+		if err := database.ExecAll(ctx, tx, append(stmts, "DROP TABLE pg_temp.new_rows")...); err != nil {
+			return fmt.Errorf("%s: %w", t, err)
+		}
+	}
+	return nil
 }
 
 // pgDeferredTriggers finds the statement-level insert triggers of tables
