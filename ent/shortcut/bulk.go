@@ -56,7 +56,8 @@ type BulkOptions struct {
 // triggers deferred (see above); load must write through tx only, which
 // holds the one writer connection. On PostgreSQL it is a plain transaction
 // unless o names the Tables and promises Alone (see bulkPostgres). Either
-// way load must only insert: the deferred work counts every row it added.
+// way load must only insert, and on PostgreSQL without savepoints: the
+// deferred work counts the rows the transaction itself added.
 func (d *Set) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.db.Dialect != dialect.SQLite {
 		if o.Alone && len(o.Tables) > 0 {

@@ -25,7 +25,7 @@ import (
 
 // bulkWorkMem is the memory each index build may use: a GIN index built in
 // memory is written once, not merged from runs on disk.
-const bulkWorkMem = "1GB"
+const bulkWorkMem = "512MB"
 
 // pgDeferred is one dropped object, with the SQL that drops and restores it.
 type pgDeferred struct{ drop, restore string }
@@ -43,8 +43,9 @@ var bulkConns sync.Map
 // CopyFrom loads rows into table by COPY, in tx, when tx is the
 // transaction of a Bulk load on PostgreSQL with its triggers and indexes
 // deferred: args holds the rows one after the other, each with a value
-// per column of cols. Without indexes to maintain, COPY spares PostgreSQL
-// the parsing of large INSERTs. ok is false for any other tx (nothing was
+// per column of cols. Without indexes to maintain, COPY loads faster than
+// multi-row INSERTs (no statement of thousands of parameters to parse and
+// bind). ok is false for any other tx (nothing was
 // done: the caller inserts).
 func CopyFrom(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any) (ok bool, err error) {
 	c, found := bulkConns.Load(tx)
@@ -196,7 +197,7 @@ func (d *Set) pgDeferredTriggers(ctx context.Context, tx *sql.Tx, tables []strin
 	// tgtype 4: AFTER INSERT, FOR EACH STATEMENT.
 	err := database.EachRow(ctx, tx, `SELECT c.relname, g.tgname, pg_get_triggerdef(g.oid), p.proname, p.prosrc
 		FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_proc p ON p.oid = g.tgfoid
-		WHERE g.tgrelid IN (SELECT CAST(x AS regclass) FROM unnest(CAST($1 AS text[])) x) AND NOT g.tgisinternal AND g.tgenabled <> 'D'
+		WHERE g.tgrelid IN (SELECT CAST(x AS regclass) FROM unnest(CAST($1 AS text[])) x) AND NOT g.tgisinternal AND g.tgenabled = 'O'
 			AND g.tgtype = 4 AND g.tgnargs = 0 AND p.pronargs = 0
 		ORDER BY c.relname, g.tgname`,
 		[]any{"{" + strings.Join(tables, ",") + "}"}, []any{&tr.table, &tr.name, &tr.def, &fn, &src}, func() {
@@ -231,9 +232,12 @@ func pgDeferredOfEmpty(ctx context.Context, tx *sql.Tx, t string) ([]pgDeferred,
 	if err != nil {
 		return nil, err
 	}
+	// pg_get_indexdef omits the tablespace and the CLUSTER mark: indexes
+	// with either stay.
 	err = database.EachRow(ctx, tx, `SELECT 'DROP INDEX ' || CAST(x.indexrelid AS regclass), pg_get_indexdef(x.indexrelid)
-		FROM pg_index x
+		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 		WHERE x.indrelid = CAST($1 AS regclass) AND NOT x.indisunique AND NOT x.indisexclusion AND x.indisvalid AND x.indisready
+			AND NOT x.indisclustered AND i.reltablespace = 0
 			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid)
 		ORDER BY CAST(x.indexrelid AS regclass)`, []any{quoteIdent(t)}, []any{&o.drop, &o.restore}, func() { out = append(out, o) })
 	return out, err
