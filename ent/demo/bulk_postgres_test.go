@@ -210,18 +210,33 @@ func TestPostgresFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 			UNION ALL SELECT 'constraint', conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = CAST(current_schema() AS regnamespace)
 			ORDER BY 1, 2, 3`)
 	}
-	before := schema()
 	ws, err := access.NewWorkspace(ctx, db.Writer, "Failed", "business", true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A table with rows keeps its indexes through a load.
+	if _, err := db.WritePool.ExecContext(ctx, "INSERT INTO bills (id, workspace_id, created_at, updated_at, number, date, lines, currency_code, vendor_name, status) "+
+		"VALUES ('bill_x', $1, now(), now(), 'B-1', '2026-01-01', '[]', 'EUR', 'Kept', 'open')", ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := schema()
 	boom := errors.New("boom")
 	o := shortcut.BulkOptions{Alone: true, Tables: []string{"vendors", "bills", "bill_payments", "invoices"}}
 	err = shortcut.Of(db).Bulk(ctx, o, func(tx *sql.Tx) error {
 		// The deferred triggers, indexes and foreign keys are gone meanwhile.
 		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_trigger WHERE tgname IN ('vendors_totals_ai', 'invoices_sums_ai', 'invoices_values_ai') AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = CAST(current_schema() AS regnamespace))").Scan(&n); err != nil || n != 0 {
+		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_trigger WHERE tgname IN ('vendors_totals_ai', 'invoices_sums_ai', 'invoices_values_ai', 'bills_totals_ai') AND tgrelid IN (SELECT oid FROM pg_class WHERE relnamespace = CAST(current_schema() AS regnamespace))").Scan(&n); err != nil || n != 0 {
 			t.Errorf("%d deferred triggers still there during the load (%v)", n, err)
+		}
+		plain := func(table string) int {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_index WHERE indrelid = CAST($1 AS regclass) AND NOT indisunique", table).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if plain("invoices") != 0 || plain("bills") == 0 {
+			t.Errorf("during the load: %d plain indexes on the empty invoices, %d on bills, which has a row", plain("invoices"), plain("bills"))
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO vendors (id, workspace_id, created_at, updated_at, name, currency_code) VALUES ('ven_x', $1, now(), now(), 'Gone', 'EUR')", ws.ID); err != nil {
 			return err
@@ -238,5 +253,8 @@ func TestPostgresFailedBulkLoadLeavesTheDatabaseAsItWas(t *testing.T) {
 	var n int
 	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%d vendors after a failed load (%v)", n, err)
+	}
+	if c, ok := shortcut.Of(db).Count(ctx, ws.ID, "bills", ""); !ok || c != 1 {
+		t.Fatalf("bills total %d, %v after a failed load; want 1", c, ok)
 	}
 }
