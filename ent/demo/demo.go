@@ -98,7 +98,7 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 	// PostgreSQL defers triggers and indexes only with Alone: the load
 	// then locks its tables until it commits.
 	if !o.RowTriggers && db.Uses("bulkLoad") && (g.sqlite || o.Alone) {
-		err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: o.Alone, Tables: tableNames(rows)}, load)
+		err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: o.Alone, Tables: tableNames()}, load)
 	} else {
 		restore := shortcut.Of(db).BulkCache(ctx)
 		err = load(nil)
