@@ -10,8 +10,8 @@ import (
 	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
-// Bulk loading: full batches of rows go as multi-row INSERTs to one writer
-// goroutine, so generating the next rows overlaps with writing the last
+// Bulk loading: full batches of rows go as multi-row INSERTs (COPY in a
+// PostgreSQL bulk load) to one writer goroutine, so generating the next rows overlaps with writing the last
 // ones; see Options.RowTriggers for the transactions they go in.
 
 const (
