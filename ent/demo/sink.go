@@ -11,8 +11,9 @@ import (
 )
 
 // Bulk loading: full batches of rows go as multi-row INSERTs (COPY in a
-// PostgreSQL bulk load) to one writer goroutine, so generating the next rows overlaps with writing the last
-// ones; see Options.RowTriggers for the transactions they go in.
+// PostgreSQL bulk load) to one writer goroutine, so generating the next
+// rows overlaps with writing the last ones; see Options.RowTriggers for the
+// transactions they go in.
 
 const (
 	// maxArgs stays under SQLite's default variable limit (32766) and
