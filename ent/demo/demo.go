@@ -32,12 +32,14 @@ type Options struct {
 	// Seed and Now make the content reproducible (ids stay unique per run).
 	Seed uint64
 	Now  time.Time
-	// RowTriggers keeps SQLite's per-row insert triggers firing, in
-	// transactions of commitEvery rows, as on PostgreSQL. By default a
-	// SQLite load is one database.DB.Bulk, which does their work at the end.
+	// RowTriggers keeps the insert triggers firing row by row (statement
+	// by statement on PostgreSQL), in transactions of commitEvery rows. By
+	// default a SQLite load, and a PostgreSQL one with Alone, is one
+	// shortcut.Set.Bulk, which does their work at the end.
 	RowTriggers bool
 	// Alone promises that nothing else uses the database while the run
-	// loads (shortcut.BulkOptions.Alone): SQLite may then skip the WAL.
+	// loads (shortcut.BulkOptions.Alone): SQLite may then skip the WAL, and
+	// PostgreSQL's load locks the tables it fills until it commits.
 	Alone bool
 	// Progress, when set, hears the name of each step as it starts
 	// ("catalog", ..., "indexes" for a Bulk load's rebuild, "done").
@@ -93,8 +95,10 @@ func run(ctx context.Context, db *database.DB, wsID string, o Options, rows int)
 		}
 		return ctx.Err()
 	}
-	if g.sqlite && !o.RowTriggers && db.Uses("bulkLoad") {
-		err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: o.Alone}, load)
+	// PostgreSQL defers triggers and indexes only with Alone: the load
+	// then locks its tables until it commits.
+	if !o.RowTriggers && db.Uses("bulkLoad") && (g.sqlite || o.Alone) {
+		err = shortcut.Of(db).Bulk(ctx, shortcut.BulkOptions{Alone: o.Alone, Tables: tableNames()}, load)
 	} else {
 		restore := shortcut.Of(db).BulkCache(ctx)
 		err = load(nil)

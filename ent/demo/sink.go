@@ -7,11 +7,13 @@ import (
 	"sync/atomic"
 
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/shortcut"
 )
 
-// Bulk loading: full batches of rows go as multi-row INSERTs to one writer
-// goroutine, so generating the next rows overlaps with writing the last
-// ones; see Options.RowTriggers for the transactions they go in.
+// Bulk loading: full batches of rows go as multi-row INSERTs (COPY in a
+// PostgreSQL bulk load) to one writer goroutine, so generating the next
+// rows overlaps with writing the last ones; see Options.RowTriggers for the
+// transactions they go in.
 
 const (
 	// maxArgs stays under SQLite's default variable limit (32766) and
@@ -125,6 +127,14 @@ func (s *sink) run() {
 				s.failed.Store(true)
 				continue
 			}
+		}
+		// A PostgreSQL bulk load copies (without indexes, COPY is faster).
+		var copied bool
+		if copied, err = shortcut.CopyFrom(s.ctx, tx, j.t.name, j.t.cols, j.args); copied || err != nil {
+			if err != nil {
+				s.failed.Store(true)
+			}
+			continue
 		}
 		k := stmtKey{j.t, j.rows}
 		st := stmts[k]

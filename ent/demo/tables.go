@@ -38,6 +38,16 @@ func (g *gen) tm(t time.Time) any {
 	return t
 }
 
+// tableNames are the tables a run fills.
+func tableNames() []string {
+	var out []string
+	// Tables of one row each: only their names are read.
+	for _, t := range newTables(&sink{maxRows: 1}).all {
+		out = append(out, t.name)
+	}
+	return out
+}
+
 func newTables(s *sink) *tables {
 	t := &tables{}
 	add := func(x *table) *table { t.all = append(t.all, x); return x }

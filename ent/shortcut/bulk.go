@@ -45,13 +45,24 @@ type BulkOptions struct {
 	// Alone promises that nothing else in this process uses the DB while
 	// the load runs, so on SQLite it may leave WAL mode (see alone).
 	Alone bool
+	// Tables are the tables the load inserts into. On PostgreSQL, with
+	// Alone, Bulk defers their insert triggers, indexes and foreign keys
+	// (see bulkPostgres), holding them locked until it commits: other
+	// sessions wait for the load, even to read them.
+	Tables []string
 }
 
 // Bulk runs load in one transaction on the writer, with SQLite's insert
 // triggers deferred (see above); load must write through tx only, which
-// holds the one writer connection. On PostgreSQL it is a plain transaction.
+// holds the one writer connection. On PostgreSQL it is a plain transaction
+// unless o names the Tables and promises Alone (see bulkPostgres). Either
+// way load must only insert, and on PostgreSQL without savepoints: the
+// deferred work counts the rows the transaction itself added.
 func (d *Set) Bulk(ctx context.Context, o BulkOptions, load func(tx *sql.Tx) error) error {
 	if d.db.Dialect != dialect.SQLite {
+		if o.Alone && len(o.Tables) > 0 {
+			return d.bulkPostgres(ctx, o.Tables, load)
+		}
 		return database.RunTx(ctx, d.db.WritePool, load)
 	}
 	defer d.BulkCache(ctx)() // restored after conn is handed back
