@@ -130,7 +130,7 @@ func (s *sink) run() {
 		}
 		// A PostgreSQL bulk load copies (without indexes, COPY is faster).
 		var copied bool
-		if copied, err = shortcut.CopyFrom(s.ctx, tx, j.t.name, j.t.cols, j.args); copied || err != nil {
+		if copied, err = shortcut.Of(s.db).CopyFrom(s.ctx, tx, j.t.name, j.t.cols, j.args); copied || err != nil {
 			if err != nil {
 				s.failed.Store(true)
 			}

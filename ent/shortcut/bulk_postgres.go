@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -36,10 +35,6 @@ type pgTrigger struct {
 	table, name, def, body string
 }
 
-// bulkConns are the connections of the PostgreSQL bulk loads running, by
-// their transaction (see CopyFrom).
-var bulkConns sync.Map
-
 // CopyFrom loads rows into table by COPY, in tx, when tx is the
 // transaction of a Bulk load on PostgreSQL with its triggers and indexes
 // deferred: args holds the rows one after the other, each with a value
@@ -47,8 +42,8 @@ var bulkConns sync.Map
 // multi-row INSERTs (no statement of thousands of parameters to parse and
 // bind). ok is false for any other tx (nothing was
 // done: the caller inserts).
-func CopyFrom(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any) (ok bool, err error) {
-	c, found := bulkConns.Load(tx)
+func (d *Set) CopyFrom(ctx context.Context, tx *sql.Tx, table string, cols []string, args []any) (ok bool, err error) {
+	c, found := d.bulkConns.Load(tx)
 	if !found || len(cols) == 0 {
 		return false, nil
 	}
@@ -109,9 +104,9 @@ func (d *Set) bulkPostgres(ctx context.Context, tables []string, load func(tx *s
 				return fmt.Errorf("database: bulk load: %s: %w", o.drop, err)
 			}
 		}
-		bulkConns.Store(tx, conn)
+		d.bulkConns.Store(tx, conn)
 		err = load(tx)
-		bulkConns.Delete(tx)
+		d.bulkConns.Delete(tx)
 		if err != nil {
 			return err
 		}

@@ -43,6 +43,10 @@ type Set struct {
 	access     *accessWatch
 	accessOnce sync.Once
 
+	// bulkConns are the connections of the PostgreSQL bulk loads running,
+	// by their transaction (see CopyFrom).
+	bulkConns sync.Map
+
 	// versions reads table versions on PostgreSQL (Version).
 	versions     *versionReader
 	versionsOnce sync.Once
