@@ -139,21 +139,21 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	return joinParts(b, parts), ids, nil
 }
 
-// pageUnchanged appends the records of a page when every one of them is
-// cached, was checked at version dv, and nothing was committed since;
-// ids are nil, and b untouched, when one is not. The page's ids are ids
-// when the search read them, else those idsSQL selects from the index
-// alone, in the order of its ORDER BY.
-func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, []string, error) {
+// pageUnchanged appends the records of a page when nothing was committed
+// since version dv: those the render cache holds checked at dv, the others
+// read by id; ids are nil, and b untouched, when something was. The page's
+// ids are ids when the search read them, else those idsSQL selects from the
+// index alone, in the order of its ORDER BY.
+func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, []string, error) {
 	if ids == nil {
 		var err error
 		if ids, err = database.QueryStrings(ctx, e.db.ReadPool, e.db.Rebind(idsSQL), args...); err != nil {
 			return nil, nil, apierr.Internal(err)
 		}
 	}
-	out, ok := e.rowsUnchanged(p, ws, ids, b, dv)
-	if !ok {
-		return b, nil, nil
+	out, ok, _, err := e.rowsAt(ctx, p, ws, parentID, ids, b, dv)
+	if err != nil || !ok {
+		return b, nil, err
 	}
 	// The ids must come from the same state as the records: nothing may
 	// have been committed while they were read either.
@@ -166,18 +166,38 @@ func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, ids [
 	return out, ids, nil
 }
 
-// rowsUnchanged appends the records ids when the render cache holds every
-// one checked at version dv; ok is false, and b untouched, when not.
-func (e *Engine) rowsUnchanged(p *plan, ws Workspace, ids []string, b []byte, dv int64) ([]byte, bool) {
+// rowsAt appends the records ids: those the render cache holds checked at
+// version dv, the others read by id and kept as checked at dv. read says
+// whether any was read: the caller must then check that dv still holds.
+// ok is false, and b untouched, when a record is gone.
+func (e *Engine) rowsAt(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string, b []byte, dv int64) (out []byte, ok, read bool, err error) {
 	parts := make([][]byte, len(ids))
+	var missing []string
 	for i, id := range ids {
-		j, ok := e.unchanged(p, ws, id, dv)
-		if !ok {
-			return b, false
+		if j, ok := e.unchanged(p, ws, id, dv); ok {
+			parts[i] = j
+		} else {
+			missing = append(missing, id)
 		}
-		parts[i] = j
 	}
-	return joinParts(b, parts), true
+	if len(missing) > 0 {
+		s, err := e.byID(ctx, e.db.ReadPool, p, ws, parentID, missing)
+		if err != nil {
+			return b, false, true, err
+		}
+		fresh := make(map[string][]byte, len(s.ids))
+		for i, d := range s.rows {
+			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, s, i), dv)
+		}
+		for i, id := range ids {
+			if parts[i] == nil {
+				if parts[i] = fresh[id]; parts[i] == nil {
+					return b, false, true, nil
+				}
+			}
+		}
+	}
+	return joinParts(b, parts), true, len(missing) > 0, nil
 }
 
 // version (strategy unchangedPages) is the version of p's table in ws

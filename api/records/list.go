@@ -113,7 +113,20 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 	if dv != noVersion && e.lists != nil && e.uses(unchangedLists) {
 		key = listKey(p, ws, pg)
 		if a, ok := e.lists.GetIfPresent(key); ok && a.checked == dv {
-			if out, ok := e.rowsUnchanged(p, ws, a.ids, append(b, `{"data":[`...), dv); ok {
+			// Records the render cache no longer holds are read by id; the
+			// version must then still be dv.
+			out, ok, read, err := e.rowsAt(ctx, p, ws, pg.ParentID, a.ids, append(b, `{"data":[`...), dv)
+			if err != nil {
+				return nil, err
+			}
+			if ok && read {
+				var v int64
+				if v, err = e.version(ctx, p, ws); err != nil {
+					return nil, err
+				}
+				ok = v == dv
+			}
+			if ok {
 				return meta(out, pg, a.total), nil
 			}
 		}
@@ -205,7 +218,7 @@ func (e *Engine) page(ctx context.Context, p *plan, ws Workspace, pg Page, lq *l
 	if p.cacheable && e.cache != nil {
 		if dv != noVersion {
 			ids := "SELECT t.id FROM " + p.r.Table + " t WHERE " + lq.where + lq.order + database.LimitOffset(pg.Limit)
-			if out, ids, err := e.pageUnchanged(ctx, p, ws, lq.ids, ids, args, b, dv); err != nil || ids != nil {
+			if out, ids, err := e.pageUnchanged(ctx, p, ws, pg.ParentID, lq.ids, ids, args, b, dv); err != nil || ids != nil {
 				return out, ids, err
 			}
 		}
