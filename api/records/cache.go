@@ -139,11 +139,11 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 	return joinParts(b, parts), ids, nil
 }
 
-// pageUnchanged appends the records of a page when nothing was committed
-// since version dv: those the render cache holds checked at dv, the others
-// read by id; ids are nil, and b untouched, when something was. The page's
-// ids are ids when the search read them, else those idsSQL selects from the
-// index alone, in the order of its ORDER BY.
+// pageUnchanged appends the records of a page when every one of them is
+// cached, was checked at version dv, and nothing was committed since; ids
+// are nil, and b untouched, when one is not (pageCached then reads which
+// changed). The page's ids are ids when the search read them, else those
+// idsSQL selects from the index alone, in the order of its ORDER BY.
 func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string, idsSQL string, args []any, b []byte, dv int64) ([]byte, []string, error) {
 	if ids == nil {
 		var err error
@@ -151,7 +151,7 @@ func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, paren
 			return nil, nil, apierr.Internal(err)
 		}
 	}
-	out, ok, _, err := e.rowsAt(ctx, p, ws, parentID, ids, b, dv)
+	out, ok, _, err := e.rowsAt(ctx, p, ws, parentID, ids, b, dv, false)
 	if err != nil || !ok {
 		return b, nil, err
 	}
@@ -167,15 +167,17 @@ func (e *Engine) pageUnchanged(ctx context.Context, p *plan, ws Workspace, paren
 }
 
 // rowsAt appends the records ids: those the render cache holds checked at
-// version dv, the others read by id and kept as checked at dv. read says
-// whether any was read: the caller must then check that dv still holds.
-// ok is false, and b untouched, when a record is gone.
-func (e *Engine) rowsAt(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string, b []byte, dv int64) (out []byte, ok, read bool, err error) {
+// version dv and, with fetch, the others read by id and kept as checked at
+// dv (read: the caller must then check that dv still holds). ok is false,
+// and b untouched, when a record is not cached (without fetch) or gone.
+func (e *Engine) rowsAt(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string, b []byte, dv int64, fetch bool) (out []byte, ok, read bool, err error) {
 	parts := make([][]byte, len(ids))
 	var missing []string
 	for i, id := range ids {
 		if j, ok := e.unchanged(p, ws, id, dv); ok {
 			parts[i] = j
+		} else if !fetch {
+			return b, false, false, nil
 		} else {
 			missing = append(missing, id)
 		}

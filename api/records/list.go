@@ -115,7 +115,7 @@ func (e *Engine) AppendList(ctx context.Context, r *resource.Resource, ws Worksp
 		if a, ok := e.lists.GetIfPresent(key); ok && a.checked == dv {
 			// Records the render cache no longer holds are read by id; the
 			// version must then still be dv.
-			out, ok, read, err := e.rowsAt(ctx, p, ws, pg.ParentID, a.ids, append(b, `{"data":[`...), dv)
+			out, ok, read, err := e.rowsAt(ctx, p, ws, pg.ParentID, a.ids, append(b, `{"data":[`...), dv, true)
 			if err != nil {
 				return nil, err
 			}
