@@ -119,24 +119,37 @@ func (e *Engine) pageCached(ctx context.Context, p *plan, ws Workspace, parentID
 		return nil, nil, apierr.Internal(err)
 	}
 	if len(missing) > 0 {
-		s, err := e.byID(ctx, e.db.ReadPool, p, ws, parentID, missing)
+		all, err := e.readMissing(ctx, p, ws, parentID, ids, parts, missing, dv)
 		if err != nil {
 			return nil, nil, err
 		}
-		fresh := make(map[string][]byte, len(s.ids))
-		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, s, i), dv)
-		}
-		for i, id := range ids {
-			if parts[i] == nil {
-				parts[i] = fresh[id] // nil: deleted since the page was read; left out
-				if parts[i] == nil {
-					ids = nil
-				}
-			}
+		if !all {
+			ids = nil // deleted since the page was read; left out
 		}
 	}
 	return joinParts(b, parts), ids, nil
+}
+
+// readMissing reads the records missing by id, keeps them as checked at
+// dv, and puts each in the nil part of parts (one per id of ids) it fills;
+// all is false when one is gone, its part left nil.
+func (e *Engine) readMissing(ctx context.Context, p *plan, ws Workspace, parentID string, ids []string, parts [][]byte, missing []string, dv int64) (all bool, err error) {
+	s, err := e.byID(ctx, e.db.ReadPool, p, ws, parentID, missing)
+	if err != nil {
+		return false, err
+	}
+	fresh := make(map[string][]byte, len(s.ids))
+	for i, d := range s.rows {
+		fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, s, i), dv)
+	}
+	all = true
+	for i, id := range ids {
+		if parts[i] == nil {
+			parts[i] = fresh[id]
+			all = all && parts[i] != nil
+		}
+	}
+	return all, nil
 }
 
 // pageUnchanged appends the records of a page when every one of them is
@@ -183,20 +196,8 @@ func (e *Engine) rowsAt(ctx context.Context, p *plan, ws Workspace, parentID str
 		}
 	}
 	if len(missing) > 0 {
-		s, err := e.byID(ctx, e.db.ReadPool, p, ws, parentID, missing)
-		if err != nil {
+		if all, err := e.readMissing(ctx, p, ws, parentID, ids, parts, missing, dv); err != nil || !all {
 			return b, false, true, err
-		}
-		fresh := make(map[string][]byte, len(s.ids))
-		for i, d := range s.rows {
-			fresh[s.ids[i]] = e.remember(p, ws, s.ids[i], p.versionOf(d), p.encode(make([]byte, 0, 1024), ws, s, i), dv)
-		}
-		for i, id := range ids {
-			if parts[i] == nil {
-				if parts[i] = fresh[id]; parts[i] == nil {
-					return b, false, true, nil
-				}
-			}
 		}
 	}
 	return joinParts(b, parts), true, len(missing) > 0, nil
