@@ -36,10 +36,14 @@ var unordered = []string{"api_keys", "email_messages", "events", "idempotency_ke
 
 // orderedTables are the record tables: those with a workspace_id, but
 // the unordered.
-func orderedTables() []string {
+func orderedTables() []string { return WorkspaceTables(unordered...) }
+
+// WorkspaceTables are the tables with a workspace_id column, but those
+// named in except.
+func WorkspaceTables(except ...string) []string {
 	var out []string
 	for _, t := range migrate.Tables {
-		if slices.Contains(unordered, t.Name) {
+		if slices.Contains(except, t.Name) {
 			continue
 		}
 		if slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.Name == "workspace_id" }) {

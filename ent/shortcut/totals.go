@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 
 	"github.com/ledgerbase/ledgerbase/ent/migrate"
@@ -45,18 +44,7 @@ var uncounted = []string{"events", "webhook_endpoints", "webhook_deliveries", "w
 
 // countedTables are the tables with a workspace_id column, found once.
 // Callers must not change the slice.
-var countedTables = sync.OnceValue(func() []string {
-	var out []string
-	for _, t := range migrate.Tables {
-		if slices.Contains(uncounted, t.Name) {
-			continue
-		}
-		if slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.Name == "workspace_id" }) {
-			out = append(out, t.Name)
-		}
-	}
-	return out
-})
+var countedTables = sync.OnceValue(func() []string { return database.WorkspaceTables(uncounted...) })
 
 // setValueColumns keeps, of each search's Counted columns, the enums and
 // booleans of its table.
