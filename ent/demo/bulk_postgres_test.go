@@ -67,33 +67,6 @@ func postgresSchema(t *testing.T) (*database.DB, string) {
 	return db, schema
 }
 
-// dumpRows is every row of q, each printed as one string.
-func dumpRows(t *testing.T, db *sql.DB, q string) []string {
-	t.Helper()
-	r, err := db.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer r.Close()
-	cols, _ := r.Columns()
-	var out []string
-	for r.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := r.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprint(vals...))
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // On PostgreSQL a bulk load (Alone: triggers, indexes and foreign keys
 // deferred to one pass) leaves what the statement triggers leave, load by
 // load: the same counters, day counts, kept sums, values, search answers,

@@ -62,28 +62,7 @@ func TestBulkLoadEqualsRowTriggers(t *testing.T) {
 
 	dump := func(db *database.DB, q string) []string {
 		t.Helper()
-		r, err := db.ReadPool.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		cols, _ := r.Columns()
-		var out []string
-		for r.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := r.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, fmt.Sprint(vals...))
-		}
-		if err := r.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return dumpRows(t, db.ReadPool, q)
 	}
 	same := func(what, q string) {
 		t.Helper()
@@ -199,4 +178,31 @@ func TestMigrateRestoresMissingInsertTriggers(t *testing.T) {
 	if err := db.ReadPool.QueryRowContext(ctx, "SELECT COUNT(*) FROM vendors_fts WHERE body MATCH 'zanzibar' AND lid = (SELECT lid FROM search_workspaces WHERE workspace_id = ?)", ws.ID).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("search finds %d vendors (%v); want 1", n, err)
 	}
+}
+
+// dumpRows is every row of q, each printed as one string.
+func dumpRows(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	r, err := db.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer r.Close()
+	cols, _ := r.Columns()
+	var out []string
+	for r.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := r.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(vals...))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
