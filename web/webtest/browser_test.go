@@ -178,6 +178,13 @@ func (b *tab) choose(sel, value string) {
 
 func (b *tab) click(sel string) { b.t.Helper(); b.do("click "+sel, chromedp.Click(chromedp.CSS(sel))) }
 
+// htmxBusy is true while htmx has a request, swap or settle under way.
+const htmxBusy = `document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")`
+
+// idle waits until htmx is done with the page: a swap still to come would
+// replace the nodes a next step finds.
+func (b *tab) idle() { b.t.Helper(); b.until("htmx done", `!`+htmxBusy) }
+
 // submit clicks a button or link that loads another page, and waits until
 // the old page is gone (the new one may be at the same address).
 func (b *tab) submit(sel string) {

@@ -81,7 +81,9 @@ func TestListsInABrowser(t *testing.T) {
 	wantShown := func(what string, ids []string) {
 		t.Helper()
 		want := `["` + strings.Join(ids, `","`) + `"]`
-		b.until(what+" in /v1's order", shownIDs+` === `+jsString(want))
+		// A select's change and the submit button each ask htmx for the
+		// list; the second answer may swap after the first showed.
+		b.until(what+" in /v1's order", shownIDs+` === `+jsString(want)+` && !`+htmxBusy)
 	}
 	fits := func(what string, width int) {
 		t.Helper()

@@ -248,7 +248,7 @@ func TestPickersInABrowser(t *testing.T) {
 		press := func(sel string) {
 			t.Helper()
 			// After what typing asked (the totals) has come back.
-			b.until("no request under way", `!document.querySelector(".htmx-request")`)
+			b.idle()
 			b.do("focus "+sel, chromedp.Evaluate[chromedp.Void](`document.querySelector(`+jsString(sel)+`).focus()`))
 			enter(b)
 		}

@@ -579,7 +579,7 @@ func (b *tab) recordCSP() {
 func (b *tab) cspViolations() []string {
 	b.t.Helper()
 	return evaluate[[]string](b, `(async () => {
-		const busy = () => document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added");
+		const busy = () => `+htmxBusy+`;
 		for (let i = 0; i < 40 && busy(); i++) await new Promise((r) => setTimeout(r, 50));
 		await new Promise((r) => setTimeout(r, 50)); // violation events are queued as tasks
 		const n = {};
