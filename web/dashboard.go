@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"time"
@@ -41,9 +42,11 @@ type dashboardData struct {
 }
 
 // countsOf counts each resource's records as GET /v1/{resource}?limit=1
-// answers meta.total, kept while nothing is committed (u.counts).
+// answers meta.total, kept while nothing of the workspace is committed
+// (u.counts). The gates follow the plan, so the plan is in the key.
 func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, error) {
-	return u.counts.Get(ctx, u.db, "dashboardCache", ws.ID, func() ([]countCard, error) {
+	key := ws.ID + "|" + gatesKey(ws)
+	return u.counts.Get(ctx, u.db, "dashboardCache", ws.ID, key, func() ([]countCard, error) {
 		var cards []countCard
 		for _, r := range browsable() {
 			card := countCard{R: r}
@@ -102,4 +105,10 @@ func (u *UI) dashboard(c *fiber.Ctx) error {
 	}
 	sort.SliceStable(d.Traffic, func(i, j int) bool { return d.Traffic[i].Requests > d.Traffic[j].Requests })
 	return render(c, http.StatusOK, dashboardView(d))
+}
+
+// gatesKey is what missing reads of the workspace.
+func gatesKey(ws *ent.Workspace) string {
+	w := access.WorkspaceOf(ws)
+	return fmt.Sprint(w.Plan, w.CommerceMode, w.CommerceModule)
 }

@@ -76,13 +76,12 @@ func (c *genCache[V]) reset() {
 // update, where a trigger needs it), so what was derived holds while it does.
 const tableGenSQL = "SELECT CAST(COALESCE(SUM(gen), 0) AS BIGINT) FROM " + totalsTable + " WHERE workspace_id = ? AND tbl = ?"
 
-// Cache keeps values read from the database while nothing is committed
-// (SQLite's data version): for a caller that derives them from several
-// reads. On PostgreSQL, or with its shortcut off, it keeps nothing.
+// Cache keeps values a caller derives from several reads of one
+// workspace, while nothing of the workspace is committed.
 type Cache[V any] struct{ c genCache[V] }
 
-// Get is read's value, kept under key while nothing is committed; name is
-// the shortcut (Names) that switches the cache.
-func (c *Cache[V]) Get(ctx context.Context, db *database.DB, name, key string, read func() (V, error)) (V, error) {
-	return cached(&c.c, key, Of(db).dataVersionGen(ctx, name), read)
+// Get is read's value, kept under key while workspace ws's version holds;
+// name is the shortcut (Names) that switches the cache.
+func (c *Cache[V]) Get(ctx context.Context, db *database.DB, name, ws, key string, read func() (V, error)) (V, error) {
+	return cached(&c.c, key, Of(db).workspaceGen(ctx, name, ws), read)
 }

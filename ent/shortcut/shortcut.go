@@ -34,7 +34,7 @@ type Set struct {
 
 	// The caches, each read through cached (gencache.go).
 	dayCache    genCache[*days]    // a table's day counts, by its gen (Skip)
-	sumsCache   genCache[[]SumRow] // kept sums, by data version (SumsOf)
+	sumsCache   genCache[[]SumRow] // kept sums, by workspace version (SumsOf)
 	valuesCache genCache[*values]  // a Few column's values, by their gen (fewValues)
 	probeCache  genCache[probed]   // small word lookups, by the table's gen (probe)
 
@@ -78,15 +78,15 @@ func (d *Set) Close() error {
 	return nil
 }
 
-// dataVersionGen is the gen of values that hold while nothing is
-// committed (SQLite's data version; none on PostgreSQL, nor with the
-// shortcut name off).
-func (d *Set) dataVersionGen(ctx context.Context, name string) func() (int64, bool) {
+// workspaceGen is the gen of values derived from any of workspace ws's
+// tables: SQLite's data version, or on PostgreSQL the workspace's version
+// (every table's gen summed; AnyTable). None with the shortcut name off.
+func (d *Set) workspaceGen(ctx context.Context, name, ws string) func() (int64, bool) {
 	return func() (int64, bool) {
 		if !d.db.Uses(name) {
 			return 0, false
 		}
-		v, ok, err := d.DataVersion(ctx)
+		v, ok, err := d.Version(ctx, ws, AnyTable)
 		return v, ok && err == nil
 	}
 }

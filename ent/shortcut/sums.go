@@ -159,7 +159,7 @@ func (d *Set) bulkSums(t string) []bulkStmt {
 // SumsOf reads a kept sum of the workspace: one row per status, currency
 // and grouping value that has rows. Callers must not change the slice.
 func (d *Set) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	return cached(&d.sumsCache, workspaceID+"|"+name, d.dataVersionGen(ctx, "dashboardCache"), func() ([]SumRow, error) {
+	return cached(&d.sumsCache, workspaceID+"|"+name, d.workspaceGen(ctx, "dashboardCache", workspaceID), func() ([]SumRow, error) {
 		var out []SumRow
 		var k string
 		var r SumRow

@@ -17,6 +17,10 @@ import (
 // request was made is in the version that request is given
 // (read-your-writes across servers).
 
+// AnyTable asks Version for the workspace's version: it changes whenever
+// any of the workspace's tables does.
+const AnyTable = "*"
+
 // Version is table's version in workspace ws and ok, or ok false where
 // there is none (a table without counters). Versions compare only with
 // versions of the same workspace table from the same DB.
@@ -24,7 +28,7 @@ func (d *Set) Version(ctx context.Context, ws, table string) (v int64, ok bool, 
 	if d.db.Dialect != dialect.Postgres {
 		return d.DataVersion(ctx)
 	}
-	if !d.counted(table) {
+	if table != AnyTable && !d.counted(table) {
 		return 0, false, nil
 	}
 	d.versionsOnce.Do(func() { d.versions = &versionReader{set: d} })
@@ -38,6 +42,11 @@ type wsTable struct{ ws, table string }
 // ids and table names are its two arrays (PostgreSQL).
 const VersionsSQL = `SELECT workspace_id, tbl, CAST(SUM(gen) AS BIGINT) FROM ` + totalsTable + `
 	WHERE (workspace_id, tbl) IN (SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))) GROUP BY 1, 2`
+
+// workspaceVersionsSQL reads the versions (AnyTable) of the workspaces
+// in its array (PostgreSQL).
+const workspaceVersionsSQL = `SELECT workspace_id, CAST(SUM(gen) AS BIGINT) FROM ` + totalsTable + `
+	WHERE workspace_id = ANY(CAST($1 AS text[])) GROUP BY 1`
 
 // versionReader runs at most one query at a time; the askers that come
 // while it runs wait for the next, which asks for all of them at once.
@@ -95,23 +104,35 @@ func (r *versionReader) run() {
 // query fills keys with their versions: a table without a counter row yet
 // is at 0, below the gen any insert gives it.
 func (r *versionReader) query(keys map[wsTable]int64) error {
-	wss, tables := make([]string, 0, len(keys)), make([]string, 0, len(keys))
+	var wss, tables, whole []string
 	for k := range keys {
-		wss, tables = append(wss, k.ws), append(tables, k.table)
+		if k.table == AnyTable {
+			whole = append(whole, k.ws)
+		} else {
+			wss, tables = append(wss, k.ws), append(tables, k.table)
+		}
 	}
-	// Not bound to an asker's context: the others wait for the answer too.
-	rows, err := r.set.db.ReadPool.QueryContext(context.Background(), VersionsSQL, wss, tables)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k wsTable
-		var v int64
-		if err := rows.Scan(&k.ws, &k.table, &v); err != nil {
+	scan := func(q string, args []any, dest func(*wsTable) []any) error {
+		if len(args[0].([]string)) == 0 {
+			return nil
+		}
+		// Not bound to an asker's context: the others wait for the answer too.
+		rows, err := r.set.db.ReadPool.QueryContext(context.Background(), q, args...)
+		if err != nil {
 			return err
 		}
-		keys[k] = v
+		defer rows.Close()
+		for rows.Next() {
+			k, v := wsTable{table: AnyTable}, int64(0)
+			if err := rows.Scan(append(dest(&k), &v)...); err != nil {
+				return err
+			}
+			keys[k] = v
+		}
+		return rows.Err()
 	}
-	return rows.Err()
+	if err := scan(VersionsSQL, []any{wss, tables}, func(k *wsTable) []any { return []any{&k.ws, &k.table} }); err != nil {
+		return err
+	}
+	return scan(workspaceVersionsSQL, []any{whole}, func(k *wsTable) []any { return []any{&k.ws} })
 }
