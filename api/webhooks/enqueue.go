@@ -7,11 +7,8 @@ import (
 	"time"
 
 	"github.com/ledgerbase/ledgerbase/ent"
+	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
-
-// enabledEndpoints are a workspace's endpoints that take deliveries ($1 is
-// the first argument on SQLite and PostgreSQL alike).
-const enabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
 
 // Enqueue stores, in the transaction that appends events, one delivery per
 // event and endpoint of eps that wants its type, so the job commits exactly
@@ -42,7 +39,7 @@ func Enqueue(ctx context.Context, tx *ent.Tx, ws string, eps []ent.WebhookEndpoi
 // reads them when it appends its events, so an event goes to the endpoints
 // enabled when its change was made.
 func Endpoints(ctx context.Context, tx *ent.Tx, ws string) ([]ent.WebhookEndpoint, error) {
-	rows, err := tx.QueryContext(ctx, enabledEndpoints, ws)
+	rows, err := tx.QueryContext(ctx, sqlstore.EnabledEndpoints, ws)
 	if err != nil {
 		return nil, err
 	}

@@ -170,10 +170,11 @@ func (q *Request) made(r *resource.Resource, id string) {
 
 // queued is an event waiting for the end of its transaction.
 type queued struct {
-	q   *Request // its write, which hears of the deliveries
-	e   *ent.Event
-	c   Change
-	eps []ent.WebhookEndpoint // the endpoints enabled at its write
+	q     *Request // its write, which hears of the deliveries
+	e     *ent.Event
+	c     Change
+	eps   []ent.WebhookEndpoint // the endpoints enabled at its write
+	later bool                  // eps are read as the events are written
 }
 
 // queue is a transaction's events, and on SQLite each workspace's next number.
@@ -374,14 +375,20 @@ func (q *Request) emit(tx *ent.Tx, changes []Change) error {
 	case q.Principal.Admin != "":
 		actorType, actorID = "admin", q.Principal.Admin
 	}
-	eps, err := webhooks.Endpoints(q.Ctx, tx, ws)
-	if err != nil {
-		return err
+	// PostgreSQL reads them with the events' insert (writeEvents), in this
+	// transaction too: one round trip less.
+	later := q.locks()
+	var eps []ent.WebhookEndpoint
+	if !later {
+		var err error
+		if eps, err = webhooks.Endpoints(q.Ctx, tx, ws); err != nil {
+			return err
+		}
 	}
 	now := time.Now().UTC()
 	evs := make([]*queued, len(changes))
 	for i, c := range changes {
-		evs[i] = &queued{q: q, c: c, eps: eps, e: &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now,
+		evs[i] = &queued{q: q, c: c, eps: eps, later: later, e: &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws, CreatedAt: now, UpdatedAt: now,
 			Seq: first + int64(i), Type: c.Type, ObjectType: c.Resource.Name, ObjectID: c.ID, RequestID: q.RequestID,
 			ActorType: actorType, ActorID: actorID}}
 	}
@@ -411,8 +418,37 @@ func writeEvents(tx *ent.Tx, queue *queue) error {
 			ev.e.Previous = &p
 		}
 	}
-	if err := sqlstore.InsertEvents(ctx, db, tx, rows); err != nil {
+	// The endpoints read later: a request's transaction writes one
+	// workspace's events, whose endpoints its insert reads.
+	later := map[string][]ent.WebhookEndpoint{}
+	for _, ev := range all {
+		if ev.later {
+			later[ev.e.WorkspaceID] = nil
+		}
+	}
+	endpointsOf := ""
+	for ws := range later {
+		if len(later) == 1 {
+			endpointsOf = ws
+			break
+		}
+		eps, err := webhooks.Endpoints(ctx, tx, ws)
+		if err != nil {
+			return err
+		}
+		later[ws] = eps
+	}
+	eps, err := sqlstore.InsertEvents(ctx, db, tx, rows, endpointsOf)
+	if err != nil {
 		return err
+	}
+	if endpointsOf != "" {
+		later[endpointsOf] = eps
+	}
+	for _, ev := range all {
+		if ev.later {
+			ev.eps = later[ev.e.WorkspaceID]
+		}
 	}
 	// Each write's delivery jobs, for the endpoints enabled at its write.
 	for start := 0; start < len(all); {

@@ -139,7 +139,7 @@ func TestAnOpenTransactionWithEventsHoldsUpNoWriteAndIsNotSkipped(t *testing.T) 
 	now := time.Now().UTC()
 	held := &ent.Event{ID: ids.At("evt", now), WorkspaceID: ws.ID, CreatedAt: now, UpdatedAt: now, Seq: base,
 		Type: "client.updated", ObjectType: "clients", ObjectID: "cli_held", Data: "{}", ActorType: "system", ActorID: "test"}
-	if err := sqlstore.InsertEvents(ctx, db, tx, []*ent.Event{held}); err != nil {
+	if _, err := sqlstore.InsertEvents(ctx, db, tx, []*ent.Event{held}, ""); err != nil {
 		t.Fatal(err)
 	}
 

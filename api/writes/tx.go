@@ -105,15 +105,16 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 func (q *Request) tryTx(do func(tx *ent.Tx) error, then func() Answer) (res Result, err error) {
-	err = q.DB.InTx(q.Ctx, func(tx *ent.Tx) error {
-		q.registered = false
-		if recordEvents && q.locks() {
-			// First, before the transaction has an id (database/horizon.go).
-			if err := database.RegisterEventWriter(q.Ctx, tx, q.Workspace().ID); err != nil {
-				return err
-			}
-			q.registered = true
+	inTx := q.DB.InTx
+	registers := recordEvents && q.locks()
+	if registers {
+		// Registered as it begins, before it has an id (database/horizon.go).
+		inTx = func(ctx context.Context, fn func(tx *ent.Tx) error) error {
+			return q.DB.InEventWriterTx(ctx, q.Workspace().ID, fn)
 		}
+	}
+	err = inTx(q.Ctx, func(tx *ent.Tx) error {
+		q.registered = registers
 		var err error
 		res, err = q.run(tx, do, then)
 		return err

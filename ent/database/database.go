@@ -219,7 +219,7 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
-	c := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, db)))
+	c := ent.NewClient(ent.Driver(beginDriver{Driver: entsql.OpenDB(dialect.Postgres, db), db: db}))
 	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, off: offSet(o.ShortcutsOff)}, nil
 }
 

@@ -5,6 +5,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -49,21 +51,34 @@ func Delete(ctx context.Context, db *database.DB, tx *ent.Tx, table, id string) 
 // below both databases' limits on arguments.
 const eventsPerInsert = 64
 
+// EnabledEndpoints reads a workspace's webhook endpoints that take
+// deliveries, as (id, enabled_events) ($1 is the first argument on SQLite
+// and PostgreSQL alike).
+const EnabledEndpoints = "SELECT id, enabled_events FROM webhook_endpoints WHERE workspace_id = $1 AND disabled = false"
+
 // InsertEvents appends events (ent/schema/events.go) in as few statements
 // as they fit. A statement's SQL depends only on how many events it
 // holds, so the driver's statement cache answers it. On PostgreSQL the
 // statement numbers them itself (database.TxSeqSQL: the transaction's id
 // and each event's place among events) and sets their Seq from RETURNING;
 // on SQLite their Seq is stored as given.
-func InsertEvents(ctx context.Context, db *database.DB, tx *ent.Tx, events []*ent.Event) error {
+//
+// With endpointsOf, a workspace's id, the first statement also reads that
+// workspace's EnabledEndpoints and InsertEvents returns them (PostgreSQL:
+// one round trip less per write).
+func InsertEvents(ctx context.Context, db *database.DB, tx *ent.Tx, events []*ent.Event, endpointsOf string) ([]ent.WebhookEndpoint, error) {
 	pg := db.Dialect == dialect.Postgres
+	if endpointsOf != "" && !pg {
+		return nil, fmt.Errorf("sqlstore: endpoints read with events on PostgreSQL only")
+	}
 	seq := "?"
 	if pg {
 		seq = database.TxSeqSQL("?")
 	}
+	var eps []ent.WebhookEndpoint
 	for start := 0; start < len(events); start += eventsPerInsert {
 		evs := events[start:min(start+eventsPerInsert, len(events))]
-		args := make([]any, 0, 13*len(evs))
+		args := make([]any, 0, 13*len(evs)+1)
 		for i, e := range evs {
 			var previous any
 			if e.Previous != nil {
@@ -80,20 +95,31 @@ func InsertEvents(ctx context.Context, db *database.DB, tx *ent.Tx, events []*en
 			"request_id, actor_type, actor_id) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, "+seq+", ?, ?, ?, ?, ?, ?, ?, ?), ", len(evs)), ", ")
 		if !pg {
 			if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
-		if err := returnSeqs(ctx, tx, db.Rebind(q+" RETURNING id, seq"), args, evs); err != nil {
-			return err
+		q += " RETURNING id, seq"
+		var into *[]ent.WebhookEndpoint
+		if endpointsOf != "" && start == 0 {
+			// An endpoint's row has no seq. The endpoints are read in the
+			// statement's snapshot, as a SELECT of their own would be.
+			q = "WITH e AS (" + q + ") SELECT id, seq, NULL FROM e UNION ALL SELECT id, NULL, enabled_events FROM (" +
+				strings.Replace(EnabledEndpoints, "$1", "?", 1) + ") w"
+			args = append(args, endpointsOf)
+			into = &eps
+		}
+		if err := returnSeqs(ctx, tx, db.Rebind(q), args, evs, into); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return eps, nil
 }
 
 // returnSeqs runs an insert of evs returning each one's id and seq, and
-// sets their Seq (by id: RETURNING promises no order).
-func returnSeqs(ctx context.Context, tx *ent.Tx, q string, args []any, evs []*ent.Event) error {
+// sets their Seq (by id: RETURNING promises no order). Rows without a seq
+// are endpoints (InsertEvents), added to *eps; with eps nil there are none.
+func returnSeqs(ctx context.Context, tx *ent.Tx, q string, args []any, evs []*ent.Event, eps *[]ent.WebhookEndpoint) error {
 	rs, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -105,12 +131,19 @@ func returnSeqs(ctx context.Context, tx *ent.Tx, q string, args []any, evs []*en
 	}
 	for rs.Next() {
 		var id string
-		var seq int64
-		if err := rs.Scan(&id, &seq); err != nil {
+		var seq sql.NullInt64
+		var types sql.NullString
+		dest := []any{&id, &seq}
+		if eps != nil {
+			dest = append(dest, &types)
+		}
+		if err := rs.Scan(dest...); err != nil {
 			return err
 		}
-		if e := byID[id]; e != nil {
-			e.Seq = seq
+		if !seq.Valid {
+			*eps = append(*eps, ent.WebhookEndpoint{ID: id, EnabledEvents: types.String})
+		} else if e := byID[id]; e != nil {
+			e.Seq = seq.Int64
 		}
 	}
 	return rs.Err()
