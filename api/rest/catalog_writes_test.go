@@ -613,3 +613,44 @@ func TestConcurrentMovesNeverMakeACategoryCycle(t *testing.T) {
 		}
 	}
 }
+
+// Quotes numbered by the series and by their callers, with numbers the
+// series reaches too, created at once: no number is stored twice. On
+// PostgreSQL the series' writers take numbers apart (not queued behind
+// one row) and a caller's own number waits for those in flight.
+func TestConcurrentNumbersOfSeriesAndCallersNeverRepeat(t *testing.T) {
+	t.Parallel()
+	env := apitest.Start(t)
+	ws := env.Workspace(t, "business", false, false)
+	const auto, chosen = 24, 8
+	nums := make([]string, auto+chosen)
+	var wg sync.WaitGroup
+	for i := range auto + chosen {
+		wg.Go(func() {
+			body := obj{"client_name": "Q", "lines": []obj{{"description": "x", "qty_milli": 1000, "unit_price_cents": 100}}}
+			if i >= auto {
+				body["number"] = fmt.Sprintf("QUO-%06d", 3*(i-auto)+2) // within the series' range
+			}
+			r := env.Do(t, "POST", "/v1/quotes", ws.Key, body)
+			if r.Status == 409 && i >= auto {
+				return // the series had stored it first: refused, as it should be
+			}
+			nums[i] = r.WantStatus(t, 201).JSON(t)["number"].(string)
+		})
+	}
+	wg.Wait()
+	var stored struct{ Data []struct{ Number string } }
+	env.Get(t, "/v1/quotes?limit=100", ws.Key).WantStatus(t, 200).Decode(t, &stored)
+	seen := map[string]bool{}
+	for _, q := range stored.Data {
+		if seen[q.Number] {
+			t.Fatalf("number %s stored twice: %v", q.Number, stored.Data)
+		}
+		seen[q.Number] = true
+	}
+	for i, n := range nums {
+		if n != "" && !seen[n] || i < auto && n == "" {
+			t.Fatalf("answered numbers %v; stored %v", nums, stored.Data)
+		}
+	}
+}

@@ -175,14 +175,14 @@ func isNoRows(err error) bool { return err == sql.ErrNoRows }
 // docNumber is num, which must be free in the workspace, or when num is
 // empty the next one of the kind's series.
 func (q *Request) docNumber(tx *ent.Tx, r *resource.Resource, s numbering.Series, num string) (string, error) {
-	// Taking turns on the counter keeps concurrent creates of one number apart.
-	if err := numbering.Serialize(q.Ctx, tx, q.Workspace().ID, s.Name); err != nil {
-		return "", err
-	}
 	if num != "" {
+		// Taking turns with the series keeps concurrent creates of one number apart.
+		if err := s.Claim(q.Ctx, q.DB, tx, q.Workspace().ID); err != nil {
+			return "", err
+		}
 		return num, q.numberFree(tx, r, num, "")
 	}
-	nums, err := s.Allocate(q.Ctx, tx, q.Workspace().ID, 1, func(batch []string) (map[string]bool, error) {
+	nums, err := s.Allocate(q.Ctx, q.DB, tx, q.Workspace().ID, 1, func(batch []string) (map[string]bool, error) {
 		used := map[string]bool{}
 		for _, n := range batch {
 			ok, err := q.numberTaken(tx, r, n, "")

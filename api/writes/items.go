@@ -250,7 +250,7 @@ func (b *catalogBatch) allocateNumbers() error {
 	for _, r := range b.ok() {
 		inBatch[r.number] = r.number != ""
 	}
-	nums, err := numbering.Items.Allocate(b.ctx, b.tx, b.ws, len(need), func(cand []string) (map[string]bool, error) {
+	nums, err := numbering.Items.Allocate(b.ctx, b.q.DB, b.tx, b.ws, len(need), func(cand []string) (map[string]bool, error) {
 		used, err := b.tx.Item.Query().Where(item.WorkspaceID(b.ws), item.NumberIn(cand...)).Select(item.FieldNumber).Strings(b.ctx)
 		taken := setOf(used)
 		for _, c := range cand {

@@ -81,7 +81,7 @@ func createShipment(q *Request) (Result, error) {
 		if err := u.Exec(q.Ctx); err != nil {
 			return err
 		}
-		nums, err := numbering.Shipments.Allocate(q.Ctx, tx, ws, 1, func(cand []string) (map[string]bool, error) {
+		nums, err := numbering.Shipments.Allocate(q.Ctx, q.DB, tx, ws, 1, func(cand []string) (map[string]bool, error) {
 			used, err := tx.Shipment.Query().Where(shipment.WorkspaceID(ws), shipment.NumberIn(cand...)).Select(shipment.FieldNumber).Strings(q.Ctx)
 			return setOf(used), err
 		})

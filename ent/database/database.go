@@ -40,8 +40,12 @@ type DB struct {
 	Reader    *ent.Client // through the concurrent read pool
 	ReadPool  *sql.DB     // for hand-built list and get queries
 	WritePool *sql.DB     // one connection on SQLite
-	Dialect   string      // dialect.SQLite or dialect.Postgres
-	Path      string      // the SQLite file (empty on PostgreSQL)
+	// SidePool runs the statements a write transaction waits for that are
+	// not its own (numbers apart): were they on WritePool, transactions
+	// holding every connection would each wait for one more (PostgreSQL).
+	SidePool *sql.DB
+	Dialect  string // dialect.SQLite or dialect.Postgres
+	Path     string // the SQLite file (empty on PostgreSQL)
 	// SettleWait bounds how long a reader of events waits for the writes
 	// running when it asked (SettledSeq); zero is DefaultSettleWait.
 	SettleWait time.Duration
@@ -219,8 +223,16 @@ func openPostgres(ctx context.Context, url string, o Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("database: connect to PostgreSQL: %w", err)
 	}
+	side, err := sql.Open("pgx", url)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	// Its statements are single and short; a few connections keep up.
+	side.SetMaxOpenConns(max(2, runtime.NumCPU()))
+	side.SetConnMaxIdleTime(5 * time.Minute)
 	c := ent.NewClient(ent.Driver(beginDriver{Driver: entsql.OpenDB(dialect.Postgres, db), db: db}))
-	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, Dialect: dialect.Postgres, off: offSet(o.ShortcutsOff)}, nil
+	return &DB{Writer: c, Reader: c, ReadPool: db, WritePool: db, SidePool: side, Dialect: dialect.Postgres, off: offSet(o.ShortcutsOff)}, nil
 }
 
 // Close closes every pool. Calling it again (a shutdown, then a deferred
@@ -245,6 +257,9 @@ func (d *DB) Close() error {
 		d.closeErr = errors.Join(d.closeErr, d.Writer.Close())
 		if d.ReadPool != d.WritePool {
 			d.closeErr = errors.Join(d.closeErr, d.ReadPool.Close())
+		}
+		if d.SidePool != nil {
+			d.closeErr = errors.Join(d.closeErr, d.SidePool.Close())
 		}
 	})
 	return d.closeErr

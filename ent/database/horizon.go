@@ -93,6 +93,22 @@ func RegisterEventWriter(ctx context.Context, tx execer, ws string) error {
 	return err
 }
 
+// seriesLockClass is the advisory lock class of numbering series apart
+// (api/numbering); the key within it is the workspace's and series' hash.
+const seriesLockClass = 0x1b_e8
+
+// LockSeries takes, until tx ends, workspace ws's lock on numbering series
+// name: shared by the writers that take numbers from it, or alone for one
+// that stores a number of its own (PostgreSQL).
+func LockSeries(ctx context.Context, tx execer, ws, name string, shared bool) error {
+	fn := "pg_advisory_xact_lock"
+	if shared {
+		fn += "_shared"
+	}
+	_, err := tx.ExecContext(ctx, "SELECT "+fn+"($1, $2)", seriesLockClass, workspaceKey(ws+"\x00"+name))
+	return err
+}
+
 // DefaultSettleWait is DB.SettleWait's default: longer than any write
 // transaction should last.
 const DefaultSettleWait = 10 * time.Second

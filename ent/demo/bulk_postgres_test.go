@@ -144,7 +144,10 @@ func TestPostgresBulkLoadEqualsRowTriggers(t *testing.T) {
 	same("index validity", "SELECT indexrelid::regclass::text, indisvalid, indisready FROM pg_index WHERE indrelid IN "+
 		"(SELECT oid FROM pg_class WHERE relnamespace = '$schema'::regnamespace) ORDER BY 1")
 	for _, table := range []string{"invoices", "clients", "sales_orders", "items"} {
-		def := dumpRows(t, bulk.db.ReadPool, fmt.Sprintf("SELECT indexdef FROM pg_indexes WHERE schemaname = '%s' AND tablename = '%s' AND indexdef LIKE '%% USING gin %%'", bulk.schema, table))
+		// By access method, not by the definition's text: a filter on
+		// pg_get_indexdef may run on other tests' indexes as they are dropped.
+		def := dumpRows(t, bulk.db.ReadPool, fmt.Sprintf("SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "+
+			"JOIN pg_am a ON a.oid = c.relam WHERE i.indrelid = '%s.%s'::regclass AND a.amname = 'gin'", bulk.schema, table))
 		if len(def) != 1 {
 			t.Fatalf("%s: %d word indexes", table, len(def))
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
+	"github.com/ledgerbase/ledgerbase/ent/ids"
 )
 
 // exec runs a built statement in tx.
@@ -45,6 +46,19 @@ func ClearBalance(ctx context.Context, db *database.DB, tx *ent.Tx, table, id st
 // dependents).
 func Delete(ctx context.Context, db *database.DB, tx *ent.Tx, table, id string) error {
 	return exec(ctx, tx, entsql.Dialect(db.Dialect).Delete(table).Where(entsql.EQ("id", id)))
+}
+
+// ReserveApart advances workspace counter name by n in a statement of its
+// own (PostgreSQL, on the side pool): committed at once, its row locked
+// only while the statement runs. It returns the first of the n values.
+func ReserveApart(ctx context.Context, db *database.DB, workspaceID, name string, n int64) (int64, error) {
+	now := time.Now().UTC()
+	var last int64
+	err := db.SidePool.QueryRowContext(ctx, db.Rebind(`INSERT INTO sequences (id, workspace_id, created_at, updated_at, name, value)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name)
+		DO UPDATE SET value = sequences.value + EXCLUDED.value, updated_at = EXCLUDED.updated_at RETURNING value`),
+		ids.At("seq", now), workspaceID, now, now, name, n).Scan(&last)
+	return last - n + 1, err
 }
 
 // eventsPerInsert bounds one statement's events (13 arguments each) well
