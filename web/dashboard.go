@@ -41,45 +41,60 @@ type dashboardData struct {
 	Money   moneyView
 }
 
-// countsOf counts each resource's records as GET /v1/{resource}?limit=1
-// answers meta.total, kept while nothing of the workspace is committed
-// (u.counts). The gates follow the plan, so the plan is in the key.
-func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, error) {
-	key := ws.ID + "|" + gatesKey(ws)
-	return u.counts.Get(ctx, u.db, "dashboardCache", ws.ID, key, func() ([]countCard, error) {
-		var cards []countCard
-		for _, r := range browsable() {
-			card := countCard{R: r}
-			if m := missing(ws, r); m != "" {
-				card.Gate = "needs " + m
-				cards = append(cards, card)
-				continue
-			}
-			env, _, err := u.list(ctx, ws, r, records.Page{Limit: 1})
-			if err != nil {
-				return nil, err
-			}
-			card.Count = env.Meta.Total
-			cards = append(cards, card)
+// figures are what the dashboard reads from the workspace's records.
+type figures struct {
+	Counts []countCard
+	Money  moneyView
+}
+
+// figuresOf reads the figures, kept while nothing of the workspace is
+// committed (u.figures): a kept page asks the database one version. The
+// gates follow the plan, and the money's buckets the day, so both are in
+// the key.
+func (u *UI) figuresOf(ctx context.Context, ws *ent.Workspace, now time.Time) (figures, error) {
+	key := ws.ID + "|" + gatesKey(ws) + "|" + now.UTC().Format(time.DateOnly)
+	return u.figures.Get(ctx, u.db, "dashboardCache", ws.ID, key, func() (f figures, err error) {
+		if f.Counts, err = u.countsOf(ctx, ws); err != nil {
+			return f, err
 		}
-		return cards, nil
+		f.Money, err = u.moneyOf(ctx, ws, now)
+		return f, err
 	})
+}
+
+// countsOf counts each resource's records as GET /v1/{resource}?limit=1
+// answers meta.total.
+func (u *UI) countsOf(ctx context.Context, ws *ent.Workspace) ([]countCard, error) {
+	var cards []countCard
+	for _, r := range browsable() {
+		card := countCard{R: r}
+		if m := missing(ws, r); m != "" {
+			card.Gate = "needs " + m
+			cards = append(cards, card)
+			continue
+		}
+		env, _, err := u.list(ctx, ws, r, records.Page{Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		card.Count = env.Meta.Total
+		cards = append(cards, card)
+	}
+	return cards, nil
 }
 
 func (u *UI) dashboard(c *fiber.Ctx) error {
 	ws := workspaceOf(c)
 	ctx := c.UserContext()
 	d := dashboardData{page: u.pageOf(c, ws.Name, "dashboard")}
-	var err error
 	if c.Query("created") != "" {
 		d.Notice = "Workspace created. Next, create an API key for it."
 	}
-	if d.Counts, err = u.countsOf(ctx, ws); err != nil {
+	f, err := u.figuresOf(ctx, ws, time.Now())
+	if err != nil {
 		return u.internal(c, err)
 	}
-	if d.Money, err = u.moneyOf(ctx, ws, time.Now()); err != nil {
-		return u.internal(c, err)
-	}
+	d.Counts, d.Money = f.Counts, f.Money
 	// This process's latest counts go to the table first, so the page is current.
 	if err := u.core.Usage.Flush(ctx); err != nil {
 		u.log.Warn("usage flush", "err", err)

@@ -50,8 +50,8 @@ type UI struct {
 	accounts        *session.AccountLimit
 	AccountFailures int
 	AccountWindow   time.Duration
-	// counts are the dashboard's record counts by workspace (countsOf).
-	counts shortcut.Cache[[]countCard]
+	// figures are the dashboard's counts and money by workspace (figuresOf).
+	figures shortcut.Cache[figures]
 }
 
 // New prepares the UI of the core; mount it with the REST server's
