@@ -142,20 +142,37 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	errs := make([]error, len(order))
 	for i, ep := range order {
 		wg.Go(func() {
+			// Successes are recorded together, before anything else is
+			// recorded and at the end: one transaction for a run of them.
+			// Unrecorded, they would only be sent again, in order.
+			var sent []done
+			flush := func() {
+				if err := w.recordSent(context.WithoutCancel(ctx), sent); err != nil {
+					errs[i] = errors.Join(errs[i], err)
+				}
+				sent = sent[:0]
+			}
+			defer flush()
 			for k, j := range byEndpoint[ep] {
 				// Behind a slow receiver the claim would run out before the
 				// last were sent (and another worker would send them too):
 				// those the lease cannot cover go back to the queue.
 				if time.Until(now.Add(w.lease())) < w.s.Timeout+w.s.LeaseMargin/2 {
-					errs[i] = w.release(ctx, byEndpoint[ep][k:])
+					flush()
+					errs[i] = errors.Join(errs[i], w.release(ctx, byEndpoint[ep][k:]))
 					return
 				}
 				res := w.send(ctx, j)
 				if ctx.Err() != nil {
 					return // cut off: unrecorded, the claim runs out
 				}
+				if res.ok() {
+					sent = append(sent, done{j, res})
+					continue
+				}
+				flush()
 				if err := w.record(ctx, j, res); err != nil {
-					errs[i] = err
+					errs[i] = errors.Join(errs[i], err)
 				}
 			}
 		})
@@ -337,6 +354,51 @@ func secrets(ep *ent.WebhookEndpoint, t time.Time) []string {
 		out = append(out, ep.PreviousSecret)
 	}
 	return out
+}
+
+// done is a delivery the receiver took.
+type done struct {
+	j *job
+	r result
+}
+
+// recordSent logs the attempts of deliveries of one endpoint that
+// succeeded, in one transaction: each done, its endpoint no longer failing.
+func (w *Worker) recordSent(ctx context.Context, sent []done) error {
+	if len(sent) == 0 {
+		return nil
+	}
+	tx, err := w.db.Writer.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	attempts := make([]*ent.WebhookAttemptCreate, len(sent))
+	ids := make([]string, len(sent))
+	for i, s := range sent {
+		d, r := s.j.d, s.r
+		attempts[i] = tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
+			SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response)
+		ids[i] = d.ID
+	}
+	err = tx.WebhookAttempt.CreateBulk(attempts...).Exec(ctx)
+	if err == nil {
+		err = tx.WebhookDelivery.Update().Where(webhookdelivery.IDIn(ids...)).AddAttempts(1).
+			SetStatus(webhookdelivery.StatusSucceeded).Exec(ctx)
+	}
+	if err == nil {
+		err = tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(sent[0].j.ep.ID), webhookendpoint.FailingSinceNotNil()).
+			ClearFailingSince().Exec(ctx)
+	}
+	if err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, s := range sent {
+		w.Metrics.attempt(OutcomeSuccess, s.r.latency)
+	}
+	return nil
 }
 
 // record logs the attempt and schedules what follows: done, a retry after
