@@ -1,15 +1,11 @@
 package web_test
 
 import (
-	"context"
 	"html"
 	"regexp"
 	"testing"
 
 	"github.com/ledgerbase/ledgerbase/api/apitest"
-	"github.com/ledgerbase/ledgerbase/api/records"
-	"github.com/ledgerbase/ledgerbase/api/resource"
-	"github.com/ledgerbase/ledgerbase/ent/database"
 	"github.com/ledgerbase/ledgerbase/web/webtest"
 )
 
@@ -18,19 +14,9 @@ import (
 // and a write to another workspace leaves the kept page as it was.
 func TestDashboardSeesOtherServersWrites(t *testing.T) {
 	t.Parallel()
-	shared, url := apitest.DB(t)
+	shared, _ := apitest.DB(t)
 	a := webtest.StartOn(t, shared)
-	db := shared
-	if apitest.Backend() == "postgres" {
-		var err error
-		if db, err = database.Open(context.Background(), url, database.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(context.Background(), records.Searches(resource.All)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := apitest.AnotherProcess(t)
 	b := webtest.StartOn(t, db)
 	ws := a.Workspace(t, "business", true, true)
 	other := a.Workspace(t, "business", true, true)
