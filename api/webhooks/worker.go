@@ -375,10 +375,7 @@ func (w *Worker) recordSent(ctx context.Context, sent []done) error {
 	attempts := make([]*ent.WebhookAttemptCreate, len(sent))
 	ids := make([]string, len(sent))
 	for i, s := range sent {
-		d, r := s.j.d, s.r
-		attempts[i] = tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
-			SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response)
-		ids[i] = d.ID
+		attempts[i], ids[i] = attempt(tx, s.j.d, s.r), s.j.d.ID
 	}
 	err = tx.WebhookAttempt.CreateBulk(attempts...).Exec(ctx)
 	if err == nil {
@@ -401,9 +398,16 @@ func (w *Worker) recordSent(ctx context.Context, sent []done) error {
 	return nil
 }
 
-// record logs the attempt and schedules what follows: done, a retry after
-// the schedule's next delay with jitter, or failed after the last one; an
-// endpoint failing for DisableAfter is disabled, and says why.
+// attempt is the row that logs r, an attempt to deliver d.
+func attempt(tx *ent.Tx, d *ent.WebhookDelivery, r result) *ent.WebhookAttemptCreate {
+	return tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
+		SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response)
+}
+
+// record logs a failed attempt (successes go to recordSent) and schedules
+// what follows: a retry after the schedule's next delay with jitter, or
+// failed after the last one; an endpoint failing for DisableAfter is
+// disabled, and says why.
 func (w *Worker) record(ctx context.Context, j *job, r result) error {
 	tx, err := w.db.Writer.Tx(ctx)
 	if err != nil {
@@ -424,23 +428,15 @@ func (w *Worker) record(ctx context.Context, j *job, r result) error {
 	return nil
 }
 
-// recordTx writes the attempt and what follows; it returns the outcome.
+// recordTx writes the failed attempt and what follows; it returns the
+// outcome.
 func (w *Worker) recordTx(ctx context.Context, tx *ent.Tx, j *job, r result) (string, error) {
 	d, ep := j.d, j.ep
-	if err := tx.WebhookAttempt.Create().SetWorkspaceID(d.WorkspaceID).SetDeliveryID(d.ID).SetCreatedAt(r.at).
-		SetStatusCode(r.status).SetLatencyMs(r.latency.Milliseconds()).SetError(r.err).SetResponse(r.response).
-		Exec(ctx); err != nil {
+	if err := attempt(tx, d, r).Exec(ctx); err != nil {
 		return "", err
 	}
 	attempts := d.Attempts + 1
 	up := tx.WebhookDelivery.UpdateOneID(d.ID).SetAttempts(attempts)
-	if r.ok() {
-		if err := up.SetStatus(webhookdelivery.StatusSucceeded).Exec(ctx); err != nil {
-			return "", err
-		}
-		return OutcomeSuccess, tx.WebhookEndpoint.Update().Where(webhookendpoint.ID(ep.ID), webhookendpoint.FailingSinceNotNil()).
-			ClearFailingSince().Exec(ctx)
-	}
 	outcome := OutcomeRetry
 	if attempts > len(w.s.Schedule) {
 		outcome = OutcomeFailed
