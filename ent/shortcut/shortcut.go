@@ -33,10 +33,9 @@ type Set struct {
 	searches map[string]Search
 
 	// The caches, each read through cached (gencache.go).
-	dayCache    genCache[*days]    // a table's day counts, by its gen (Skip)
-	sumsCache   genCache[[]SumRow] // kept sums, by workspace version (SumsOf)
-	valuesCache genCache[*values]  // a Few column's values, by their gen (fewValues)
-	probeCache  genCache[probed]   // small word lookups, by the table's gen (probe)
+	dayCache    genCache[*days]   // a table's day counts, by its gen (Skip)
+	valuesCache genCache[*values] // a Few column's values, by their gen (fewValues)
+	probeCache  genCache[probed]  // small word lookups, by the table's gen (probe)
 
 	// access watches for changes to API keys, roles and workspaces by any
 	// process (see AccessGen); it starts on first use.

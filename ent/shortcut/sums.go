@@ -157,31 +157,30 @@ func (d *Set) bulkSums(t string) []bulkStmt {
 }
 
 // SumsOf reads a kept sum of the workspace: one row per status, currency
-// and grouping value that has rows. Callers must not change the slice.
+// and grouping value that has rows. The dashboard keeps what it makes of
+// them (web's figuresOf).
 func (d *Set) SumsOf(ctx context.Context, workspaceID, name string) ([]SumRow, error) {
-	return cached(&d.sumsCache, workspaceID+"|"+name, d.workspaceGen(ctx, "dashboardCache", workspaceID), func() ([]SumRow, error) {
-		var out []SumRow
-		var k string
-		var r SumRow
-		q, args := "SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k",
-			[]any{workspaceID, name + ":", name + ";"}
-		if !d.db.Uses("keptSums") {
-			// The plain path: the rows summed.
-			for _, s := range Sums {
-				if s.Name == name {
-					q, args = fmt.Sprintf("SELECT %s, COUNT(*), CAST(SUM(%s) AS BIGINT) FROM %s WHERE workspace_id = ? AND status IN %s GROUP BY 1",
-						s.key(""), s.Amount, s.Table, s.states()), []any{workspaceID}
-				}
+	var out []SumRow
+	var k string
+	var r SumRow
+	q, args := "SELECT k, CAST(SUM(n) AS BIGINT), CAST(SUM(cents) AS BIGINT) FROM "+sumsTable+" WHERE workspace_id = ? AND k >= ? AND k < ? GROUP BY k",
+		[]any{workspaceID, name + ":", name + ";"}
+	if !d.db.Uses("keptSums") {
+		// The plain path: the rows summed.
+		for _, s := range Sums {
+			if s.Name == name {
+				q, args = fmt.Sprintf("SELECT %s, COUNT(*), CAST(SUM(%s) AS BIGINT) FROM %s WHERE workspace_id = ? AND status IN %s GROUP BY 1",
+					s.key(""), s.Amount, s.Table, s.states()), []any{workspaceID}
 			}
 		}
-		err := database.EachRow(ctx, d.db.ReadPool, d.db.Rebind(q), args, []any{&k, &r.N, &r.Cents}, func() {
-			parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
-			// r.N == 0: every row of it left the sum.
-			if r.N != 0 && len(parts) == 3 {
-				r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
-				out = append(out, r)
-			}
-		})
-		return out, err
+	}
+	err := database.EachRow(ctx, d.db.ReadPool, d.db.Rebind(q), args, []any{&k, &r.N, &r.Cents}, func() {
+		parts := strings.SplitN(strings.TrimPrefix(k, name+":"), ":", 3)
+		// r.N == 0: every row of it left the sum.
+		if r.N != 0 && len(parts) == 3 {
+			r.Status, r.Currency, r.By = parts[0], parts[1], parts[2]
+			out = append(out, r)
+		}
 	})
+	return out, err
 }

@@ -18,7 +18,8 @@ import (
 // (read-your-writes across servers).
 
 // AnyTable asks Version for the workspace's version: it changes whenever
-// any of the workspace's tables does.
+// any of the workspace's counted tables does (not events, webhooks or the
+// company profile: uncounted).
 const AnyTable = "*"
 
 // Version is table's version in workspace ws and ok, or ok false where
