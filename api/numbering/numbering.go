@@ -13,7 +13,6 @@ import (
 
 	"github.com/ledgerbase/ledgerbase/ent"
 	"github.com/ledgerbase/ledgerbase/ent/database"
-	"github.com/ledgerbase/ledgerbase/ent/sequence"
 	"github.com/ledgerbase/ledgerbase/ent/sqlstore"
 )
 
@@ -58,20 +57,7 @@ func (s Series) format(v int64) string { return fmt.Sprintf("%s-%06d", s.Prefix,
 // returns the first. One upsert creates and advances the counter, locking
 // its row until commit, so concurrent writers queue for distinct values.
 func Reserve(ctx context.Context, tx *ent.Tx, workspaceID, name string, n int64) (int64, error) {
-	err := tx.Sequence.Create().SetWorkspaceID(workspaceID).SetName(name).SetValue(n).
-		OnConflictColumns(sequence.FieldWorkspaceID, sequence.FieldName).
-		Update(func(u *ent.SequenceUpsert) { u.AddValue(n).UpdateUpdatedAt() }).
-		Exec(ctx)
-	if err != nil {
-		return 0, err
-	}
-	last, err := tx.Sequence.Query().
-		Where(sequence.WorkspaceID(workspaceID), sequence.Name(name)).
-		Select(sequence.FieldValue).Int(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return int64(last) - n + 1, nil
+	return sqlstore.Reserve(ctx, tx, workspaceID, name, n)
 }
 
 // Serialize makes the workspace's writers that name the same counter take
@@ -93,7 +79,7 @@ func (s Series) Allocate(ctx context.Context, db *database.DB, tx *ent.Tx, works
 		if err := database.LockSeries(ctx, tx, workspaceID, s.Name, true); err != nil {
 			return nil, err
 		}
-		reserve = func(n int64) (int64, error) { return sqlstore.ReserveApart(ctx, db, workspaceID, s.Name, n) }
+		reserve = func(n int64) (int64, error) { return sqlstore.Reserve(ctx, db.SidePool, workspaceID, s.Name, n) }
 	}
 	out := make([]string, 0, n)
 	for len(out) < n {

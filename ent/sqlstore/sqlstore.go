@@ -48,16 +48,21 @@ func Delete(ctx context.Context, db *database.DB, tx *ent.Tx, table, id string) 
 	return exec(ctx, tx, entsql.Dialect(db.Dialect).Delete(table).Where(entsql.EQ("id", id)))
 }
 
-// ReserveApart advances workspace counter name by n in a statement of its
-// own (PostgreSQL, on the side pool): committed at once, its row locked
-// only while the statement runs. It returns the first of the n values.
-func ReserveApart(ctx context.Context, db *database.DB, workspaceID, name string, n int64) (int64, error) {
+// Reserve advances workspace counter name by n (creating it at n) and
+// returns the first of the n values, in one statement on q: a write's
+// transaction, which keeps the row locked to its commit, or a pool, which
+// commits at once and locks the row only while the statement runs.
+// Placeholders are $n, which SQLite takes too.
+func Reserve(ctx context.Context, q database.Querier, workspaceID, name string, n int64) (int64, error) {
 	now := time.Now().UTC()
-	var last int64
-	err := db.SidePool.QueryRowContext(ctx, db.Rebind(`INSERT INTO sequences (id, workspace_id, created_at, updated_at, name, value)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (workspace_id, name)
-		DO UPDATE SET value = sequences.value + EXCLUDED.value, updated_at = EXCLUDED.updated_at RETURNING value`),
-		ids.At("seq", now), workspaceID, now, now, name, n).Scan(&last)
+	last, found := int64(0), false
+	err := database.EachRow(ctx, q, `INSERT INTO sequences (id, workspace_id, created_at, updated_at, name, value)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workspace_id, name)
+		DO UPDATE SET value = sequences.value + excluded.value, updated_at = excluded.updated_at RETURNING value`,
+		[]any{ids.At("seq", now), workspaceID, now, now, name, n}, []any{&last}, func() { found = true })
+	if err == nil && !found {
+		err = sql.ErrNoRows
+	}
 	return last - n + 1, err
 }
 
